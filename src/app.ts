@@ -1,0 +1,91 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { ApiError, renderProblem } from "./errors.ts";
+import { openDb } from "./db/client.ts";
+import { requireApiKey } from "./middleware/auth.ts";
+import type { AppEnv } from "./routes/router.ts";
+import { API_VERSION, health } from "./routes/health.ts";
+import { docs } from "./routes/docs.ts";
+import { admin, keys } from "./routes/keys.ts";
+import { vrty } from "./routes/vrty.ts";
+
+/** The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. */
+export const OPENAPI_CONFIG = {
+  openapi: "3.1.0",
+  info: {
+    title: "assay",
+    version: API_VERSION,
+    description:
+      "LLM-evaluation API. Errors are RFC 9457 problem+json. Authenticate with `Authorization: Bearer <api key>`.",
+  },
+  servers: [{ url: "http://127.0.0.1:8787", description: "local (npm start)" }],
+};
+
+/** Maps what Hono itself throws (malformed JSON from the validator, above all) to our problem types. */
+function fromHttpException(err: HTTPException): ApiError {
+  if (err.status === 400) {
+    return new ApiError({ status: 400, type: "malformed-json", detail: "The request body is not valid JSON." });
+  }
+  return new ApiError({ status: err.status, type: "internal", detail: err.message || "Request failed." });
+}
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use(requestId());
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        renderProblem(
+          c,
+          new ApiError({
+            status: 405,
+            type: "method-not-allowed",
+            detail: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(", ")}.`,
+            headers: { Allow: methods.join(", ") },
+          }),
+        ),
+    }),
+  );
+  app.use(async (c, next) => {
+    c.set("db", openDb(c.env.DB));
+    await next();
+  });
+  // Every /v1 route needs an API key, except the operator routes, which check ADMIN_TOKEN themselves.
+  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : requireApiKey(c, next)));
+
+  app.route("/", health);
+  app.route("/", docs);
+  app.route("/v1/admin", admin);
+  app.route("/v1/keys", keys);
+  app.route("/v1/vrty", vrty);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "A tenant's API key (`assay_sk_…`).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator secret `ADMIN_TOKEN`.",
+  });
+  app.doc31("/openapi.json", OPENAPI_CONFIG);
+
+  app.notFound((c) => renderProblem(c, new ApiError({ status: 404, type: "not-found", detail: `No route matches ${c.req.method} ${c.req.path}.` })),
+  );
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return renderProblem(c, err);
+    if (err instanceof HTTPException) return renderProblem(c, fromHttpException(err));
+    // Unknown failures are logged with their cause and answered with nothing but the request id.
+    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: (err as Error)?.stack }));
+    return renderProblem(
+      c,
+      new ApiError({ status: 500, type: "internal", detail: "An unexpected error occurred. Quote the request id when reporting it." }),
+    );
+  });
+  return app;
+}

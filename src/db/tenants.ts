@@ -1,0 +1,95 @@
+import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import type { Db } from "./client.ts";
+import { apiKeys, tenants } from "./schema.ts";
+import { toPage } from "./page.ts";
+import { newId } from "../ids.ts";
+import { randomToken, sha256Hex } from "../crypto.ts";
+
+export type Tenant = typeof tenants.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+
+/** Keys look like `assay_sk_<43 base64url chars>`; the first 16 characters are kept to tell keys apart. */
+export const KEY_PREFIX = "assay_sk_";
+
+export async function createTenant(db: Db, name: string): Promise<Tenant> {
+  const row = { id: newId("ten"), name, createdAt: new Date() };
+  await db.insert(tenants).values(row);
+  return row;
+}
+
+export async function getTenant(db: Db, id: string): Promise<Tenant | undefined> {
+  return db.select().from(tenants).where(eq(tenants.id, id)).get();
+}
+
+export async function listTenants(db: Db, opts: { limit: number; after?: string }) {
+  const rows = await db
+    .select()
+    .from(tenants)
+    .where(opts.after ? lt(tenants.id, opts.after) : undefined)
+    .orderBy(desc(tenants.id))
+    .limit(opts.limit + 1);
+  return toPage(rows, opts.limit);
+}
+
+/** Creates a key and returns it with its secret, which is never retrievable again. */
+export async function createApiKey(db: Db, tenantId: string, name: string): Promise<{ key: ApiKey; secret: string }> {
+  const secret = KEY_PREFIX + randomToken(32);
+  const key: ApiKey = {
+    id: newId("key"),
+    tenantId,
+    name,
+    prefix: secret.slice(0, 16),
+    keyHash: await sha256Hex(secret),
+    createdAt: new Date(),
+    revokedAt: null,
+  };
+  await db.insert(apiKeys).values(key);
+  return { key, secret };
+}
+
+export async function listApiKeys(db: Db, tenantId: string, opts: { limit: number; after?: string }) {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, tenantId), opts.after ? lt(apiKeys.id, opts.after) : undefined))
+    .orderBy(desc(apiKeys.id))
+    .limit(opts.limit + 1);
+  return toPage(rows, opts.limit);
+}
+
+/** Revokes a key; `tenantId` scopes the lookup (undefined only for the operator). Returns the key, or undefined if unknown. */
+export async function revokeApiKey(db: Db, keyId: string, tenantId?: string): Promise<ApiKey | undefined> {
+  const scope = tenantId ? and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)) : eq(apiKeys.id, keyId);
+  const key = await db.select().from(apiKeys).where(scope).get();
+  if (!key) return undefined;
+  if (key.revokedAt) return key;
+  const revokedAt = new Date();
+  await db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId));
+  return { ...key, revokedAt };
+}
+
+/** The active key whose secret hashes to `secret`'s hash, with its tenant. */
+export async function findActiveKey(db: Db, secret: string): Promise<ApiKey | undefined> {
+  const keyHash = await sha256Hex(secret);
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .get();
+}
+
+/** Wire shapes (snake_case, ISO timestamps); the secret is never part of a stored key. */
+export function tenantToWire(t: Tenant) {
+  return { id: t.id, name: t.name, created_at: t.createdAt.toISOString() };
+}
+
+export function apiKeyToWire(k: ApiKey) {
+  return {
+    id: k.id,
+    tenant_id: k.tenantId,
+    name: k.name,
+    prefix: k.prefix,
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Every limit of the API in one place; the README's "Limits" table mirrors this file.
+ * Going past one is a 4xx that names the limit, never a timeout.
+ */
+const MiB = 1024 * 1024;
+
+export const LIMITS = {
+  /** Request body size for ordinary routes. */
+  bodyBytes: 1 * MiB,
+  /** Request body size for routes that take many texts at once (batch scoring, IDF table uploads). */
+  bulkBodyBytes: 16 * MiB,
+  /** Characters in one prompt or response; vrty scores only the first 2,048 tokens anyway. */
+  textChars: 200_000,
+  /** Pairs in one `POST /v1/vrty/score/batch`. */
+  batchPairs: 1_000,
+  /** Documents in one IDF table upload. */
+  idfDocuments: 10_000,
+  /** Terms kept in one custom IDF table. */
+  idfTerms: 500_000,
+  /** Custom IDF tables per tenant. */
+  idfTablesPerTenant: 50,
+  /** Page size for list endpoints. */
+  pageSize: { default: 20, max: 100 },
+} as const;

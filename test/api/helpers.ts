@@ -1,0 +1,45 @@
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+/** Sends a request through the Worker's own fetch handler, as a client would. */
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`http://assay.test${path}`, init));
+}
+
+/** A JSON request with a bearer token. */
+export function send(method: string, path: string, token: string | undefined, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return call(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** Creates a tenant through the operator API and returns its id and first key. */
+export async function newTenant(name = "acme"): Promise<{ tenantId: string; key: string; keyId: string }> {
+  const res = await send("POST", "/v1/admin/tenants", ADMIN_TOKEN, { name });
+  if (res.status !== 201) throw new Error(`tenant creation failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { id: string; api_key: { id: string; key: string } };
+  return { tenantId: body.id, key: body.api_key.key, keyId: body.api_key.id };
+}
+
+export type ProblemJson = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  request_id: string;
+  errors?: { path: string; message: string }[];
+};
+
+/** Asserts-by-throwing that a response is problem+json with the status, and returns its body. */
+export async function problem(res: Response, status: number): Promise<ProblemJson> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
+  const type = res.headers.get("content-type");
+  if (type !== "application/problem+json") throw new Error(`expected problem+json, got ${type}`);
+  const body = JSON.parse(text) as ProblemJson;
+  if (body.status !== status) throw new Error(`body.status ${body.status} != ${status}`);
+  if (body.request_id !== res.headers.get("x-request-id")) throw new Error("request_id does not match the header");
+  return body;
+}

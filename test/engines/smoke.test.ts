@@ -1,0 +1,2 @@
+import { it, expect } from "vitest";
+it("node", () => { expect(typeof process.version).toBe("string"); });

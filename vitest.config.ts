@@ -1,0 +1,40 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+
+// Two projects: the engines (and anything else that needs only Node) run in plain Node;
+// routes, D1, Durable Objects and Queues run inside workerd through the Cloudflare plugin.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    test: {
+      projects: [
+        {
+          test: {
+            name: "node",
+            environment: "node",
+            include: ["test/engines/**/*.test.ts", "test/node/**/*.test.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.jsonc" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: "test-admin-token",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/api/**/*.test.ts"],
+            setupFiles: ["./test/api/apply-migrations.ts"],
+          },
+        },
+      ],
+    },
+  };
+});
