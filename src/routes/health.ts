@@ -10,6 +10,7 @@ export const health = createRouter().openapi(
   createRoute({
     method: "get",
     path: "/healthz",
+    operationId: "getHealth",
     tags: ["meta"],
     summary: "Liveness check (no authentication)",
     responses: { 200: jsonResponse(HealthSchema, "The API is up"), ...problems() },

@@ -52,6 +52,7 @@ export const keys = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listKeys",
       tags: ["keys"],
       summary: "List the caller's API keys",
       security: tenantSecurity,
@@ -67,6 +68,7 @@ export const keys = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createKey",
       tags: ["keys"],
       summary: "Create an API key for the caller's tenant",
       security: tenantSecurity,
@@ -83,6 +85,7 @@ export const keys = createRouter()
     createRoute({
       method: "delete",
       path: "/{key_id}",
+      operationId: "revokeKey",
       tags: ["keys"],
       summary: "Revoke one of the caller's API keys",
       description: "Takes effect at once. Revoking the key used for this call is allowed.",
@@ -105,6 +108,7 @@ admin
     createRoute({
       method: "post",
       path: "/tenants",
+      operationId: "adminCreateTenant",
       tags: ["admin"],
       summary: "Create a tenant and its first API key",
       security: adminSecurity,
@@ -122,6 +126,7 @@ admin
     createRoute({
       method: "get",
       path: "/tenants",
+      operationId: "adminListTenants",
       tags: ["admin"],
       summary: "List tenants",
       security: adminSecurity,
@@ -137,6 +142,7 @@ admin
     createRoute({
       method: "post",
       path: "/tenants/{tenant_id}/keys",
+      operationId: "adminCreateKey",
       tags: ["admin"],
       summary: "Create an API key for a tenant",
       security: adminSecurity,
@@ -155,6 +161,7 @@ admin
     createRoute({
       method: "get",
       path: "/tenants/{tenant_id}/keys",
+      operationId: "adminListKeys",
       tags: ["admin"],
       summary: "List a tenant's API keys",
       security: adminSecurity,
@@ -172,6 +179,7 @@ admin
     createRoute({
       method: "delete",
       path: "/keys/{key_id}",
+      operationId: "adminRevokeKey",
       tags: ["admin"],
       summary: "Revoke any API key",
       security: adminSecurity,

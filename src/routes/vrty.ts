@@ -135,11 +135,15 @@ async function resolveIdf(db: Db, tenantId: string, ref: string): Promise<Idf> {
   return loadIdf(db, row);
 }
 
-export const vrty = createRouter()
+export const vrty = createRouter();
+// Batch pairs are validated one by one in the handler, so the schema is registered for the document here.
+vrty.openAPIRegistry.register("VrtyBatchPair", BatchPairSchema);
+vrty
   .openapi(
     createRoute({
       method: "post",
       path: "/score",
+      operationId: "scoreVrty",
       tags: ["vrty"],
       summary: "Score one (prompt, response) pair",
       description: "Deterministic: the same input and table give byte-identical JSON. No model call.",
@@ -158,6 +162,7 @@ export const vrty = createRouter()
     createRoute({
       method: "post",
       path: "/score/batch",
+      operationId: "scoreVrtyBatch",
       tags: ["vrty"],
       summary: `Score up to ${LIMITS.batchPairs} pairs`,
       description: "Results keep the order of `pairs`. An invalid pair yields an `error` entry; the batch still succeeds.",
@@ -191,6 +196,7 @@ export const vrty = createRouter()
     createRoute({
       method: "post",
       path: "/idf-tables",
+      operationId: "createIdfTable",
       tags: ["vrty"],
       summary: "Build a custom IDF table from your documents",
       description:
@@ -237,6 +243,7 @@ export const vrty = createRouter()
     createRoute({
       method: "get",
       path: "/idf-tables",
+      operationId: "listIdfTables",
       tags: ["vrty"],
       summary: "List your custom IDF tables",
       security: tenantSecurity,
@@ -252,6 +259,7 @@ export const vrty = createRouter()
     createRoute({
       method: "get",
       path: "/idf-tables/{table_id}",
+      operationId: "getIdfTable",
       tags: ["vrty"],
       summary: "Get an IDF table's metadata (`default` for the built-in table)",
       security: tenantSecurity,
@@ -270,6 +278,7 @@ export const vrty = createRouter()
     createRoute({
       method: "delete",
       path: "/idf-tables/{table_id}",
+      operationId: "deleteIdfTable",
       tags: ["vrty"],
       summary: "Delete a custom IDF table",
       security: tenantSecurity,
