@@ -11,7 +11,10 @@ import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
 import { vrty } from "./routes/vrty.ts";
 
-/** The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. */
+/**
+ * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
+ * the docs page then calls the origin that served it, and SDK users pass their own base URL.
+ */
 export const OPENAPI_CONFIG = {
   openapi: "3.1.0",
   info: {
@@ -20,7 +23,6 @@ export const OPENAPI_CONFIG = {
     description:
       "LLM-evaluation API. Errors are RFC 9457 problem+json. Authenticate with `Authorization: Bearer <api key>`.",
   },
-  servers: [{ url: "http://127.0.0.1:8787", description: "local (npm start)" }],
 };
 
 /** Maps what Hono itself throws (malformed JSON from the validator, above all) to our problem types. */

@@ -72,7 +72,7 @@ export async function deleteIdfTable(db: Db, tenantId: string, id: string): Prom
 // Prepared tables are immutable (a new upload gets a new id), so an isolate may keep a few in memory.
 // The key includes the sha256 so a cached entry can only ever be the exact table the metadata names.
 const cache = new Map<string, Promise<Idf>>();
-const CACHE_SIZE = 8;
+const CACHE_SIZE = 4; // a prepared table takes a few MB of lookup memory
 
 /** The prepared IDF of a stored table, verified against the sha256 recorded when it was built. */
 export async function loadIdf(db: Db, row: IdfTableRow): Promise<Idf> {

@@ -1,6 +1,7 @@
 import { canonicalJson, sha256Hex } from "./canonical-json.ts";
 import { STOPWORD_SET, STOPWORDS_SHA256 } from "./stopwords.ts";
 import { tokenize } from "./text.ts";
+import { fnv1a } from "./token-cache.ts";
 
 /** Tokenizer id recorded in every table; a table from another tokenizer is rejected. */
 export const TOKENIZER_ID = "nfkd-ascii-lower/[a-z0-9]+";
@@ -127,6 +128,37 @@ function isInt(v: unknown, min: number): v is number {
 }
 
 /**
+ * Scoring-side view of a prepared table, kept off the public {@link Idf} type.
+ * - `slots`: open-addressing hash table (linear probing, `mask + 1` slots of 4 int32:
+ *   FNV-1a hash, value + 2 (0 = empty), offset and length of the term's characters in `pool`).
+ *   The value is the term's rank in ascending code-unit order of the vocabulary, or -1 for a
+ *   stopword, so one probe per distinct token both filters stopwords and finds the term,
+ *   using the hash the scanner already computed and without slicing the token out.
+ * - `sorted[rank]` / `weights[rank]`: the vocabulary and its idf doubles in that order.
+ * - `stamp` / `local`: per-call dedup scratch indexed by rank (see terms.ts).
+ */
+export type IdfIndex = {
+  slots: Int32Array;
+  mask: number;
+  pool: Uint8Array;
+  sorted: string[];
+  weights: Float64Array;
+  oov: number;
+  stamp: Int32Array;
+  local: Int32Array;
+  gen: number;
+};
+
+const INDEX = new WeakMap<Idf, IdfIndex>();
+
+/** The index of a table made by {@link prepareIdf}. @throws TypeError for any other object. */
+export function idfIndex(idf: Idf): IdfIndex {
+  const ix = INDEX.get(idf);
+  if (ix === undefined) throw new TypeError("score: idf must come from prepareIdf or defaultIdf");
+  return ix;
+}
+
+/**
  * Validates a table and builds its lookup. The checks guarantee what scoring relies on:
  * every weight finite and ≥ 1 (so sums are positive and cosines stay in [0,1]), no overflow,
  * and the same tokenizer and stopword list as this runtime.
@@ -151,18 +183,49 @@ export async function prepareIdf(data: IdfTableData): Promise<Idf> {
   }
   const idf = d.idf;
   if (typeof idf !== "object" || idf === null || Array.isArray(idf)) invalid("idf must be an object");
+  const table = idf as Record<string, unknown>;
+  const sorted = Object.keys(table).sort();
   const terms = new Map<string, number>();
-  for (const [term, w] of Object.entries(idf as Record<string, unknown>)) {
+  const weights = new Float64Array(sorted.length);
+  for (let rank = 0; rank < sorted.length; rank++) {
+    const term = sorted[rank];
+    const w = table[term];
     if (!TERM.test(term)) invalid(`idf term ${JSON.stringify(term)} is not a token of [a-z0-9]+`);
     if (STOPWORD_SET.has(term)) invalid(`idf term "${term}" is a stopword`);
     if (typeof w !== "number" || !(w >= 1 && w <= oov)) invalid(`idf["${term}"] must be a number in [1, idf_oov]`);
     terms.set(term, w);
+    weights[rank] = w;
   }
   const sha256 = await sha256Hex(canonicalJson(data));
-  return Object.freeze({
+  const prepared: Idf = Object.freeze({
     sha256,
     oov,
     terms,
     weight: (term: string) => terms.get(term) ?? oov,
   });
+  const n = sorted.length;
+  INDEX.set(prepared, { ...buildSlots(sorted), sorted, weights, oov, stamp: new Int32Array(n), local: new Int32Array(n), gen: 0 });
+  return prepared;
+}
+
+function buildSlots(sorted: string[]): { slots: Int32Array; mask: number; pool: Uint8Array } {
+  const entries: [term: string, value: number][] = [...STOPWORD_SET].map((t) => [t, -1]);
+  for (let rank = 0; rank < sorted.length; rank++) entries.push([sorted[rank], rank]);
+  let size = 16;
+  while (size < entries.length * 2) size *= 2; // load factor ≤ 0.5 keeps probe runs short
+  const mask = size - 1;
+  const slots = new Int32Array(size * 4);
+  let chars = 0;
+  for (const [term] of entries) chars += term.length;
+  const pool = new Uint8Array(chars);
+  let off = 0;
+  for (const [term, value] of entries) {
+    const h = fnv1a(term, 0, term.length);
+    let slot = (h ^ (h >>> 13)) & mask;
+    while (slots[slot * 4 + 1] !== 0) slot = (slot + 1) & mask;
+    slots.set([h, value + 2, off, term.length], slot * 4);
+    for (let i = 0; i < term.length; i++) pool[off + i] = term.charCodeAt(i);
+    off += term.length;
+  }
+  return { slots, mask, pool };
 }

@@ -1,6 +1,7 @@
 import { explain, explainUnscorable, type Explanations } from "./explain.ts";
-import type { Idf } from "./idf.ts";
-import { MAX_TOKENS, scanText, type TermTable } from "./text.ts";
+import { idfIndex, type Idf } from "./idf.ts";
+import { beginTerms, sortTerms, termCount, termId, TERM_WEIGHT } from "./terms.ts";
+import { MAX_TOKENS, resetTokenCache, scanText } from "./text.ts";
 
 /** Version of the scoring logic; bump on any change to formulas, constants or stopwords (§1). */
 export const VRTY_VERSION = "1.0.1";
@@ -28,6 +29,7 @@ const MAX_TERMS = 2 * MAX_TOKENS;
 const P_IDS = new Int32Array(MAX_TOKENS);
 const R_IDS = new Int32Array(MAX_TOKENS);
 const R_ENDS = new Int32Array(MAX_TOKENS);
+const ORDER = new Int32Array(MAX_TERMS);
 const RANK_OF = new Int32Array(MAX_TERMS);
 const W = new Float64Array(MAX_TERMS);
 const P_TF = new Float64Array(MAX_TERMS);
@@ -158,20 +160,19 @@ export function score(prompt: string, response: string, idf: Idf): VrtyResult {
   if (typeof prompt !== "string") throw new TypeError("score: prompt must be a string");
   if (typeof response !== "string") throw new TypeError("score: response must be a string");
 
-  const terms: TermTable = { ids: new Map(), list: [] };
-  const r = scanText(response, terms, R_IDS, R_ENDS);
+  beginTerms(idfIndex(idf));
+  resetTokenCache();
+  const r = scanText(response, termId, R_IDS, R_ENDS);
   if (r.content === 0) return zeroResult(idf);
-  const p = scanText(prompt, terms, P_IDS, null);
+  const p = scanText(prompt, termId, P_IDS, null);
 
   // Rank = position in ascending term order; every later sum walks ranks upward.
-  const u = terms.list.length;
-  const sorted = terms.list.slice().sort();
-  const map = idf.terms;
-  const oov = idf.oov;
+  const u = termCount();
+  sortTerms(ORDER);
   for (let k = 0; k < u; k++) {
-    const term = sorted[k];
-    RANK_OF[terms.ids.get(term)!] = k;
-    W[k] = map.get(term) ?? oov;
+    const id = ORDER[k];
+    RANK_OF[id] = k;
+    W[k] = TERM_WEIGHT[id];
   }
   P_TF.fill(0, 0, u);
   R_TF.fill(0, 0, u);

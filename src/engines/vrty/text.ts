@@ -1,4 +1,5 @@
 import { STOPWORD_SET } from "./stopwords.ts";
+import { cachedTokenId, FNV_OFFSET, FNV_PRIME, resetTokenCache } from "./token-cache.ts";
 
 /** Each of prompt and response is cut to its first MAX_TOKENS tokens, stopwords included (§2.1). */
 export const MAX_TOKENS = 2048;
@@ -57,10 +58,12 @@ export function tokenize(text: string): string[] {
 }
 
 /**
- * Interning of content terms for one `score` call: prompt and response share ids, so the two
- * vectors can later be walked together in one sorted pass.
+ * Maps the token `s[start, end)`, whose FNV-1a hash is `hash`, to a content-term id, or to -1
+ * if it is a stopword. Receiving offsets rather than a string lets the hot path avoid slicing.
  */
-export type TermTable = { ids: Map<string, number>; list: string[] };
+export type Intern = (s: string, start: number, end: number, hash: number) => number;
+
+export { resetTokenCache };
 
 /** Counts reported by {@link scanText}; the ids themselves go into caller-owned buffers. */
 export type ScanCounts = { total: number; content: number; sentences: number };
@@ -69,9 +72,13 @@ export type ScanCounts = { total: number; content: number; sentences: number };
  * One pass over a text for scoring: normalise, tokenise, truncate at MAX_TOKENS (§2.1) and
  * split into sentences (§2.3), without allocating per-token objects.
  *
- * - `contentIds[0..content)` receives the term id of every content token, in text order.
+ * - `intern` decides which tokens are content tokens and names them: it returns -1 for a
+ *   stopword, else an id; `contentIds[0..content)` receives those ids in text order.
  * - If `sentenceEnds` is given, `sentenceEnds[0..sentences)` receives the exclusive end index
  *   (into `contentIds`) of every kept sentence, i.e. every sentence with ≥ 1 content token.
+ *
+ * Within one call sequence (see {@link resetTokenCache}) `intern` must be a pure function of
+ * the token: repeated tokens are answered from a cache.
  *
  * Stopping right after the 2048th token is the same as cutting the normalised string at that
  * token's end offset: no later character can add a token or a sentence break before it.
@@ -80,13 +87,12 @@ export type ScanCounts = { total: number; content: number; sentences: number };
  */
 export function scanText(
   text: string,
-  terms: TermTable,
+  intern: Intern,
   contentIds: Int32Array,
   sentenceEnds: Int32Array | null,
 ): ScanCounts {
   const s = normalise(text);
   const n = s.length;
-  const { ids, list } = terms;
   let total = 0;
   let content = 0;
   let sentences = 0;
@@ -94,24 +100,23 @@ export function scanText(
   let pendingBreak = false;
   let i = 0;
   while (i < n) {
-    const k = CLASS[s.charCodeAt(i)];
+    let c = s.charCodeAt(i);
+    const k = CLASS[c];
     if (k === TOKEN) {
       const start = i;
-      do i++;
-      while (i < n && CLASS[s.charCodeAt(i)] === TOKEN);
-      const tok = s.slice(start, i);
-      if (!STOPWORD_SET.has(tok)) {
+      let h = FNV_OFFSET;
+      do {
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (++i === n) break;
+        c = s.charCodeAt(i);
+      } while (CLASS[c] === TOKEN);
+      const id = cachedTokenId(s, start, i, h, intern);
+      if (id >= 0) {
         if (pendingBreak && sentenceEnds !== null && content > sentenceStart) {
           sentenceEnds[sentences++] = content;
           sentenceStart = content;
         }
         pendingBreak = false;
-        let id = ids.get(tok);
-        if (id === undefined) {
-          id = list.length;
-          ids.set(tok, id);
-          list.push(tok);
-        }
         contentIds[content++] = id;
       }
       if (++total === MAX_TOKENS) break;
@@ -134,15 +139,27 @@ export function scanText(
  * uses {@link scanText} directly.
  */
 export function contentSentences(text: string): string[][] {
-  const terms: TermTable = { ids: new Map(), list: [] };
+  const ids = new Map<string, number>();
+  const list: string[] = [];
+  const intern: Intern = (str, start, end) => {
+    const tok = str.slice(start, end);
+    if (STOPWORD_SET.has(tok)) return -1;
+    let id = ids.get(tok);
+    if (id === undefined) {
+      id = list.push(tok) - 1;
+      ids.set(tok, id);
+    }
+    return id;
+  };
   const idsBuf = new Int32Array(MAX_TOKENS);
   const ends = new Int32Array(MAX_TOKENS);
-  const { sentences } = scanText(text, terms, idsBuf, ends);
+  resetTokenCache();
+  const { sentences } = scanText(text, intern, idsBuf, ends);
   const out: string[][] = [];
   let start = 0;
   for (let j = 0; j < sentences; j++) {
     const sentence: string[] = [];
-    for (let t = start; t < ends[j]; t++) sentence.push(terms.list[idsBuf[t]]);
+    for (let t = start; t < ends[j]; t++) sentence.push(list[idsBuf[t]]);
     out.push(sentence);
     start = ends[j];
   }

@@ -1,2 +1,0 @@
-import { it, expect } from "vitest";
-it("node", () => { expect(typeof process.version).toBe("string"); });
