@@ -10,6 +10,9 @@ import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
 import { vrty } from "./routes/vrty.ts";
+import { runs } from "./routes/runs.ts";
+import { webhooks } from "./routes/webhooks.ts";
+import { chainDeterminism } from "./routes/chain-determinism.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
@@ -64,6 +67,9 @@ export function createApp() {
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
+  app.route("/v1/runs", runs);
+  app.route("/v1/webhooks", webhooks);
+  app.route("/v1/chain-determinism", chainDeterminism);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

@@ -18,6 +18,7 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": "Method not allowed",
   conflict: "Conflict",
   "limit-exceeded": "Limit exceeded",
+  "idempotency-mismatch": "Idempotency key reused",
   internal: "Internal server error",
 } as const;
 export type ProblemType = keyof typeof PROBLEM_TYPES;

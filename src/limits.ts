@@ -19,6 +19,10 @@ export const LIMITS = {
   idfTerms: 500_000,
   /** Custom IDF tables per tenant. */
   idfTablesPerTenant: 50,
+  /** Units (replays, samples, critic calls) in one run. */
+  unitsPerRun: 10_000,
+  /** Units of one run in flight at once. */
+  concurrency: 100,
   /** Page size for list endpoints. */
   pageSize: { default: 20, max: 100 },
 } as const;

@@ -181,6 +181,189 @@ export type IdfTablePage = {
     next_cursor: string | null;
 };
 
+export type RunPage = {
+    data: Array<Run>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type Run = {
+    id: string;
+    object: 'run';
+    evaluator: string;
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+    progress: {
+        done: number;
+        failed: number;
+        total: number;
+    };
+    /**
+     * The run's settings, without secrets
+     */
+    config: {
+        [key: string]: unknown;
+    };
+    /**
+     * The evaluator's result once the run has ended; null before
+     */
+    result?: unknown;
+    error: string | null;
+    webhook_url: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+    links: {
+        [key: string]: string;
+    };
+};
+
+export type SamplePage = {
+    data: Array<Sample>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type Sample = {
+    seq: number;
+    unit_id: string;
+    status: 'succeeded' | 'failed';
+    attempts: number;
+    output?: unknown;
+    error: string | null;
+    created_at: string;
+};
+
+export type WebhookDeliveryPage = {
+    data: Array<WebhookDelivery>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type WebhookDelivery = {
+    id: string;
+    /**
+     * The `webhook-id` header; shared by the attempts of one message
+     */
+    message_id: string;
+    event: string;
+    url: string;
+    attempt: number;
+    status: 'succeeded' | 'failed';
+    response_status: number | null;
+    error: string | null;
+    duration_ms: number;
+    created_at: string;
+};
+
+export type WebhookResend = {
+    message_id: string;
+};
+
+export type WebhookSecret = {
+    /**
+     * `whsec_…`: shown only in this response. Verify signatures with any Standard Webhooks library.
+     */
+    secret: string;
+    created_at: string;
+};
+
+export type WebhookSecretInfo = {
+    exists: boolean;
+    created_at: string | null;
+};
+
+export type ChainDeterminismRunRequest = {
+    /**
+     * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
+     */
+    model: string;
+    provider?: {
+        base_url: string;
+        /**
+         * Secret: encrypted for the life of the run, never stored in plain text or returned
+         */
+        api_key?: string;
+    };
+    /**
+     * Per model call; timed-out calls are retried twice
+     */
+    timeout_s?: number;
+    /**
+     * Sent as `seed` to providers that take one; seeds the simulator
+     */
+    seed?: number;
+    simulator?: {
+        /**
+         * Probability that a replay departs from the query's usual tool sequence
+         */
+        divergence?: number;
+        latency_ms?: number;
+    };
+    /**
+     * `default` (ours, 10 queries) or the id of an uploaded suite
+     */
+    suite?: string;
+    /**
+     * The first N queries of the suite
+     */
+    n_queries?: number;
+    n_replays?: number;
+    temperature?: number;
+    /**
+     * Replays in flight at once
+     */
+    concurrency?: number;
+    /**
+     * Chat-completion requests per replay
+     */
+    max_turns?: number;
+    max_tokens?: number;
+    /**
+     * Successful replays a query needs to be measurable
+     */
+    min_success?: number;
+    webhook_url?: string;
+};
+
+export type Suite = {
+    id: string;
+    name: string;
+    sha256: string;
+    n_queries: number;
+    n_tools: number;
+    created_at: string | null;
+};
+
+export type CreateSuiteRequest = {
+    name: string;
+    suite: {
+        system_prompt: string;
+        tools: Array<{
+            [key: string]: unknown;
+        }>;
+        stubs: {
+            [key: string]: string;
+        };
+        queries: Array<{
+            query_id: string;
+            query_type?: string;
+            user: string;
+        }>;
+    };
+};
+
+export type SuitePage = {
+    data: Array<Suite>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type SuiteDetail = Suite & {
+    suite: {
+        [key: string]: unknown;
+    };
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -785,3 +968,554 @@ export type GetIdfTableResponses = {
 };
 
 export type GetIdfTableResponse = GetIdfTableResponses[keyof GetIdfTableResponses];
+
+export type ListRunsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+        evaluator?: string;
+        status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+    };
+    url: '/v1/runs';
+};
+
+export type ListRunsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListRunsError = ListRunsErrors[keyof ListRunsErrors];
+
+export type ListRunsResponses = {
+    /**
+     * Runs
+     */
+    200: RunPage;
+};
+
+export type ListRunsResponse = ListRunsResponses[keyof ListRunsResponses];
+
+export type GetRunData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}';
+};
+
+export type GetRunErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetRunError = GetRunErrors[keyof GetRunErrors];
+
+export type GetRunResponses = {
+    /**
+     * The run
+     */
+    200: Run;
+};
+
+export type GetRunResponse = GetRunResponses[keyof GetRunResponses];
+
+export type CancelRunData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/cancel';
+};
+
+export type CancelRunErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CancelRunError = CancelRunErrors[keyof CancelRunErrors];
+
+export type CancelRunResponses = {
+    /**
+     * The canceled run
+     */
+    200: Run;
+};
+
+export type CancelRunResponse = CancelRunResponses[keyof CancelRunResponses];
+
+export type ListSamplesData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/runs/{run_id}/samples';
+};
+
+export type ListSamplesErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListSamplesError = ListSamplesErrors[keyof ListSamplesErrors];
+
+export type ListSamplesResponses = {
+    /**
+     * Samples
+     */
+    200: SamplePage;
+};
+
+export type ListSamplesResponse = ListSamplesResponses[keyof ListSamplesResponses];
+
+export type StreamRunEventsData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/events';
+};
+
+export type StreamRunEventsErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsErrors];
+
+export type StreamRunEventsResponses = {
+    /**
+     * An event stream
+     */
+    200: string;
+};
+
+export type StreamRunEventsResponse = StreamRunEventsResponses[keyof StreamRunEventsResponses];
+
+export type ListWebhookDeliveriesData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/runs/{run_id}/webhook-deliveries';
+};
+
+export type ListWebhookDeliveriesErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListWebhookDeliveriesError = ListWebhookDeliveriesErrors[keyof ListWebhookDeliveriesErrors];
+
+export type ListWebhookDeliveriesResponses = {
+    /**
+     * Attempts
+     */
+    200: WebhookDeliveryPage;
+};
+
+export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof ListWebhookDeliveriesResponses];
+
+export type ResendWebhookData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/webhook-deliveries/resend';
+};
+
+export type ResendWebhookErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ResendWebhookError = ResendWebhookErrors[keyof ResendWebhookErrors];
+
+export type ResendWebhookResponses = {
+    /**
+     * Queued
+     */
+    202: WebhookResend;
+};
+
+export type ResendWebhookResponse = ResendWebhookResponses[keyof ResendWebhookResponses];
+
+export type GetWebhookSecretInfoData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/webhooks/secret';
+};
+
+export type GetWebhookSecretInfoErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetWebhookSecretInfoError = GetWebhookSecretInfoErrors[keyof GetWebhookSecretInfoErrors];
+
+export type GetWebhookSecretInfoResponses = {
+    /**
+     * Secret metadata
+     */
+    200: WebhookSecretInfo;
+};
+
+export type GetWebhookSecretInfoResponse = GetWebhookSecretInfoResponses[keyof GetWebhookSecretInfoResponses];
+
+export type RotateWebhookSecretData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/webhooks/secret';
+};
+
+export type RotateWebhookSecretErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type RotateWebhookSecretError = RotateWebhookSecretErrors[keyof RotateWebhookSecretErrors];
+
+export type RotateWebhookSecretResponses = {
+    /**
+     * The new secret
+     */
+    201: WebhookSecret;
+};
+
+export type RotateWebhookSecretResponse = RotateWebhookSecretResponses[keyof RotateWebhookSecretResponses];
+
+export type CreateChainDeterminismRunData = {
+    body: ChainDeterminismRunRequest;
+    headers?: {
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/chain-determinism/runs';
+};
+
+export type CreateChainDeterminismRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateChainDeterminismRunError = CreateChainDeterminismRunErrors[keyof CreateChainDeterminismRunErrors];
+
+export type CreateChainDeterminismRunResponses = {
+    /**
+     * The run, queued or already running
+     */
+    202: Run;
+};
+
+export type CreateChainDeterminismRunResponse = CreateChainDeterminismRunResponses[keyof CreateChainDeterminismRunResponses];
+
+export type ListChainDeterminismSuitesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/chain-determinism/suites';
+};
+
+export type ListChainDeterminismSuitesErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListChainDeterminismSuitesError = ListChainDeterminismSuitesErrors[keyof ListChainDeterminismSuitesErrors];
+
+export type ListChainDeterminismSuitesResponses = {
+    /**
+     * Suites
+     */
+    200: SuitePage;
+};
+
+export type ListChainDeterminismSuitesResponse = ListChainDeterminismSuitesResponses[keyof ListChainDeterminismSuitesResponses];
+
+export type CreateChainDeterminismSuiteData = {
+    body: CreateSuiteRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/chain-determinism/suites';
+};
+
+export type CreateChainDeterminismSuiteErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateChainDeterminismSuiteError = CreateChainDeterminismSuiteErrors[keyof CreateChainDeterminismSuiteErrors];
+
+export type CreateChainDeterminismSuiteResponses = {
+    /**
+     * The stored suite
+     */
+    201: Suite;
+};
+
+export type CreateChainDeterminismSuiteResponse = CreateChainDeterminismSuiteResponses[keyof CreateChainDeterminismSuiteResponses];
+
+export type DeleteChainDeterminismSuiteData = {
+    body?: never;
+    path: {
+        suite_id: string;
+    };
+    query?: never;
+    url: '/v1/chain-determinism/suites/{suite_id}';
+};
+
+export type DeleteChainDeterminismSuiteErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteChainDeterminismSuiteError = DeleteChainDeterminismSuiteErrors[keyof DeleteChainDeterminismSuiteErrors];
+
+export type DeleteChainDeterminismSuiteResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteChainDeterminismSuiteResponse = DeleteChainDeterminismSuiteResponses[keyof DeleteChainDeterminismSuiteResponses];
+
+export type GetChainDeterminismSuiteData = {
+    body?: never;
+    path: {
+        suite_id: string;
+    };
+    query?: never;
+    url: '/v1/chain-determinism/suites/{suite_id}';
+};
+
+export type GetChainDeterminismSuiteErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetChainDeterminismSuiteError = GetChainDeterminismSuiteErrors[keyof GetChainDeterminismSuiteErrors];
+
+export type GetChainDeterminismSuiteResponses = {
+    /**
+     * The suite
+     */
+    200: SuiteDetail;
+};
+
+export type GetChainDeterminismSuiteResponse = GetChainDeterminismSuiteResponses[keyof GetChainDeterminismSuiteResponses];

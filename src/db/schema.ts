@@ -49,3 +49,106 @@ export const idfTableChunks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tableId, t.seq] })],
 );
+
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+export type SampleStatus = "succeeded" | "failed";
+
+/** One evaluation run. `config` never holds secrets: provider keys live encrypted in the run's coordinator only. */
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    evaluator: text("evaluator").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    done: integer("done").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    total: integer("total").notNull(),
+    result: text("result", { mode: "json" }).$type<unknown>(),
+    error: text("error"),
+    webhookUrl: text("webhook_url"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("runs_tenant").on(t.tenantId, t.id), index("runs_tenant_status").on(t.tenantId, t.status, t.id)],
+);
+
+/** One row per unit outcome; unique on (run, unit), so a redelivered message can never write twice. */
+export const samples = sqliteTable(
+  "samples",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    unitId: text("unit_id").notNull(),
+    status: text("status").$type<SampleStatus>().notNull(),
+    attempts: integer("attempts").notNull(),
+    /** Exact JSON text: evaluators parse it themselves (chain-determinism needs `1.0` kept apart from `1`). */
+    output: text("output"),
+    error: text("error"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("samples_run_unit").on(t.runId, t.unitId), index("samples_run_seq").on(t.runId, t.seq)],
+);
+
+/** `Idempotency-Key` of run creation: the same key and body return the same run. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    tenantId: text("tenant_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    runId: text("run_id").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
+);
+
+/** A tenant's webhook signing secret, encrypted with the Worker secret SECRETS_KEY. */
+export const webhookSecrets = sqliteTable("webhook_secrets", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id),
+  secretEnc: text("secret_enc").notNull(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/** Every attempt to deliver a run's final event; `messageId` (the `webhook-id` header) is shared by the attempts of one message. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    messageId: text("message_id").notNull(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    tenantId: text("tenant_id").notNull(),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    attempt: integer("attempt").notNull(),
+    status: text("status").$type<"succeeded" | "failed">().notNull(),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("webhook_deliveries_run").on(t.runId, t.id)],
+);
+
+/** User-uploaded suites (chain-determinism: queries + tools + stub responses), stored as validated JSON. */
+export const suites = sqliteTable(
+  "suites",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    evaluator: text("evaluator").notNull(),
+    name: text("name").notNull(),
+    sha256: text("sha256").notNull(),
+    data: text("data", { mode: "json" }).$type<unknown>().notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("suites_tenant").on(t.tenantId, t.evaluator, t.id)],
+);

@@ -47,6 +47,11 @@ export type ChatResponse = {
     finish_reason?: string | null;
   }>;
   usage?: Usage;
+  /**
+   * How many HTTP attempts this answer took (1 = no retry). Set by the retry policy (retry.ts) so the
+   * platform can count retries; absent for clients that never retry (the simulator).
+   */
+  attempts?: number;
 };
 
 export type ChatOptions = { signal?: AbortSignal };
@@ -71,6 +76,8 @@ export class ProviderError extends Error {
   readonly kind: ProviderErrorKind;
   readonly status?: number;
   readonly retryAfterMs?: number;
+  /** How many attempts were made before giving up; set by the retry policy on the error it finally throws. */
+  attempts?: number;
 
   constructor(init: { name: string; kind: ProviderErrorKind; message: string; status?: number; retryAfterMs?: number; cause?: unknown }) {
     super(init.message, { cause: init.cause });

@@ -1,0 +1,130 @@
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import type { Db } from "./client.ts";
+import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
+import { toPage } from "./page.ts";
+
+export type RunRow = typeof runs.$inferSelect;
+export type SampleRow = typeof samples.$inferSelect;
+
+export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "canceled"];
+
+export async function insertRun(db: Db, row: typeof runs.$inferInsert): Promise<void> {
+  await db.insert(runs).values(row);
+}
+
+export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
+  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId))).get();
+}
+
+export async function getRunById(db: Db, id: string): Promise<RunRow | undefined> {
+  return db.select().from(runs).where(eq(runs.id, id)).get();
+}
+
+export async function listRuns(
+  db: Db,
+  tenantId: string,
+  opts: { limit: number; after?: string; evaluator?: string; status?: RunStatus },
+) {
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(
+      and(
+        eq(runs.tenantId, tenantId),
+        opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined,
+        opts.status ? eq(runs.status, opts.status) : undefined,
+        opts.after ? lt(runs.id, opts.after) : undefined,
+      ),
+    )
+    .orderBy(desc(runs.id))
+    .limit(opts.limit + 1);
+  return toPage(rows, opts.limit);
+}
+
+export async function updateRun(db: Db, id: string, patch: Partial<typeof runs.$inferInsert>): Promise<void> {
+  await db.update(runs).set(patch).where(eq(runs.id, id));
+}
+
+/** Writes a unit's sample once: a second write for the same (run, unit) is ignored. Returns whether this call wrote it. */
+export async function insertSample(
+  db: Db,
+  s: { runId: string; unitId: string; status: SampleStatus; attempts: number; output: unknown; error: string | null },
+): Promise<boolean> {
+  // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are.
+  const output = s.output === undefined || s.output === null ? null : JSON.stringify(s.output);
+  const res = await db
+    .insert(samples)
+    .values({ ...s, output, createdAt: new Date() })
+    .onConflictDoNothing({ target: [samples.runId, samples.unitId] })
+    .run();
+  return (res.meta?.changes ?? 0) > 0;
+}
+
+export async function getSample(db: Db, runId: string, unitId: string): Promise<SampleRow | undefined> {
+  return db.select().from(samples).where(and(eq(samples.runId, runId), eq(samples.unitId, unitId))).get();
+}
+
+/** Samples in write order, after sequence number `afterSeq`. */
+export async function listSamples(db: Db, runId: string, opts: { limit: number; afterSeq?: number }) {
+  return db
+    .select()
+    .from(samples)
+    .where(and(eq(samples.runId, runId), opts.afterSeq !== undefined ? gt(samples.seq, opts.afterSeq) : undefined))
+    .orderBy(asc(samples.seq))
+    .limit(opts.limit);
+}
+
+export async function countSamples(db: Db, runId: string): Promise<number> {
+  const row = await db.select({ n: sql<number>`count(*)` }).from(samples).where(eq(samples.runId, runId)).get();
+  return row?.n ?? 0;
+}
+
+export async function findIdempotentRun(db: Db, tenantId: string, key: string) {
+  return db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.key, key)))
+    .get();
+}
+
+export async function insertIdempotencyKey(db: Db, row: typeof idempotencyKeys.$inferInsert): Promise<boolean> {
+  const res = await db.insert(idempotencyKeys).values(row).onConflictDoNothing().run();
+  return (res.meta?.changes ?? 0) > 0;
+}
+
+export function runToWire(r: RunRow) {
+  return {
+    id: r.id,
+    object: "run" as const,
+    evaluator: r.evaluator,
+    status: r.status,
+    progress: { done: r.done, failed: r.failed, total: r.total },
+    config: r.config,
+    result: r.result ?? null,
+    error: r.error,
+    webhook_url: r.webhookUrl,
+    created_at: r.createdAt.toISOString(),
+    started_at: r.startedAt?.toISOString() ?? null,
+    finished_at: r.finishedAt?.toISOString() ?? null,
+    links: {
+      self: `/v1/runs/${r.id}`,
+      samples: `/v1/runs/${r.id}/samples`,
+      events: `/v1/runs/${r.id}/events`,
+      cancel: `/v1/runs/${r.id}/cancel`,
+      webhook_deliveries: `/v1/runs/${r.id}/webhook-deliveries`,
+    },
+  };
+}
+
+export function sampleToWire(s: SampleRow) {
+  return {
+    seq: s.seq,
+    unit_id: s.unitId,
+    status: s.status,
+    attempts: s.attempts,
+    // Emitted as the stored text, so number lexemes survive (JSON.rawJSON).
+    output: s.output === null ? null : (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(s.output),
+    error: s.error,
+    created_at: s.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,291 @@
+import { DurableObject } from "cloudflare:workers";
+import { openDb } from "../db/client.ts";
+import { getRunById, insertSample, listSamples, updateRun } from "../db/runs.ts";
+import type { RunStatus } from "../db/schema.ts";
+import { evaluatorFor } from "../evaluators/registry.ts";
+import { storedSample } from "../evaluators/types.ts";
+import type { StoredSample } from "../evaluators/types.ts";
+import type { UnitMessage } from "../runs/messages.ts";
+import { enqueueRunEvent } from "../webhooks/enqueue.ts";
+
+export type StartRun = {
+  runId: string;
+  evaluator: string;
+  config: unknown;
+  unitIds: string[];
+  concurrency: number;
+  /** How long a dispatched unit may stay silent before it is dispatched again. */
+  leaseMs: number;
+  maxAttempts?: number;
+  /** The provider API key, encrypted with SECRETS_KEY; deleted when the run ends. */
+  secretEnc: string | null;
+};
+
+type Meta = {
+  runId: string;
+  evaluator: string;
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  status: RunStatus;
+  total: number;
+  done: number;
+  failed: number;
+};
+
+export type UnitContextReply = { evaluator: string; config: unknown; secretEnc: string | null };
+
+/** Backoff before a failed unit is tried again: 1 s, 2 s, 4 s, … capped at 30 s. */
+export function unitRetryDelayMs(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** (attempt - 1));
+}
+
+/**
+ * One per run. It owns what is in flight: every unit is a row of its SQLite storage with a state
+ * (pending → inflight → ended), an attempt count, a lease deadline and a ready time. Nothing lives
+ * only in memory, so after an eviction the alarm rebuilds everything from storage: expired leases
+ * are dispatched again and free slots refilled. A unit is refilled the moment another ends, so the
+ * run keeps `concurrency` units in flight without waves.
+ */
+export class RunCoordinator extends DurableObject<Env> {
+  private readonly sql = this.ctx.storage.sql;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS units (
+      id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
+  }
+
+  private get<T>(k: string): T | undefined {
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = ?", k).toArray()[0];
+    return row ? (JSON.parse(row.v) as T) : undefined;
+  }
+
+  private put(k: string, v: unknown): void {
+    this.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, JSON.stringify(v));
+  }
+
+  private meta(): Meta | undefined {
+    return this.get<Meta>("meta");
+  }
+
+  /** Starts the run once; a repeated call (a retried request) changes nothing. */
+  async start(init: StartRun): Promise<void> {
+    if (this.meta()) return;
+    const meta: Meta = {
+      runId: init.runId,
+      evaluator: init.evaluator,
+      concurrency: init.concurrency,
+      leaseMs: init.leaseMs,
+      maxAttempts: init.maxAttempts ?? 3,
+      status: "running",
+      total: init.unitIds.length,
+      done: 0,
+      failed: 0,
+    };
+    this.ctx.storage.transactionSync(() => {
+      init.unitIds.forEach((id, ord) => this.sql.exec("INSERT INTO units (id, ord, state) VALUES (?, ?, 'pending')", id, ord));
+      this.put("config", init.config);
+      this.put("secret", init.secretEnc);
+      this.put("meta", meta);
+    });
+    await updateRun(openDb(this.env.DB), init.runId, { status: "running", startedAt: new Date() });
+    if (meta.total === 0) return this.finish();
+    await this.dispatch();
+  }
+
+  /** What a UnitRunner needs to execute a unit, or null when the unit should not run (stale attempt, run ended). */
+  async unitContext(unitId: string, attempt: number): Promise<UnitContextReply | null> {
+    const meta = this.meta();
+    if (!meta || meta.status !== "running") return null;
+    const unit = this.unit(unitId);
+    if (!unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
+    return { evaluator: meta.evaluator, config: this.get("config"), secretEnc: this.get<string | null>("secret") ?? null };
+  }
+
+  /** A unit ended with a stored sample. Duplicate and stale reports are ignored. */
+  async unitDone(unitId: string, attempt: number, status: "succeeded" | "failed"): Promise<void> {
+    const meta = this.meta();
+    const unit = this.unit(unitId);
+    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return;
+    this.end(meta, unitId, status);
+    await this.afterUnit(meta);
+  }
+
+  /** A unit's attempt threw: try it again after a backoff, or record it as a failed sample once attempts run out. */
+  async unitFailed(unitId: string, attempt: number, error: string): Promise<void> {
+    const meta = this.meta();
+    const unit = this.unit(unitId);
+    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return;
+    await this.failAttempt(meta, unitId, attempt, error);
+    await this.afterUnit(meta);
+  }
+
+  /**
+   * Cancels the run: no unit is dispatched again, and every in-flight UnitRunner is told to abort
+   * before this returns, so no new model call starts afterwards. Samples already written are kept.
+   */
+  async cancel(): Promise<RunStatus> {
+    const meta = this.meta();
+    if (!meta) return "canceled";
+    if (meta.status !== "running") return meta.status;
+    meta.status = "canceled";
+    this.put("meta", meta);
+    const inflight = this.sql.exec<{ id: string }>("SELECT id FROM units WHERE state = 'inflight'").toArray();
+    await Promise.all(
+      inflight.map(({ id }) => this.env.UNITS.get(this.env.UNITS.idFromName(`${meta.runId}:${id}`)).abort()),
+    );
+    await this.finish();
+    return "canceled";
+  }
+
+  /** Lease expiry, retry backoffs and refills; also what resumes a run after an eviction. */
+  async alarm(): Promise<void> {
+    const meta = this.meta();
+    if (!meta || meta.status !== "running") return;
+    const now = Date.now();
+    const expired = this.sql
+      .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' AND lease_until <= ?", now)
+      .toArray();
+    for (const u of expired) {
+      await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
+    }
+    await this.afterUnit(meta);
+  }
+
+  /** For tests and operators: the coordinator's own view. */
+  async state() {
+    const meta = this.meta();
+    const counts = this.sql.exec<{ state: string; n: number }>("SELECT state, count(*) AS n FROM units GROUP BY state").toArray();
+    return { meta, units: Object.fromEntries(counts.map((c) => [c.state, c.n])), hasSecret: this.get("secret") != null };
+  }
+
+  private unit(id: string) {
+    return this.sql
+      .exec<{ id: string; state: string; attempts: number }>("SELECT id, state, attempts FROM units WHERE id = ?", id)
+      .toArray()[0];
+  }
+
+  private end(meta: Meta, unitId: string, status: "succeeded" | "failed"): void {
+    this.sql.exec("UPDATE units SET state = 'ended', lease_until = NULL WHERE id = ?", unitId);
+    if (status === "succeeded") meta.done++;
+    else meta.failed++;
+    this.put("meta", meta);
+  }
+
+  private async failAttempt(meta: Meta, unitId: string, attempt: number, error: string): Promise<void> {
+    if (attempt < meta.maxAttempts) {
+      this.sql.exec(
+        "UPDATE units SET state = 'pending', lease_until = NULL, ready_at = ? WHERE id = ?",
+        Date.now() + unitRetryDelayMs(attempt),
+        unitId,
+      );
+      return;
+    }
+    // Out of attempts: the failure itself becomes the unit's sample, so nothing is silently dropped.
+    const reason = `gave up after ${attempt} attempts: ${error}`;
+    await insertSample(openDb(this.env.DB), {
+      runId: meta.runId,
+      unitId,
+      status: "failed",
+      attempts: attempt,
+      output: evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason),
+      error: reason,
+    });
+    this.end(meta, unitId, "failed");
+  }
+
+  private async afterUnit(meta: Meta): Promise<void> {
+    if (meta.status !== "running") return;
+    await updateRun(openDb(this.env.DB), meta.runId, { done: meta.done, failed: meta.failed });
+    if (meta.done + meta.failed >= meta.total) return this.finish();
+    await this.dispatch();
+  }
+
+  /** Fills free slots with ready pending units, then arms the alarm for the next lease or backoff deadline. */
+  private async dispatch(): Promise<void> {
+    const meta = this.meta();
+    if (!meta || meta.status !== "running") return;
+    const now = Date.now();
+    const inflight = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM units WHERE state = 'inflight'").one().n;
+    const free = meta.concurrency - inflight;
+    if (free > 0) {
+      const ready = this.sql
+        .exec<{ id: string; attempts: number }>(
+          "SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?",
+          now,
+          free,
+        )
+        .toArray();
+      for (const u of ready) {
+        this.sql.exec(
+          "UPDATE units SET state = 'inflight', attempts = attempts + 1, lease_until = ? WHERE id = ?",
+          now + meta.leaseMs,
+          u.id,
+        );
+      }
+      const messages = ready.map((u) => ({
+        body: { kind: "unit", runId: meta.runId, unitId: u.id, attempt: u.attempts + 1 } satisfies UnitMessage,
+        contentType: "json" as const,
+      }));
+      // If sending fails, the leases stay set: the alarm re-dispatches these units when they expire.
+      for (let i = 0; i < messages.length; i += 100) await this.env.UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
+    }
+    await this.armAlarm();
+  }
+
+  private async armAlarm(): Promise<void> {
+    const next = this.sql
+      .exec<{ t: number | null }>(
+        `SELECT min(t) AS t FROM (
+           SELECT min(lease_until) AS t FROM units WHERE state = 'inflight'
+           UNION ALL SELECT min(ready_at) AS t FROM units WHERE state = 'pending')`,
+      )
+      .one().t;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 10));
+  }
+
+  /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */
+  private async finish(): Promise<void> {
+    const meta = this.meta()!;
+    const db = openDb(this.env.DB);
+    const evaluator = evaluatorFor(meta.evaluator);
+    const samples: StoredSample[] = [];
+    for (let after: number | undefined = undefined; ; ) {
+      const page = await listSamples(db, meta.runId, { limit: 500, afterSeq: after });
+      for (const s of page) samples.push(storedSample(evaluator, s));
+      if (page.length < 500) break;
+      after = page[page.length - 1].seq;
+    }
+    let status: RunStatus = meta.status === "canceled" ? "canceled" : "succeeded";
+    let result: unknown = null;
+    let error: string | null = null;
+    try {
+      result = evaluator.aggregate(this.get("config"), samples);
+    } catch (err) {
+      error = `aggregation failed: ${err instanceof Error ? err.message : String(err)}`;
+      if (status !== "canceled") status = "failed";
+    }
+    if (status === "succeeded" && meta.total > 0 && meta.failed === meta.total) {
+      status = "failed";
+      error = `all ${meta.total} units failed; first error: ${samples.find((s) => s.error)?.error ?? "unknown"}`;
+    }
+    meta.status = status;
+    this.put("meta", meta);
+    this.put("secret", null);
+    await this.ctx.storage.deleteAlarm();
+    await updateRun(db, meta.runId, {
+      status,
+      result,
+      error,
+      done: meta.done,
+      failed: meta.failed,
+      finishedAt: new Date(),
+    });
+    const run = await getRunById(db, meta.runId);
+    if (run) await enqueueRunEvent(this.env, run);
+  }
+}

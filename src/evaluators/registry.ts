@@ -1,0 +1,13 @@
+import type { Evaluator, EvaluatorName } from "./types.ts";
+import { chainDeterminism } from "./chain-determinism.ts";
+
+// Adding an evaluator is one entry here: the coordinator, runner and routes look them up by name.
+const evaluators: Record<EvaluatorName, Evaluator<any>> = {
+  "chain-determinism": chainDeterminism,
+};
+
+export function evaluatorFor(name: string): Evaluator<unknown> {
+  const e = evaluators[name as EvaluatorName];
+  if (!e) throw new Error(`unknown evaluator '${name}'`);
+  return e;
+}

@@ -1,0 +1,49 @@
+import type { ChatClient } from "../providers/types.ts";
+
+export type EvaluatorName = "chain-determinism";
+
+/** What a unit's execution ended with; both kinds are stored as a sample. */
+export type UnitOutcome = {
+  status: "succeeded" | "failed";
+  /** The per-unit record (for chain-determinism, the per-replay row in the original's format). */
+  output: unknown;
+  /** Why the unit failed, for `failed` outcomes; never contains a secret. */
+  error?: string;
+};
+
+export type UnitContext<Config> = {
+  config: Config;
+  /** A model client for this unit; `salt` distinguishes units that send identical requests (the simulator uses it). */
+  chat(salt: number): ChatClient;
+};
+
+export type StoredSample = { unitId: string; status: "succeeded" | "failed"; output: unknown; error: string | null };
+
+/**
+ * The one interface between the run platform and an evaluator: the coordinator plans and
+ * aggregates, a UnitRunner executes one unit. Units are identified by stable string ids derived
+ * from the config, so nothing but the config has to be stored to rebuild a unit.
+ */
+export interface Evaluator<Config> {
+  readonly name: EvaluatorName;
+  /** The ids of every unit of the run, in a stable order. */
+  plan(config: Config): string[];
+  /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
+  execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
+  /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
+  aggregate(config: Config, samples: StoredSample[]): unknown;
+  /** Reads a stored output back from its exact JSON text. */
+  parseOutput(text: string): unknown;
+  /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */
+  failureOutput(config: Config, unitId: string, error: string): unknown;
+  /** The NDJSON line of a sample (the original tool's per-unit format). */
+  exportLine(sample: StoredSample): unknown;
+}
+
+/** A stored sample row as its evaluator sees it: the output parsed by the evaluator's own parser. */
+export function storedSample(
+  evaluator: Evaluator<unknown>,
+  row: { unitId: string; status: "succeeded" | "failed"; output: string | null; error: string | null },
+): StoredSample {
+  return { unitId: row.unitId, status: row.status, output: row.output === null ? null : evaluator.parseOutput(row.output), error: row.error };
+}

@@ -1,0 +1,32 @@
+import { createOpenAIClient } from "./openai.ts";
+import { createSimClient, isSimModel } from "./sim.ts";
+import type { ChatClient } from "./types.ts";
+
+/** The model fields every run evaluator's config carries (see routes/model-fields.ts). */
+export type ModelSettings = {
+  model: string;
+  provider: { base_url: string } | null;
+  timeout_s: number;
+  seed: number | null;
+  simulator: { divergence: number; latency_ms: number } | null;
+};
+
+/**
+ * The client for one unit: the simulator for `sim:*` models, otherwise the OpenAI-compatible
+ * endpoint with the one retry policy. `salt` tells apart units that send identical requests (the
+ * replays of one query), which only the simulator needs.
+ */
+export function modelClient(config: unknown, apiKey: string | undefined, salt: number): ChatClient {
+  const m = config as ModelSettings;
+  if (isSimModel(m.model)) {
+    return createSimClient({
+      model: m.model,
+      seed: m.seed ?? 0,
+      replay: salt,
+      divergence: m.simulator?.divergence ?? 0.25,
+      latencyMs: m.simulator?.latency_ms ?? 0,
+    });
+  }
+  if (!m.provider) throw new Error("modelClient: a non-sim model needs provider.base_url");
+  return createOpenAIClient({ baseURL: m.provider.base_url, apiKey, timeoutMs: m.timeout_s * 1000 });
+}

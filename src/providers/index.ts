@@ -1,0 +1,31 @@
+/**
+ * The providers' front door. Engines see only `ChatClient`; the platform builds one per unit
+ * (factory.ts: the simulator for `sim:*` models, else the OpenAI-compatible client) and reads
+ * failures by `ProviderError.kind`.
+ */
+
+/** The contract: requests, responses, the client interface and its one error type. */
+export { ProviderError } from "./types.ts";
+export type {
+  ChatClient,
+  ChatMessage,
+  ChatOptions,
+  ChatRequest,
+  ChatResponse,
+  ProviderErrorKind,
+  ToolCall,
+  ToolDefinition,
+  Usage,
+} from "./types.ts";
+
+/** OpenAI-compatible endpoints through the `openai` package. */
+export { createOpenAIClient, retryAfterMs, scrubSecrets } from "./openai.ts";
+export type { OpenAIClientOptions } from "./openai.ts";
+
+/** The one retry policy. */
+export { abortableSleep, retryDelayMs, withRetry, MAX_RETRY_AFTER_MS } from "./retry.ts";
+export type { RetryInfo, RetryPolicy } from "./retry.ts";
+
+/** The `sim:*` simulator and its extension point. */
+export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_VERSION } from "./sim.ts";
+export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim.ts";

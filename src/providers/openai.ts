@@ -1,0 +1,289 @@
+/**
+ * The OpenAI-compatible `ChatClient`: any chat-completions endpoint (OpenAI, OpenRouter, Together,
+ * vLLM, …) through the `openai` package. The package does the HTTP; this file
+ *
+ * - sends the `ChatRequest` as given (same fields, same key order),
+ * - bounds each attempt by `timeoutMs`, covering connect, headers *and* body, and honours the caller's signal,
+ * - reads the body itself, so a tool call's `function.arguments` stays the raw string the endpoint sent
+ *   and OpenRouter's top-level `provider` survives,
+ * - classifies every failure as a `ProviderError` in the Python SDK's vocabulary, scrubbed of secrets,
+ * - leaves retrying to retry.ts (the package's own retries are off, so there is one loop, one policy).
+ *
+ * The API key lives only in the package client's closure: it is never put in a message, a cause, or
+ * anything returned.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { withRetry } from "./retry.ts";
+import type { RetryInfo } from "./retry.ts";
+import { ProviderError } from "./types.ts";
+import type { ChatClient, ChatOptions, ChatRequest, ChatResponse, ProviderErrorKind, ToolCall, Usage } from "./types.ts";
+
+export type OpenAIClientOptions = {
+  /** e.g. `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:8000/v1`. */
+  baseURL: string;
+  /** The provider key. Optional for keyless endpoints (vLLM); then the conventional `"EMPTY"` is sent. */
+  apiKey?: string;
+  /** Per attempt, the whole exchange (connect, headers, body). */
+  timeoutMs?: number;
+  /** Retries after the first attempt, by the policy in retry.ts. */
+  maxRetries?: number;
+  /** A `fetch` to use instead of the global one (tests, or a Worker's service binding). */
+  fetch?: typeof fetch;
+  /** Injectable wait between retries; see `RetryPolicy.sleep`. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Injectable jitter source in [0, 1). */
+  random?: () => number;
+  /** Called before each retry's wait, e.g. to count retries. */
+  onRetry?: (info: RetryInfo) => void;
+};
+
+/**
+ * Makes an OpenAI-compatible client with retries (retry.ts) around single attempts.
+ *
+ * Failures, all `ProviderError` (names from the OpenAI Python SDK):
+ * | cause | name | kind |
+ * | --- | --- | --- |
+ * | attempt exceeded `timeoutMs` | `APITimeoutError` | timeout |
+ * | DNS, refused, reset | `APIConnectionError` | connection |
+ * | 400 / 404 / 422 | `BadRequestError` / `NotFoundError` / `UnprocessableEntityError` | bad_request |
+ * | 401 / 403 | `AuthenticationError` / `PermissionDeniedError` | auth |
+ * | 408 / 409 | `APIStatusError` / `ConflictError` | transient |
+ * | 429 | `RateLimitError` (+ `retryAfterMs`) | rate_limit |
+ * | 5xx | `InternalServerError` | transient |
+ * | other status | `APIStatusError` | bad_request |
+ * | 2xx whose body is not JSON or has no `choices` array | `APIResponseValidationError` | transient |
+ *
+ * The last row is the Python SDK's name for "the API answered, but not with the expected shape".
+ * It is retried, because in practice that is a truncated body or a proxy's error page, which the
+ * next attempt usually fixes. A 2xx with `{"error": {...}}` and no choices (OpenRouter does this) is
+ * classified by the error's numeric `code` as if it were that status. `choices: []` is *not* an
+ * error: it is returned as is, and the engine decides what it means.
+ *
+ * `retryAfterMs` comes from `retry-after-ms`, else `retry-after` (seconds or an HTTP date), on any
+ * status. If the caller's signal aborts, its `reason` is thrown (not a ProviderError) and nothing is retried.
+ */
+export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
+  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch, sleep, random, onRetry } = options;
+  if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
+  const secrets = apiKey ? [apiKey] : [];
+  const sdk = new OpenAI({
+    baseURL,
+    apiKey: apiKey || "EMPTY",
+    // Off: retry.ts is the one retry loop. `organization`/`project` null so ambient env vars are not sent.
+    maxRetries: 0,
+    timeout: timeoutMs,
+    organization: null,
+    project: null,
+    ...(fetch ? { fetch } : {}),
+  });
+  const once: ChatClient = { chat: (request, opts) => chatOnce(sdk, request, opts ?? {}, timeoutMs, secrets) };
+  return withRetry(once, { maxRetries, sleep, random, onRetry });
+}
+
+async function chatOnce(
+  sdk: OpenAI,
+  request: ChatRequest,
+  { signal }: ChatOptions,
+  timeoutMs: number,
+  secrets: string[],
+): Promise<ChatResponse> {
+  if (signal?.aborted) throw signal.reason;
+  // Our own deadline, because the package's timeout may stop at the response headers; aborting this
+  // controller also cancels reading the body.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort(signal!.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const response = await sdk.chat.completions
+      .create(requestBody(request), { signal: controller.signal, timeout: timeoutMs, maxRetries: 0 })
+      .asResponse();
+    const text = await response.text();
+    return parseCompletion(text, response.status, response.headers, secrets);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (timedOut) throw timeoutError(timeoutMs);
+    throw toProviderError(error, secrets, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The request's own fields, in its own order; `undefined` ones are left out, nothing is added. */
+function requestBody(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request)) if (value !== undefined) body[key] = value;
+  return body as unknown as ChatCompletionCreateParamsNonStreaming;
+}
+
+const timeoutError = (timeoutMs: number) =>
+  new ProviderError({ name: "APITimeoutError", kind: "timeout", message: `Request timed out after ${timeoutMs} ms.` });
+
+function toProviderError(error: unknown, secrets: string[], timeoutMs: number): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (error instanceof APIConnectionTimeoutError) return timeoutError(timeoutMs);
+  if (error instanceof APIConnectionError || error instanceof APIUserAbortError) {
+    return new ProviderError({
+      name: "APIConnectionError",
+      kind: "connection",
+      message: scrubSecrets(withCauses("Connection error", error), secrets),
+    });
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    return statusError(error.status, error.message, error.headers, secrets);
+  }
+  // A fetch or runtime failure the package did not wrap (e.g. an unparsable baseURL).
+  return new ProviderError({
+    name: "APIConnectionError",
+    kind: "connection",
+    message: scrubSecrets(withCauses("Connection error", error), secrets),
+  });
+}
+
+/** "Connection error: fetch failed: connect ECONNREFUSED 127.0.0.1:9": the root cause is what helps. */
+function withCauses(prefix: string, error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const m = e.message.replace(/\.$/, "");
+    if (m && m !== prefix && !parts.includes(m)) parts.push(m);
+  }
+  return [prefix, ...parts].join(": ");
+}
+
+const STATUS_CLASSES: Record<number, [string, ProviderErrorKind]> = {
+  400: ["BadRequestError", "bad_request"],
+  401: ["AuthenticationError", "auth"],
+  403: ["PermissionDeniedError", "auth"],
+  404: ["NotFoundError", "bad_request"],
+  408: ["APIStatusError", "transient"],
+  409: ["ConflictError", "transient"],
+  422: ["UnprocessableEntityError", "bad_request"],
+  429: ["RateLimitError", "rate_limit"],
+};
+
+function statusError(status: number, message: string, headers: Headers | undefined, secrets: string[]): ProviderError {
+  const [name, kind] = STATUS_CLASSES[status] ?? (status >= 500 ? ["InternalServerError", "transient"] : ["APIStatusError", "bad_request"]);
+  return new ProviderError({
+    name,
+    kind,
+    status,
+    message: scrubSecrets(message || `HTTP ${status}`, secrets),
+    retryAfterMs: retryAfterMs(headers),
+  });
+}
+
+/** `retry-after-ms` (non-standard, OpenAI), else `retry-after` as seconds or an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  const ms = headers?.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function invalidResponse(status: number, why: string, text: string, secrets: string[]): ProviderError {
+  const snippet = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return new ProviderError({
+    name: "APIResponseValidationError",
+    kind: "transient",
+    status,
+    message: scrubSecrets(`The endpoint answered ${status} but ${why}: ${JSON.stringify(snippet)}`, secrets),
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseCompletion(text: string, status: number, headers: Headers, secrets: string[]): ChatResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalidResponse(status, "the body is not JSON", text, secrets);
+  }
+  if (!isObject(json)) throw invalidResponse(status, "the body is not a JSON object", text, secrets);
+  if (!Array.isArray(json.choices)) {
+    if (isObject(json.error)) {
+      const code = json.error.code;
+      const message = typeof json.error.message === "string" ? json.error.message : JSON.stringify(json.error);
+      if (typeof code === "number" && code >= 400) return throwError(statusError(code, `${code} ${message}`, headers, secrets));
+    }
+    throw invalidResponse(status, "the body is not a chat completion (no choices array)", text, secrets);
+  }
+  const choices = json.choices.map((choice, i) => {
+    if (!isObject(choice) || !isObject(choice.message)) {
+      throw invalidResponse(status, `choices[${i}] has no message object`, text, secrets);
+    }
+    const m = choice.message;
+    const message: ChatResponse["choices"][number]["message"] = {
+      ...(typeof m.role === "string" ? { role: m.role } : {}),
+      content: typeof m.content === "string" ? m.content : null,
+    };
+    if (Array.isArray(m.tool_calls)) message.tool_calls = m.tool_calls.map(toToolCall);
+    return {
+      message,
+      finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
+    };
+  });
+  const response: ChatResponse = { choices };
+  if (typeof json.id === "string") response.id = json.id;
+  if (typeof json.model === "string") response.model = json.model;
+  if (typeof json.system_fingerprint === "string" || json.system_fingerprint === null) {
+    response.system_fingerprint = json.system_fingerprint;
+  }
+  if (typeof json.provider === "string") response.provider = json.provider;
+  const usage = toUsage(json.usage);
+  if (usage) response.usage = usage;
+  return response;
+}
+
+const throwError = (e: Error): never => {
+  throw e;
+};
+
+/**
+ * `arguments` is kept exactly as received when it is a string (or null). A non-conforming endpoint
+ * that sends an object gets it JSON-serialised, the only way to honour the string contract.
+ */
+function toToolCall(raw: unknown): ToolCall {
+  const tc = isObject(raw) ? raw : {};
+  const fn = isObject(tc.function) ? tc.function : {};
+  const args = fn.arguments;
+  return {
+    id: typeof tc.id === "string" ? tc.id : "",
+    type: "function",
+    function: {
+      name: typeof fn.name === "string" ? fn.name : "",
+      arguments: typeof args === "string" || args === null ? args : args === undefined ? null : JSON.stringify(args),
+    },
+  };
+}
+
+function toUsage(raw: unknown): Usage | undefined {
+  if (!isObject(raw)) return undefined;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const prompt = num(raw.prompt_tokens);
+  const completion = num(raw.completion_tokens);
+  const total = typeof raw.total_tokens === "number" ? raw.total_tokens : prompt + completion;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+}
+
+/**
+ * Removes secrets from text that may be shown or stored: the given secrets verbatim (if 8+ chars),
+ * then, defensively, anything shaped like a key: `Bearer …`, `sk-…`, `api_key=…`.
+ */
+export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join("[REDACTED]");
+  return out
+    .replace(/\bBearer\s+[^\s"',;]+/gi, "Bearer [REDACTED]")
+    .replace(/\bsk-[A-Za-z0-9_\-*.]{4,}/g, "sk-[REDACTED]")
+    .replace(/(api[_-]?key["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, "$1[REDACTED]");
+}

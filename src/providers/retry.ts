@@ -1,0 +1,94 @@
+/**
+ * The one retry policy. Providers only classify failures (a `ProviderError` with a `kind` and maybe a
+ * `retryAfterMs`); this module alone decides whether and when to try again, like inspect_ai's model
+ * layer. The OpenAI package's own retries are switched off so that there is exactly one loop.
+ */
+import { ProviderError } from "./types.ts";
+import type { ChatClient, ChatOptions, ChatRequest, ChatResponse } from "./types.ts";
+
+/** Backoff base and cap, as in the OpenAI Python SDK (`INITIAL_RETRY_DELAY` 0.5 s, `MAX_RETRY_DELAY` 8 s). */
+export const INITIAL_RETRY_DELAY_MS = 500;
+export const MAX_RETRY_DELAY_MS = 8_000;
+/** A server's `Retry-After` is honoured up to this; a longer one is clamped (a run has deadlines to keep). */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Called before each retry's wait: `attempt` is the attempt that just failed (1-based). */
+export type RetryInfo = { attempt: number; error: ProviderError; delayMs: number };
+
+export type RetryPolicy = {
+  /** Retries after the first attempt; 0 disables retrying. */
+  maxRetries: number;
+  /** Waits `ms`, rejecting with the signal's reason if it aborts. Injectable so tests are instant. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Source of jitter in [0, 1). Injectable for exact tests. */
+  random?: () => number;
+  onRetry?: (info: RetryInfo) => void;
+};
+
+/**
+ * How long to wait before retry number `retry` (0-based: 0 is the wait after the first failure).
+ *
+ * - If the error carries `retryAfterMs` (from `Retry-After` / `retry-after-ms`), that, clamped to
+ *   [0, MAX_RETRY_AFTER_MS]. Unlike the Python SDK, which ignores values over 60 s, we clamp them: a
+ *   rate-limited endpoint asked for *at least* that long, so waiting the maximum is the closer answer.
+ * - Otherwise the Python SDK's backoff: `min(0.5 s × 2^retry, 8 s) × (1 − 0.25 × random)`, i.e. jitter
+ *   shortens the wait by up to 25 %, so concurrent callers do not retry in lockstep.
+ */
+export function retryDelayMs(error: ProviderError, retry: number, random: () => number = Math.random): number {
+  if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs)) {
+    return Math.min(Math.max(0, error.retryAfterMs), MAX_RETRY_AFTER_MS);
+  }
+  const base = Math.min(INITIAL_RETRY_DELAY_MS * 2 ** retry, MAX_RETRY_DELAY_MS);
+  return base * (1 - 0.25 * random());
+}
+
+/** `setTimeout` as a promise that rejects with `signal.reason` when the caller aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Wraps a client so that retryable `ProviderError`s (`error.retryable`: rate limits, timeouts,
+ * connection failures, 5xx/408/409) are retried up to `maxRetries` times with `retryDelayMs` between.
+ * Anything else (auth, bad request, a caller's abort, a non-ProviderError) is thrown at once.
+ *
+ * The answer carries `attempts` (1 = first try succeeded); the error finally thrown carries
+ * `attempts` too, so the platform can count retries either way.
+ */
+export function withRetry(client: ChatClient, policy: RetryPolicy): ChatClient {
+  const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry } = policy;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`withRetry: maxRetries must be a non-negative integer, got ${maxRetries}`);
+  }
+  return {
+    async chat(request: ChatRequest, options: ChatOptions = {}): Promise<ChatResponse> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const response = await client.chat(request, options);
+          response.attempts = attempt;
+          return response;
+        } catch (error) {
+          if (!(error instanceof ProviderError)) throw error;
+          if (!error.retryable || attempt > maxRetries || options.signal?.aborted) {
+            error.attempts = attempt;
+            throw error;
+          }
+          const delayMs = retryDelayMs(error, attempt - 1, random);
+          onRetry?.({ attempt, error, delayMs });
+          await sleep(delayMs, options.signal);
+        }
+      }
+    },
+  };
+}

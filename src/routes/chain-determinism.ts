@@ -1,0 +1,218 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, desc, eq, lt } from "drizzle-orm";
+import { createRouter } from "./router.ts";
+import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
+import { RunSchema } from "./runs.ts";
+import { jsonBody as guardJson } from "../middleware/json-body.ts";
+import { LIMITS } from "../limits.ts";
+import { ApiError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { sha256Hex } from "../crypto.ts";
+import { canonicalJson } from "../engines/vrty/index.ts";
+import { validateSuite, type Suite } from "../engines/chain-determinism/index.ts";
+import { suites } from "../db/schema.ts";
+import { runToWire } from "../db/runs.ts";
+import { toPage } from "../db/page.ts";
+import type { Db } from "../db/client.ts";
+import { createRun } from "../runs/create.ts";
+import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
+import { ModelFields, modelConfig } from "./model-fields.ts";
+
+const EVALUATOR = "chain-determinism";
+
+const RunRequest = z
+  .strictObject({
+    ...ModelFields,
+    suite: z.string().min(1).default("default").openapi({ description: "`default` (ours, 10 queries) or the id of an uploaded suite" }),
+    n_queries: z.number().int().min(1).max(1000).default(5).openapi({ description: "The first N queries of the suite" }),
+    n_replays: z.number().int().min(1).max(500).default(10),
+    temperature: z.number().min(0).max(2).default(0),
+    concurrency: z.number().int().min(1).max(LIMITS.concurrency).default(5).openapi({ description: "Replays in flight at once" }),
+    max_turns: z.number().int().min(1).max(50).default(10).openapi({ description: "Chat-completion requests per replay" }),
+    max_tokens: z.number().int().min(1).max(32_768).default(1024),
+    min_success: z.number().int().min(2).default(5).openapi({ description: "Successful replays a query needs to be measurable" }),
+    webhook_url: z.string().max(2000).optional(),
+  })
+  .openapi("ChainDeterminismRunRequest", {
+    example: { model: "sim:agent", n_queries: 5, n_replays: 10, simulator: { divergence: 0.3 } },
+  });
+
+const SuiteBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    suite: z.strictObject({
+      system_prompt: z.string().min(1),
+      tools: z.array(z.record(z.string(), z.unknown())).min(2).max(128),
+      stubs: z.record(z.string(), z.string()),
+      queries: z.array(z.strictObject({ query_id: z.string().min(1), query_type: z.string().optional(), user: z.string().min(1) })).min(1).max(1000),
+    }),
+  })
+  .openapi("CreateSuiteRequest");
+
+const SuiteSchema = z
+  .object({ id: z.string(), name: z.string(), sha256: z.string(), n_queries: z.number().int(), n_tools: z.number().int(), created_at: z.string().nullable() })
+  .openapi("Suite");
+const SuiteDetail = SuiteSchema.extend({ suite: z.record(z.string(), z.unknown()) }).openapi("SuiteDetail");
+
+function suiteWire(id: string, name: string, sha256: string, s: Suite, createdAt: Date | null) {
+  return { id, name, sha256, n_queries: s.queries.length, n_tools: s.tools.length, created_at: createdAt?.toISOString() ?? null };
+}
+
+async function loadSuite(db: Db, tenantId: string, id: string): Promise<{ id: string; name: string; sha256: string; suite: Suite; createdAt: Date | null } | undefined> {
+  if (id === "default") return { id, name: "assay default (ticketing and inventory)", sha256: await sha256Hex(canonicalJson(DEFAULT_SUITE)), suite: DEFAULT_SUITE, createdAt: null };
+  const row = await db.select().from(suites).where(and(eq(suites.id, id), eq(suites.tenantId, tenantId), eq(suites.evaluator, EVALUATOR))).get();
+  return row && { id: row.id, name: row.name, sha256: row.sha256, suite: row.data as Suite, createdAt: row.createdAt };
+}
+
+export const chainDeterminism = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/runs",
+      operationId: "createChainDeterminismRun",
+      tags: ["chain-determinism"],
+      summary: "Replay tool-calling queries N times and measure whether tool-call sequences diverge",
+      description:
+        "Returns at once (202) with the run; follow `links.events` (SSE) or poll `links.self`. Accepts `Idempotency-Key`: the same key and body return the same run.",
+      security: tenantSecurity,
+      middleware: guardJson(LIMITS.bodyBytes),
+      request: {
+        headers: z.object({ "idempotency-key": z.string().min(1).max(255).optional() }),
+        body: jsonBody(RunRequest),
+      },
+      responses: { 202: jsonResponse(RunSchema, "The run, queued or already running"), ...problems(...bodyProblems, 422) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { db, tenantId } = c.var;
+      const model = modelConfig(body);
+      const suite = await loadSuite(db, tenantId, body.suite);
+      if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
+      if (body.n_queries > suite.suite.queries.length) {
+        throw ApiError.validation([{ path: "n_queries", message: `The suite has ${suite.suite.queries.length} queries.` }]);
+      }
+      const publicConfig = {
+        ...model.config,
+        suite: { id: suite.id, name: suite.name, sha256: suite.sha256 },
+        n_queries: body.n_queries,
+        n_replays: body.n_replays,
+        temperature: body.temperature,
+        concurrency: body.concurrency,
+        max_turns: body.max_turns,
+        max_tokens: body.max_tokens,
+        min_success: body.min_success,
+      };
+      const config: ChainDeterminismConfig = { ...publicConfig, suite_data: suite.suite };
+      const { run } = await createRun(c.env, db, tenantId, {
+        evaluator: EVALUATOR,
+        config,
+        publicConfig,
+        apiKey: model.apiKey,
+        webhookUrl: body.webhook_url,
+        concurrency: body.concurrency,
+        // A replay makes at most max_turns calls, each with its own retries: past this, it is presumed lost.
+        leaseMs: (body.max_turns * (model.config.timeout_s * 3 + 15) + 60) * 1000,
+        body,
+        idempotencyKey: c.req.valid("header")["idempotency-key"],
+      });
+      return c.json(runToWire(run), 202);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/suites",
+      operationId: "createChainDeterminismSuite",
+      tags: ["chain-determinism"],
+      summary: "Upload a suite: queries, tools, stub responses and a system prompt",
+      description:
+        "Each query carries its fully rendered user message. To reproduce the public chain-determinism-bench, render its queries with the harness's user-message layout and upload them with its tools and stubs.",
+      security: tenantSecurity,
+      middleware: guardJson(LIMITS.bodyBytes),
+      request: { body: jsonBody(SuiteBody) },
+      responses: { 201: jsonResponse(SuiteSchema, "The stored suite"), ...problems(...bodyProblems) },
+    }),
+    async (c) => {
+      const { name, suite: raw } = c.req.valid("json");
+      let suite: Suite;
+      try {
+        suite = validateSuite({ version: "upload", ...raw });
+      } catch (err) {
+        if (err instanceof TypeError || err instanceof RangeError) {
+          const m = err.message.match(/^(?:validateSuite: )?([\w.[\]]+)(?::| )\s*(.*)$/);
+          throw ApiError.validation([{ path: m ? `suite.${m[1]}` : "suite", message: m ? m[2] : err.message }]);
+        }
+        throw err;
+      }
+      const row = {
+        id: newId("ste"),
+        tenantId: c.var.tenantId,
+        evaluator: EVALUATOR,
+        name,
+        sha256: await sha256Hex(canonicalJson(suite)),
+        data: suite,
+        createdAt: new Date(),
+      };
+      await c.var.db.insert(suites).values(row);
+      return c.json(suiteWire(row.id, name, row.sha256, suite, row.createdAt), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/suites",
+      operationId: "listChainDeterminismSuites",
+      tags: ["chain-determinism"],
+      summary: "List uploaded suites (the built-in `default` is not listed)",
+      security: tenantSecurity,
+      request: { query: PageQuery },
+      responses: { 200: jsonResponse(pageOf(SuiteSchema, "SuitePage"), "Suites"), ...problems(400, 401) },
+    }),
+    async (c) => {
+      const { limit, after } = c.req.valid("query");
+      const rows = await c.var.db
+        .select()
+        .from(suites)
+        .where(and(eq(suites.tenantId, c.var.tenantId), eq(suites.evaluator, EVALUATOR), after ? lt(suites.id, after) : undefined))
+        .orderBy(desc(suites.id))
+        .limit(limit + 1);
+      const page = toPage(rows, limit);
+      return c.json({ ...page, data: page.data.map((r) => suiteWire(r.id, r.name, r.sha256, r.data as Suite, r.createdAt)) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/suites/{suite_id}",
+      operationId: "getChainDeterminismSuite",
+      tags: ["chain-determinism"],
+      summary: "Get a suite with its content (`default` for ours)",
+      security: tenantSecurity,
+      request: { params: IdParam("suite_id", "default") },
+      responses: { 200: jsonResponse(SuiteDetail, "The suite"), ...problems(401, 404) },
+    }),
+    async (c) => {
+      const s = await loadSuite(c.var.db, c.var.tenantId, c.req.valid("param").suite_id);
+      if (!s) throw ApiError.notFound("The suite");
+      return c.json({ ...suiteWire(s.id, s.name, s.sha256, s.suite, s.createdAt), suite: s.suite as unknown as Record<string, unknown> }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/suites/{suite_id}",
+      operationId: "deleteChainDeterminismSuite",
+      tags: ["chain-determinism"],
+      summary: "Delete an uploaded suite (runs keep their own copy)",
+      security: tenantSecurity,
+      request: { params: IdParam("suite_id", "ste_0mhx3k2q1abcdefghij") },
+      responses: { 204: { description: "Deleted" }, ...problems(401, 404, 409) },
+    }),
+    async (c) => {
+      const id = c.req.valid("param").suite_id;
+      if (id === "default") throw new ApiError({ status: 409, type: "conflict", detail: "The built-in suite cannot be deleted." });
+      const res = await c.var.db.delete(suites).where(and(eq(suites.id, id), eq(suites.tenantId, c.var.tenantId))).run();
+      if (!res.meta.changes) throw ApiError.notFound("The suite");
+      return c.body(null, 204);
+    },
+  );

@@ -1,0 +1,303 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import { and, asc, desc, eq, lt } from "drizzle-orm";
+import { createRouter } from "./router.ts";
+import { IdParam, jsonResponse, pageOf, PageQuery, problems, tenantSecurity } from "./openapi.ts";
+import { ApiError } from "../errors.ts";
+import { FINAL_STATUSES, getRun, listRuns, listSamples, runToWire, sampleToWire, type RunRow } from "../db/runs.ts";
+import { webhookDeliveries } from "../db/schema.ts";
+import { evaluatorFor } from "../evaluators/registry.ts";
+import { storedSample } from "../evaluators/types.ts";
+import { enqueueRunEvent } from "../webhooks/enqueue.ts";
+import { toPage } from "../db/page.ts";
+import type { Db } from "../db/client.ts";
+
+const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+
+export const RunSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("run"),
+    evaluator: z.string(),
+    status: z.enum(STATUSES),
+    progress: z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() }),
+    config: z.record(z.string(), z.unknown()).openapi({ description: "The run's settings, without secrets" }),
+    result: z.unknown().openapi({ description: "The evaluator's result once the run has ended; null before" }),
+    error: z.string().nullable(),
+    webhook_url: z.string().nullable(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    links: z.record(z.string(), z.string()),
+  })
+  .openapi("Run");
+
+const SampleSchema = z
+  .object({
+    seq: z.number().int(),
+    unit_id: z.string(),
+    status: z.enum(["succeeded", "failed"]),
+    attempts: z.number().int(),
+    output: z.unknown(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("Sample");
+
+const DeliverySchema = z
+  .object({
+    id: z.string(),
+    message_id: z.string().openapi({ description: "The `webhook-id` header; shared by the attempts of one message" }),
+    event: z.string(),
+    url: z.string(),
+    attempt: z.number().int(),
+    status: z.enum(["succeeded", "failed"]),
+    response_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi("WebhookDelivery");
+
+const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
+
+async function requireRun(db: Db, tenantId: string, id: string): Promise<RunRow> {
+  const run = await getRun(db, tenantId, id);
+  if (!run) throw ApiError.notFound("The run");
+  return run;
+}
+
+export const runs = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      operationId: "listRuns",
+      tags: ["runs"],
+      summary: "List runs, newest first",
+      security: tenantSecurity,
+      request: {
+        query: PageQuery.extend({
+          evaluator: z.string().optional().openapi({ example: "chain-determinism" }),
+          status: z.enum(STATUSES).optional(),
+        }),
+      },
+      responses: { 200: jsonResponse(pageOf(RunSchema, "RunPage"), "Runs"), ...problems(400, 401) },
+    }),
+    async (c) => {
+      const page = await listRuns(c.var.db, c.var.tenantId, c.req.valid("query"));
+      return c.json({ ...page, data: page.data.map(runToWire) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{run_id}",
+      operationId: "getRun",
+      tags: ["runs"],
+      summary: "Get a run: status, progress and, once ended, its result",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: { 200: jsonResponse(RunSchema, "The run"), ...problems(401, 404) },
+    }),
+    async (c) => c.json(runToWire(await requireRun(c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{run_id}/cancel",
+      operationId: "cancelRun",
+      tags: ["runs"],
+      summary: "Cancel a run",
+      description:
+        "No model call starts after this returns. The run ends `canceled`; samples already finished are kept and its result aggregates them.",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: { 200: jsonResponse(RunSchema, "The canceled run"), ...problems(401, 404, 409) },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      if (FINAL_STATUSES.includes(run.status)) {
+        throw new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${run.status}).` });
+      }
+      await c.env.RUNS.get(c.env.RUNS.idFromName(run.id)).cancel();
+      return c.json(runToWire(await requireRun(db, tenantId, run.id)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{run_id}/samples",
+      operationId: "listSamples",
+      tags: ["runs"],
+      summary: "A run's samples: JSON pages, or all of them as NDJSON",
+      description:
+        "With `Accept: application/x-ndjson`, every sample is streamed as one line in the original tool's per-unit format (for chain-determinism, its per-replay rows). Otherwise pages of `Sample`, in write order.",
+      security: tenantSecurity,
+      request: { params: RunParam, query: PageQuery },
+      responses: {
+        200: {
+          description: "Samples",
+          content: {
+            "application/json": { schema: pageOf(SampleSchema, "SamplePage") },
+            "application/x-ndjson": { schema: z.string() },
+          },
+        },
+        ...problems(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      const { limit, after } = c.req.valid("query");
+      const afterSeq = after === undefined ? undefined : Number(after);
+      if (afterSeq !== undefined && !Number.isSafeInteger(afterSeq)) {
+        throw ApiError.validation([{ path: "after", message: "must be a next_cursor value" }]);
+      }
+      if ((c.req.header("accept") ?? "").includes("application/x-ndjson")) {
+        const evaluator = evaluatorFor(run.evaluator);
+        const encoder = new TextEncoder();
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            for (let seq: number | undefined = afterSeq; ; ) {
+              const page = await listSamples(db, run.id, { limit: 500, afterSeq: seq });
+              for (const s of page) {
+                const line = evaluator.exportLine(storedSample(evaluator, s));
+                controller.enqueue(encoder.encode(JSON.stringify(line) + "\n"));
+              }
+              if (page.length < 500) break;
+              seq = page[page.length - 1].seq;
+            }
+            controller.close();
+          },
+        });
+        // The route's typed responses cover JSON only; the NDJSON variant is declared in its OpenAPI content.
+        return c.body(body, 200, { "Content-Type": "application/x-ndjson" }) as never;
+      }
+      const rows = await listSamples(db, run.id, { limit: limit + 1, afterSeq });
+      const has_more = rows.length > limit;
+      const data = (has_more ? rows.slice(0, limit) : rows).map(sampleToWire);
+      return c.json({ data, has_more, next_cursor: has_more ? String(data[data.length - 1].seq) : null }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{run_id}/events",
+      operationId: "streamRunEvents",
+      tags: ["runs"],
+      summary: "Server-Sent Events: progress, each unit as it ends, and the final state",
+      description:
+        "Events: `progress` ({done, failed, total, status}), `unit` ({seq, unit_id, status}; its SSE id is the sample's seq, so `Last-Event-ID` resumes), and `final` (the run) after which the stream closes.",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...problems(401, 404) },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      const lastId = Number(c.req.header("last-event-id"));
+      return streamSSE(c, async (stream) => {
+        let seq = Number.isSafeInteger(lastId) ? lastId : 0;
+        let progress = "";
+        // Polls D1 rather than holding state in the coordinator: any number of watchers, and a
+        // reconnect with Last-Event-ID resumes exactly where it left off.
+        for (const started = Date.now(); !stream.aborted && Date.now() - started < 15 * 60_000; ) {
+          const current = (await getRun(db, tenantId, run.id))!;
+          for (;;) {
+            const page = await listSamples(db, run.id, { limit: 200, afterSeq: seq });
+            for (const s of page) {
+              await stream.writeSSE({ event: "unit", id: String(s.seq), data: JSON.stringify({ seq: s.seq, unit_id: s.unitId, status: s.status }) });
+              seq = s.seq;
+            }
+            if (page.length < 200) break;
+          }
+          const p = JSON.stringify({ done: current.done, failed: current.failed, total: current.total, status: current.status });
+          if (p !== progress) {
+            progress = p;
+            await stream.writeSSE({ event: "progress", data: p });
+          }
+          if (FINAL_STATUSES.includes(current.status)) {
+            await stream.writeSSE({ event: "final", data: JSON.stringify(runToWire(current)) });
+            return;
+          }
+          await stream.sleep(250);
+        }
+      });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{run_id}/webhook-deliveries",
+      operationId: "listWebhookDeliveries",
+      tags: ["webhooks"],
+      summary: "Every attempt to deliver the run's webhook, newest first",
+      security: tenantSecurity,
+      request: { params: RunParam, query: PageQuery },
+      responses: { 200: jsonResponse(pageOf(DeliverySchema, "WebhookDeliveryPage"), "Attempts"), ...problems(400, 401, 404) },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      const { limit, after } = c.req.valid("query");
+      const rows = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.runId, run.id), after ? lt(webhookDeliveries.id, after) : undefined))
+        .orderBy(desc(webhookDeliveries.id))
+        .limit(limit + 1);
+      const page = toPage(rows, limit);
+      return c.json(
+        {
+          ...page,
+          data: page.data.map((d) => ({
+            id: d.id,
+            message_id: d.messageId,
+            event: d.event,
+            url: d.url,
+            attempt: d.attempt,
+            status: d.status,
+            response_status: d.responseStatus,
+            error: d.error,
+            duration_ms: d.durationMs,
+            created_at: d.createdAt.toISOString(),
+          })),
+        },
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{run_id}/webhook-deliveries/resend",
+      operationId: "resendWebhook",
+      tags: ["webhooks"],
+      summary: "Send the run's final event again",
+      description: "Re-sends the same message (same `webhook-id`, so receivers can deduplicate); its attempts are recorded like the first ones.",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: {
+        202: jsonResponse(z.object({ message_id: z.string() }).openapi("WebhookResend"), "Queued"),
+        ...problems(401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      if (!run.webhookUrl) throw new ApiError({ status: 409, type: "conflict", detail: "The run has no webhook_url." });
+      if (!FINAL_STATUSES.includes(run.status)) {
+        throw new ApiError({ status: 409, type: "conflict", detail: "The run has not ended yet; its event is sent when it does." });
+      }
+      const last = await db
+        .select({ messageId: webhookDeliveries.messageId })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.runId, run.id))
+        .orderBy(asc(webhookDeliveries.id))
+        .get();
+      const messageId = await enqueueRunEvent(c.env, run, last?.messageId);
+      return c.json({ message_id: messageId! }, 202);
+    },
+  );

@@ -1,0 +1,339 @@
+/**
+ * A fake OpenAI chat-completions server: a real HTTP server (node:http) for tests and benchmarks.
+ * Start it in vitest's globalSetup (or a test file) and point the `openai` package at `url`.
+ *
+ * ## Endpoints
+ * - `POST /v1/chat/completions`: the scenario is the request's `model` (= scenario id). An unknown
+ *   model gets DEFAULT_SCENARIO (agent with 2 calls, no delay, no faults) and is recorded under its name.
+ * - `POST /_scenarios` with a `Scenario` as JSON: registers it (replacing one with the same id and
+ *   forgetting its records). Answers 201 `{ id }`.
+ * - `GET /_scenarios/:id/requests`: `{ id, requests: RecordedRequest[] }` in arrival order.
+ * - `DELETE /_scenarios/:id`: forgets the scenario and its records. 204.
+ * Scenarios keep concurrent test files apart: give each test its own id (= model name).
+ *
+ * ## Scenario
+ * ```
+ * { id: "my-test",
+ *   agent?: { calls?: 2, pick?: "round_robin" | "first", answer?: "done" },
+ *   text?: "…",                // the answer to a request without tools (default "ok")
+ *   delay_ms?: 0,              // before every response
+ *   system_fingerprint?: "fp_fake", provider?: "…", // provider: top-level field, as OpenRouter sends
+ *   record?: true,             // false: keep no request log (long benchmarks)
+ *   faults?: FaultRule[] }
+ * ```
+ * The agent: "turn" = number of assistant messages already in the request. While turn < calls it
+ * answers one tool call (tool picked round-robin by turn over the request's tools other than
+ * `final_answer`, or always the first with `pick: "first"`), arguments built from the tool's required
+ * parameters (`"v<turn>"` for strings, `<turn>` for numbers, the first enum value, `true`) and
+ * serialised with a space after `:` and `,` so a client that re-serialises them is caught. Then it calls
+ * `final_answer` with `{"answer": …}` if that tool is offered, else it answers `content` with finish_reason
+ * "stop". Without tools it answers `text`.
+ *
+ * ## Faults
+ * `faults` is a list of `{ on?: {turn?, attempt?, nth?}, respond: {…} }`; the first rule whose every
+ * given condition holds applies (no `on` = every request).
+ * - `turn`: the request's turn (above).
+ * - `attempt`: 1-based count of identical requests: requests of this scenario with the same turn and the
+ *   same conversation (a hash of `messages`). A client's retry is attempt 2; another replay of the same
+ *   conversation is too, so give replays distinct conversations (or scenarios) where that matters.
+ * - `nth`: 1-based count of all requests of the scenario.
+ * `respond` (all optional, combinable where it makes sense):
+ * - `status` + `body` (any JSON) + `headers`: an HTTP answer, e.g. `{status: 429, headers: {"retry-after": "1"}}`.
+ *   A status ≥ 400 without `body` gets an OpenAI-style `{error: {message, type, code}}`.
+ * - `hang: true`: never answers (until the client gives up or the server closes).
+ * - `raw: "…"`: this text as the body, with content-type application/json (e.g. malformed JSON).
+ * - `empty_choices: true`: a normal completion with `choices: []`.
+ * - `tool_name: "x"`: the agent calls tool `x` instead (e.g. a name outside the registry).
+ * - `arguments: "…"`: the raw `function.arguments` string of that tool call.
+ * - `content: "…"`: prose, no tool calls (finish_reason "stop").
+ * - `delay_ms`: overrides the scenario's delay for this response.
+ *
+ * Examples: 500 then 200 for the same request: `faults: [{on: {attempt: 1}, respond: {status: 500}}]`.
+ * 429 with Retry-After then 200: `[{on: {attempt: 1}, respond: {status: 429, headers: {"retry-after": "1"}}}]`.
+ *
+ * Recorded requests: `{ nth, at (epoch ms), turn, attempt, fingerprint, headers, body }`; header names
+ * lower-case, `authorization` redacted to `"***" + its last 4 characters`.
+ *
+ * This module imports node:http lazily inside `startFakeOpenAI`, so the control helpers
+ * (`registerScenario`, …, plain `fetch`) can be imported from workerd tests too.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+
+export type FaultRule = {
+  on?: { turn?: number; attempt?: number; nth?: number };
+  respond: {
+    status?: number;
+    body?: unknown;
+    headers?: Record<string, string>;
+    hang?: true;
+    raw?: string;
+    empty_choices?: true;
+    tool_name?: string;
+    arguments?: string;
+    content?: string;
+    delay_ms?: number;
+  };
+};
+
+export type Scenario = {
+  id: string;
+  agent?: { calls?: number; pick?: "round_robin" | "first"; answer?: string };
+  text?: string;
+  delay_ms?: number;
+  system_fingerprint?: string;
+  provider?: string;
+  record?: boolean;
+  faults?: FaultRule[];
+};
+
+export type RecordedRequest = {
+  nth: number;
+  at: number;
+  turn: number;
+  attempt: number;
+  fingerprint: string;
+  headers: Record<string, string>;
+  body: unknown;
+};
+
+export type FakeOpenAI = { url: string; close(): Promise<void>; server: Server };
+
+export const DEFAULT_SCENARIO: Omit<Scenario, "id"> = { agent: { calls: 2 } };
+
+type State = { scenario: Scenario; nth: number; attempts: Map<string, number>; requests: RecordedRequest[] };
+
+type Tool = { type?: string; function?: { name?: string; parameters?: unknown } };
+type Message = { role?: string; content?: unknown };
+
+/** Starts the server; `url` is the OpenAI base URL (`http://host:port/v1`). */
+export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<FakeOpenAI> {
+  const http = await import("node:http");
+  const states = new Map<string, State>();
+  const stateFor = (id: string, scenario?: Scenario): State => {
+    let s = states.get(id);
+    if (!s || scenario) {
+      s = { scenario: scenario ?? { id, ...DEFAULT_SCENARIO }, nth: 0, attempts: new Map(), requests: [] };
+      states.set(id, s);
+    }
+    return s;
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, { error: { message: String(err), type: "fake_server_error" } });
+    });
+  });
+  // Benchmarks open many keep-alive connections; nothing here should throttle them.
+  server.keepAliveTimeout = 30_000;
+  server.maxRequestsPerSocket = 0;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const path = url.pathname;
+    if (req.method === "POST" && path === "/_scenarios") {
+      const scenario = JSON.parse(await readBody(req)) as Scenario;
+      if (typeof scenario.id !== "string" || !scenario.id) return send(res, 400, { error: "id required" });
+      stateFor(scenario.id, scenario);
+      return send(res, 201, { id: scenario.id });
+    }
+    const m = /^\/_scenarios\/([^/]+)(\/requests)?$/.exec(path);
+    if (m) {
+      const id = decodeURIComponent(m[1]);
+      if (req.method === "GET" && m[2]) return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
+      if (req.method === "DELETE" && !m[2]) {
+        states.delete(id);
+        res.writeHead(204).end();
+        return;
+      }
+    }
+    if (req.method === "POST" && /\/chat\/completions$/.test(path)) return completion(req, res);
+    send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: "invalid_request_error" } });
+  }
+
+  async function completion(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const text = await readBody(req);
+    let body: { model?: unknown; messages?: Message[]; tools?: Tool[] };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return send(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" } });
+    }
+    const model = typeof body.model === "string" ? body.model : "";
+    const state = stateFor(model);
+    const { scenario } = state;
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const turn = messages.filter((msg) => msg?.role === "assistant").length;
+    const fingerprint = fnv1a(JSON.stringify(messages));
+    const key = `${turn}:${fingerprint}`;
+    const attempt = (state.attempts.get(key) ?? 0) + 1;
+    state.attempts.set(key, attempt);
+    const nth = ++state.nth;
+    if (scenario.record !== false) {
+      state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
+    }
+
+    const rule = scenario.faults?.find(({ on = {} }) =>
+      (on.turn === undefined || on.turn === turn) &&
+      (on.attempt === undefined || on.attempt === attempt) &&
+      (on.nth === undefined || on.nth === nth),
+    )?.respond;
+    if (rule?.hang) return; // the socket stays open until the client aborts or close() destroys it
+    const delay = rule?.delay_ms ?? scenario.delay_ms ?? 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return;
+
+    const headers = rule?.headers ?? {};
+    if (rule?.raw !== undefined) return sendRaw(res, rule.status ?? 200, rule.raw, headers);
+    if (rule?.body !== undefined) return send(res, rule.status ?? 200, rule.body, headers);
+    if (rule?.status !== undefined && rule.status >= 400) {
+      return send(res, rule.status, { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } }, headers);
+    }
+    const choice = answer(scenario, body.tools, turn, rule);
+    const completionText = JSON.stringify(choice.message);
+    send(res, rule?.status ?? 200, {
+      id: `chatcmpl-fake-${nth}`,
+      object: "chat.completion",
+      created: Math.floor(at / 1000),
+      model,
+      system_fingerprint: scenario.system_fingerprint ?? "fp_fake",
+      ...(scenario.provider ? { provider: scenario.provider } : {}),
+      choices: rule?.empty_choices ? [] : [{ index: 0, ...choice, logprobs: null }],
+      usage: {
+        prompt_tokens: Math.ceil(text.length / 4),
+        completion_tokens: Math.ceil(completionText.length / 4),
+        total_tokens: Math.ceil(text.length / 4) + Math.ceil(completionText.length / 4),
+      },
+    }, headers);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const actualPort = typeof address === "object" && address ? address.port : port;
+  return {
+    url: `http://${host}:${actualPort}/v1`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // hanging requests included
+      }),
+  };
+}
+
+type Choice = { message: Record<string, unknown>; finish_reason: string };
+
+function answer(scenario: Scenario, tools: Tool[] | undefined, turn: number, rule: FaultRule["respond"] | undefined): Choice {
+  if (rule?.content !== undefined) return { message: { role: "assistant", content: rule.content }, finish_reason: "stop" };
+  const named = (Array.isArray(tools) ? tools : []).filter((t) => typeof t?.function?.name === "string");
+  if (named.length === 0) return { message: { role: "assistant", content: scenario.text ?? "ok" }, finish_reason: "stop" };
+  const agent = { ...DEFAULT_SCENARIO.agent, ...scenario.agent };
+  const calls = agent.calls ?? 2;
+  const work = named.filter((t) => t.function!.name !== "final_answer");
+  const final = named.find((t) => t.function!.name === "final_answer");
+  let tool: Tool | undefined;
+  let args: string;
+  if (turn < calls && work.length > 0) {
+    tool = agent.pick === "first" ? work[0] : work[turn % work.length];
+    args = argumentsFor(tool.function!.parameters, turn);
+  } else if (final) {
+    tool = final;
+    args = `{"answer": ${JSON.stringify(agent.answer ?? "done")}}`;
+  } else {
+    return { message: { role: "assistant", content: agent.answer ?? "done" }, finish_reason: "stop" };
+  }
+  const name = rule?.tool_name ?? tool.function!.name!;
+  return {
+    message: {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `call_${turn}_0`, type: "function", function: { name, arguments: rule?.arguments ?? args } }],
+    },
+    finish_reason: "tool_calls",
+  };
+}
+
+/** Required parameters only, written with spaces (`{"q": "v1", "n": 1}`) so raw strings are recognisable. */
+function argumentsFor(parameters: unknown, turn: number): string {
+  const schema = (parameters ?? {}) as { properties?: Record<string, { type?: string; enum?: unknown[] }>; required?: string[] };
+  const props = schema.properties ?? {};
+  const parts = (schema.required ?? []).map((name) => {
+    const p = props[name] ?? {};
+    const value = p.enum?.length ? p.enum[0]
+      : p.type === "integer" || p.type === "number" ? turn
+      : p.type === "boolean" ? true
+      : p.type === "array" ? []
+      : p.type === "object" ? {}
+      : `v${turn}`;
+    return `${JSON.stringify(name)}: ${JSON.stringify(value)}`;
+  });
+  return `{${parts.join(", ")}}`;
+}
+
+function recordedHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    const v = Array.isArray(value) ? value.join(", ") : value;
+    out[name] = name === "authorization" ? `***${v.slice(-4)}` : v;
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendRaw(res, status, JSON.stringify(body), headers);
+}
+
+function sendRaw(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** FNV-1a 32-bit, hex: enough to tell conversations apart. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+// ---- control helpers (plain fetch; usable from Node and workerd) ----
+
+const origin = (baseURL: string) => new URL(baseURL).origin;
+
+/** Registers (or replaces) a scenario on the fake server whose OpenAI base URL is `baseURL`. */
+export async function registerScenario(baseURL: string, scenario: Scenario): Promise<void> {
+  const res = await fetch(`${origin(baseURL)}/_scenarios`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(scenario),
+  });
+  if (res.status !== 201) throw new Error(`registerScenario: ${res.status} ${await res.text()}`);
+  await res.text();
+}
+
+/** The requests the scenario received so far, in arrival order. */
+export async function recordedRequests(baseURL: string, id: string): Promise<RecordedRequest[]> {
+  const res = await fetch(`${origin(baseURL)}/_scenarios/${encodeURIComponent(id)}/requests`);
+  return ((await res.json()) as { requests: RecordedRequest[] }).requests;
+}
+
+export async function deleteScenario(baseURL: string, id: string): Promise<void> {
+  const res = await fetch(`${origin(baseURL)}/_scenarios/${encodeURIComponent(id)}`, { method: "DELETE" });
+  await res.text();
+}
