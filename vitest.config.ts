@@ -18,18 +18,23 @@ export default defineConfig(async () => {
         },
         {
           plugins: [
-            cloudflareTest({
+            cloudflareTest(({ inject }) => ({
               wrangler: { configPath: "./wrangler.jsonc" },
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   ADMIN_TOKEN: "test-admin-token",
+                  SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS10aGlydHktdHdvLWJ5dGU=",
+                  WEBHOOK_BACKOFF_SECONDS: "1",
+                  FAKE_OPENAI_URL: inject("fakeOpenAIUrl"),
+                  WEBHOOK_RECEIVER_URL: inject("webhookReceiverUrl"),
                 },
               },
-            }),
+            })),
           ],
           test: {
             name: "workers",
+            globalSetup: ["./test/global-setup.ts"],
             include: ["test/api/**/*.test.ts"],
             setupFiles: ["./test/api/apply-migrations.ts"],
           },

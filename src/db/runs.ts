@@ -116,14 +116,14 @@ export function runToWire(r: RunRow) {
   };
 }
 
-export function sampleToWire(s: SampleRow) {
+/** `parse` is the evaluator's own output parser, so number lexemes survive the round trip. */
+export function sampleToWire(s: SampleRow, parse: (text: string) => unknown) {
   return {
     seq: s.seq,
     unit_id: s.unitId,
     status: s.status,
     attempts: s.attempts,
-    // Emitted as the stored text, so number lexemes survive (JSON.rawJSON).
-    output: s.output === null ? null : (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(s.output),
+    output: s.output === null ? null : parse(s.output),
     error: s.error,
     created_at: s.createdAt.toISOString(),
   };

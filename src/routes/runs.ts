@@ -177,7 +177,8 @@ export const runs = createRouter()
       }
       const rows = await listSamples(db, run.id, { limit: limit + 1, afterSeq });
       const has_more = rows.length > limit;
-      const data = (has_more ? rows.slice(0, limit) : rows).map(sampleToWire);
+      const evaluator = evaluatorFor(run.evaluator);
+      const data = (has_more ? rows.slice(0, limit) : rows).map((s) => sampleToWire(s, (t) => evaluator.parseOutput(t)));
       return c.json({ data, has_more, next_cursor: has_more ? String(data[data.length - 1].seq) : null }, 200);
     },
   )

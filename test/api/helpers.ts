@@ -43,3 +43,36 @@ export async function problem(res: Response, status: number): Promise<ProblemJso
   if (body.request_id !== res.headers.get("x-request-id")) throw new Error("request_id does not match the header");
   return body;
 }
+
+export type RunJson = {
+  id: string;
+  status: string;
+  progress: { done: number; failed: number; total: number };
+  config: Record<string, unknown>;
+  result: any;
+  error: string | null;
+  links: Record<string, string>;
+};
+
+/** Polls a run until it reaches a final state (or `timeoutMs` passes, which fails the test). */
+export async function waitForRun(key: string, id: string, timeoutMs = 20_000): Promise<RunJson> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson;
+    if (["succeeded", "failed", "canceled"].includes(run.status)) return run;
+    if (Date.now() > until) throw new Error(`run ${id} still ${run.status} after ${timeoutMs} ms: ${JSON.stringify(run.progress)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Creates a chain-determinism run and returns its JSON (asserting 202). */
+export async function startRun(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<RunJson> {
+  const res = await call("/v1/chain-determinism/runs", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`run creation: ${res.status} ${text}`);
+  return JSON.parse(text) as RunJson;
+}
