@@ -5,7 +5,7 @@ import { deliverWebhook } from "../webhooks/deliver.ts";
  * The Queue consumer for both queues. A unit message is handed to its UnitRunner (which returns at
  * once); a webhook message is one delivery attempt, retried through the queue with backoff.
  */
-export async function handleQueue(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
+export async function handleQueue(batch: MessageBatch<QueueMessage>, env: Env, _ctx?: ExecutionContext): Promise<void> {
   await Promise.all(
     batch.messages.map(async (m) => {
       try {
