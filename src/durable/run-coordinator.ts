@@ -35,6 +35,9 @@ type Meta = {
 
 export type UnitContextReply = { evaluator: string; config: unknown; secretEnc: string | null };
 
+/** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
+const PROGRESS_FLUSH_MS = 250;
+
 /** Backoff before a failed unit is tried again: 1 s, 2 s, 4 s, … capped at 30 s. */
 export function unitRetryDelayMs(attempt: number): number {
   return Math.min(30_000, 1000 * 2 ** (attempt - 1));
@@ -42,10 +45,14 @@ export function unitRetryDelayMs(attempt: number): number {
 
 /**
  * One per run. It owns what is in flight: every unit is a row of its SQLite storage with a state
- * (pending → inflight → ended), an attempt count, a lease deadline and a ready time. Nothing lives
- * only in memory, so after an eviction the alarm rebuilds everything from storage: expired leases
- * are dispatched again and free slots refilled. A unit is refilled the moment another ends, so the
- * run keeps `concurrency` units in flight without waves.
+ * (pending → inflight → ended), an attempt count, the lane running it, a lease deadline and a ready
+ * time. Nothing lives only in memory, so after an eviction the alarm rebuilds everything from
+ * storage: expired leases are dispatched again and free lanes refilled.
+ *
+ * A run has `concurrency` lanes, each a UnitRunner. When a lane reports a unit's end, the reply hands
+ * it the next unit at once, so the run keeps `concurrency` units in flight with no waves and no
+ * Queue hop between units. The Queue carries the first unit of each lane and every re-dispatch
+ * (expired lease, retry after backoff), which is what makes a lost runner recoverable.
  */
 export class RunCoordinator extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;
@@ -53,7 +60,7 @@ export class RunCoordinator extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS units (
-      id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL,
+      id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL, lane INTEGER,
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
   }
@@ -105,22 +112,28 @@ export class RunCoordinator extends DurableObject<Env> {
     return { evaluator: meta.evaluator, config: this.get("config"), secretEnc: this.get<string | null>("secret") ?? null };
   }
 
-  /** A unit ended with a stored sample. Duplicate and stale reports are ignored. */
-  async unitDone(unitId: string, attempt: number, status: "succeeded" | "failed"): Promise<void> {
+  /**
+   * A unit ended with a stored sample. Returns the next unit for the same lane, if one is ready.
+   * Duplicate and stale reports are ignored (and get no next unit).
+   */
+  async unitDone(unitId: string, attempt: number, status: "succeeded" | "failed"): Promise<UnitMessage | null> {
     const meta = this.meta();
     const unit = this.unit(unitId);
-    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return;
+    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
     this.end(meta, unitId, status);
-    await this.afterUnit(meta);
+    return this.afterUnit(meta, unit.lane);
   }
 
-  /** A unit's attempt threw: try it again after a backoff, or record it as a failed sample once attempts run out. */
-  async unitFailed(unitId: string, attempt: number, error: string): Promise<void> {
+  /**
+   * A unit's attempt threw: it is tried again after a backoff, or recorded as a failed sample once
+   * its attempts run out. Returns the next unit for the lane, like `unitDone`.
+   */
+  async unitFailed(unitId: string, attempt: number, error: string): Promise<UnitMessage | null> {
     const meta = this.meta();
     const unit = this.unit(unitId);
-    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return;
+    if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
     await this.failAttempt(meta, unitId, attempt, error);
-    await this.afterUnit(meta);
+    return this.afterUnit(meta, unit.lane);
   }
 
   /**
@@ -133,15 +146,13 @@ export class RunCoordinator extends DurableObject<Env> {
     if (meta.status !== "running") return meta.status;
     meta.status = "canceled";
     this.put("meta", meta);
-    const inflight = this.sql.exec<{ id: string }>("SELECT id FROM units WHERE state = 'inflight'").toArray();
-    await Promise.all(
-      inflight.map(({ id }) => this.env.UNITS.get(this.env.UNITS.idFromName(`${meta.runId}:${id}`)).abort()),
-    );
+    const lanes = this.sql.exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'").toArray();
+    await Promise.all(lanes.map(({ lane }) => this.env.UNITS.get(this.env.UNITS.idFromName(`${meta.runId}:${lane}`)).abort()));
     await this.finish();
     return "canceled";
   }
 
-  /** Lease expiry, retry backoffs and refills; also what resumes a run after an eviction. */
+  /** Lease expiry, retry backoffs, refills and progress flushes; also what resumes a run after an eviction. */
   async alarm(): Promise<void> {
     const meta = this.meta();
     if (!meta || meta.status !== "running") return;
@@ -152,7 +163,11 @@ export class RunCoordinator extends DurableObject<Env> {
     for (const u of expired) {
       await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
     }
-    await this.afterUnit(meta);
+    if (this.get<boolean>("dirty")) {
+      this.put("dirty", false);
+      await updateRun(openDb(this.env.DB), meta.runId, { done: meta.done, failed: meta.failed });
+    }
+    await this.afterUnit(meta, null);
   }
 
   /** For tests and operators: the coordinator's own view. */
@@ -164,7 +179,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   private unit(id: string) {
     return this.sql
-      .exec<{ id: string; state: string; attempts: number }>("SELECT id, state, attempts FROM units WHERE id = ?", id)
+      .exec<{ id: string; state: string; attempts: number; lane: number }>("SELECT id, state, attempts, lane FROM units WHERE id = ?", id)
       .toArray()[0];
   }
 
@@ -173,6 +188,7 @@ export class RunCoordinator extends DurableObject<Env> {
     if (status === "succeeded") meta.done++;
     else meta.failed++;
     this.put("meta", meta);
+    this.put("dirty", true);
   }
 
   private async failAttempt(meta: Meta, unitId: string, attempt: number, error: string): Promise<void> {
@@ -197,42 +213,55 @@ export class RunCoordinator extends DurableObject<Env> {
     this.end(meta, unitId, "failed");
   }
 
-  private async afterUnit(meta: Meta): Promise<void> {
-    if (meta.status !== "running") return;
-    await updateRun(openDb(this.env.DB), meta.runId, { done: meta.done, failed: meta.failed });
-    if (meta.done + meta.failed >= meta.total) return this.finish();
+  /**
+   * After a unit ends on `lane` (null: no lane is waiting): finishes the run when every unit has
+   * ended, otherwise hands `lane` its next ready unit and dispatches the other free lanes.
+   */
+  private async afterUnit(meta: Meta, lane: number | null): Promise<UnitMessage | null> {
+    if (meta.status !== "running") return null;
+    if (meta.done + meta.failed >= meta.total) {
+      await this.finish();
+      return null;
+    }
+    const next = lane === null ? null : (this.assign([lane])[0] ?? null);
     await this.dispatch();
+    return next;
   }
 
-  /** Fills free slots with ready pending units, then arms the alarm for the next lease or backoff deadline. */
+  /** Marks ready pending units in flight on the given lanes (one each, in plan order). */
+  private assign(lanes: number[]): UnitMessage[] {
+    const meta = this.meta()!;
+    const now = Date.now();
+    const ready = this.sql
+      .exec<{ id: string; attempts: number }>(
+        "SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?",
+        now,
+        lanes.length,
+      )
+      .toArray();
+    return ready.map((u, i) => {
+      this.sql.exec(
+        "UPDATE units SET state = 'inflight', attempts = attempts + 1, lane = ?, lease_until = ? WHERE id = ?",
+        lanes[i],
+        now + meta.leaseMs,
+        u.id,
+      );
+      return { kind: "unit", runId: meta.runId, unitId: u.id, attempt: u.attempts + 1, lane: lanes[i] };
+    });
+  }
+
+  /** Gives every idle lane a ready unit through the Queue, then arms the alarm for the next deadline. */
   private async dispatch(): Promise<void> {
     const meta = this.meta();
     if (!meta || meta.status !== "running") return;
-    const now = Date.now();
-    const inflight = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM units WHERE state = 'inflight'").one().n;
-    const free = meta.concurrency - inflight;
-    if (free > 0) {
-      const ready = this.sql
-        .exec<{ id: string; attempts: number }>(
-          "SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?",
-          now,
-          free,
-        )
-        .toArray();
-      for (const u of ready) {
-        this.sql.exec(
-          "UPDATE units SET state = 'inflight', attempts = attempts + 1, lease_until = ? WHERE id = ?",
-          now + meta.leaseMs,
-          u.id,
-        );
-      }
-      const messages = ready.map((u) => ({
-        body: { kind: "unit", runId: meta.runId, unitId: u.id, attempt: u.attempts + 1 } satisfies UnitMessage,
-        contentType: "json" as const,
-      }));
-      // If sending fails, the leases stay set: the alarm re-dispatches these units when they expire.
-      for (let i = 0; i < messages.length; i += 100) await this.env.UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
-    }
+    const busy = new Set(
+      this.sql.exec<{ lane: number }>("SELECT lane FROM units WHERE state = 'inflight'").toArray().map((r) => r.lane),
+    );
+    const idle: number[] = [];
+    for (let lane = 0; lane < meta.concurrency; lane++) if (!busy.has(lane)) idle.push(lane);
+    const messages = this.assign(idle).map((body) => ({ body, contentType: "json" as const }));
+    // If sending fails, the leases stay set: the alarm re-dispatches these units when they expire.
+    for (let i = 0; i < messages.length; i += 100) await this.env.UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
     await this.armAlarm();
   }
 
@@ -244,8 +273,14 @@ export class RunCoordinator extends DurableObject<Env> {
            UNION ALL SELECT min(ready_at) AS t FROM units WHERE state = 'pending')`,
       )
       .one().t;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 10));
+    const flush = this.get<boolean>("dirty") ? Date.now() + PROGRESS_FLUSH_MS : null;
+    const at = next === null ? flush : flush === null ? next : Math.min(next, flush);
+    const current = await this.ctx.storage.getAlarm();
+    if (at === null) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+    } else if (current === null || current > at || current < Date.now()) {
+      await this.ctx.storage.setAlarm(Math.max(at, Date.now() + 10));
+    }
   }
 
   /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */

@@ -9,49 +9,80 @@ import type { UnitMessage } from "../runs/messages.ts";
 import { scrubSecrets } from "../scrub.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
 
+/** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
+const SLICE_MS = 5 * 60_000;
+
 /**
- * Executes one unit (one replay, one sample, one critic call) in its own Durable Object, one per
- * (run, unit). The Queue consumer only hands the unit over and returns, so a consumer invocation
- * never lives as long as a model conversation: locally wrangler runs one consumer invocation at a
- * time, and in production each invocation may keep only 6 connections open. Here every unit is its
- * own invocation with its own connections, and its alarm (retried by the runtime) carries it
- * through evictions. The coordinator remains the judge of what is in flight.
+ * One lane of a run (one per `${runId}:${lane}`): it executes units one at a time, each a replay,
+ * a sample or a critic call. The Queue consumer only hands a lane its unit and returns, so no
+ * consumer invocation lives as long as a model conversation (locally wrangler runs one consumer
+ * invocation at a time; in production each invocation may keep only 6 connections open). Here each
+ * lane is its own invocation with its own connections, its alarm (retried by the runtime) carries
+ * it through evictions, and when a unit ends the coordinator's reply is the lane's next unit, so a
+ * lane goes from one unit to the next without a Queue hop. The coordinator stays the judge of what
+ * is in flight: a lane that goes silent loses its unit when the lease expires.
  */
 export class UnitRunner extends DurableObject<Env> {
   private controller: AbortController | null = null;
+  private context: UnitContextReply | null = null;
+  private apiKey: string | undefined;
 
-  /** Accepts a dispatched unit; a redelivered message for the same attempt is a no-op. */
+  /** Accepts a dispatched unit; a redelivered message for the same unit and attempt is a no-op. */
   async start(msg: UnitMessage): Promise<void> {
+    if (await this.ctx.storage.get("aborted")) return;
     const current = await this.ctx.storage.get<UnitMessage>("msg");
-    if (current && current.attempt >= msg.attempt) return;
+    if (current && current.unitId === msg.unitId && current.attempt >= msg.attempt) return;
     await this.ctx.storage.put("msg", msg);
     await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** Stops the unit: no model call starts after this returns, and an unfinished unit writes nothing. */
+  /** Stops the lane: no model call starts after this returns, and an unfinished unit writes nothing. */
   async abort(): Promise<void> {
     await this.ctx.storage.put("aborted", true);
     this.controller?.abort();
   }
 
   async alarm(): Promise<void> {
-    const msg = await this.ctx.storage.get<UnitMessage>("msg");
-    if (!msg || (await this.ctx.storage.get("aborted"))) return this.clear();
-    const coordinator = this.env.RUNS.get(this.env.RUNS.idFromName(msg.runId));
-    // RPC types cannot express `unknown` config; the reply is exactly UnitContextReply.
-    const context = (await coordinator.unitContext(msg.unitId, msg.attempt)) as UnitContextReply | null;
-    if (!context) return this.clear();
+    const started = Date.now();
+    for (;;) {
+      const msg = await this.ctx.storage.get<UnitMessage>("msg");
+      if (!msg || (await this.ctx.storage.get("aborted"))) return;
+      const next = await this.runUnit(msg);
+      // A newer message may have arrived for this lane while the unit ran (a re-dispatch): keep it.
+      const latest = await this.ctx.storage.get<UnitMessage>("msg");
+      if (latest && (latest.unitId !== msg.unitId || latest.attempt !== msg.attempt)) continue;
+      if (!next) {
+        await this.ctx.storage.delete("msg");
+        return;
+      }
+      await this.ctx.storage.put("msg", next);
+      if (Date.now() - started > SLICE_MS) {
+        await this.ctx.storage.setAlarm(Date.now());
+        return;
+      }
+    }
+  }
 
+  /** Runs one unit to its sample and reports it; returns the lane's next unit. */
+  private async runUnit(msg: UnitMessage): Promise<UnitMessage | null> {
+    const coordinator = this.env.RUNS.get(this.env.RUNS.idFromName(msg.runId));
+    // The first unit of an activation fetches the run's settings (and checks the unit is current);
+    // later units come from the coordinator itself, so they are current by construction.
+    if (!this.context) {
+      // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
+      const context = (await coordinator.unitContext(msg.unitId, msg.attempt)) as UnitContextReply | null;
+      if (!context) return null;
+      this.context = context;
+      this.apiKey = context.secretEnc ? await decryptSecret(this.env.SECRETS_KEY, context.secretEnc) : undefined;
+    }
+    const context = this.context;
     const db = openDb(this.env.DB);
-    // A sample may exist already if an earlier attempt wrote it and then lost its report.
-    const existing = await getSample(db, msg.runId, msg.unitId);
-    if (existing) {
-      await coordinator.unitDone(msg.unitId, msg.attempt, existing.status);
-      return this.clear();
+    if (msg.attempt > 1) {
+      // An earlier attempt may have written the sample and then lost its report.
+      const existing = await getSample(db, msg.runId, msg.unitId);
+      if (existing) return coordinator.unitDone(msg.unitId, msg.attempt, existing.status);
     }
 
-    const evaluator = evaluatorFor(context.evaluator);
-    const apiKey = context.secretEnc ? await decryptSecret(this.env.SECRETS_KEY, context.secretEnc) : undefined;
     const controller = new AbortController();
     this.controller = controller;
     const guard = (client: ChatClient): ChatClient => ({
@@ -62,35 +93,28 @@ export class UnitRunner extends DurableObject<Env> {
         return client.chat(request, { ...options, signal: controller.signal });
       },
     });
-    let outcome;
     try {
-      outcome = await evaluator.execute(
+      const outcome = await evaluatorFor(context.evaluator).execute(
         msg.unitId,
-        { config: context.config, chat: (salt) => guard(modelClient(context.config, apiKey, salt)) },
+        { config: context.config, chat: (salt) => guard(modelClient(context.config, this.apiKey, salt)) },
         controller.signal,
       );
+      if (controller.signal.aborted) return null;
+      await insertSample(db, {
+        runId: msg.runId,
+        unitId: msg.unitId,
+        status: outcome.status,
+        attempts: msg.attempt,
+        output: outcome.output,
+        error: outcome.error ?? null,
+      });
+      return await coordinator.unitDone(msg.unitId, msg.attempt, outcome.status);
     } catch (err) {
-      if (!controller.signal.aborted) {
-        const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-        await coordinator.unitFailed(msg.unitId, msg.attempt, text);
-      }
-      return this.clear();
+      if (controller.signal.aborted) return null;
+      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      return coordinator.unitFailed(msg.unitId, msg.attempt, text);
+    } finally {
+      this.controller = null;
     }
-    if (controller.signal.aborted) return this.clear();
-    await insertSample(db, {
-      runId: msg.runId,
-      unitId: msg.unitId,
-      status: outcome.status,
-      attempts: msg.attempt,
-      output: outcome.output,
-      error: outcome.error ?? null,
-    });
-    await coordinator.unitDone(msg.unitId, msg.attempt, outcome.status);
-    await this.clear();
-  }
-
-  private async clear(): Promise<void> {
-    this.controller = null;
-    await this.ctx.storage.deleteAll();
   }
 }

@@ -1,5 +1,6 @@
 /** Queue message bodies. Small on purpose: everything else is rebuilt from the run's stored state. */
-export type UnitMessage = { kind: "unit"; runId: string; unitId: string; attempt: number };
+/** A unit assigned to lane `lane` of its run (see UnitRunner). */
+export type UnitMessage = { kind: "unit"; runId: string; unitId: string; attempt: number; lane: number };
 export type WebhookMessage = { kind: "webhook"; runId: string; messageId: string; event: RunEvent; attempt: number };
 export type QueueMessage = UnitMessage | WebhookMessage;
 

@@ -24,11 +24,11 @@ async function waitUntil(f: () => Promise<boolean>, timeoutMs = 10_000) {
   }
 }
 
-async function inflightUnit(runId: string): Promise<{ id: string; attempts: number }> {
-  let unit: { id: string; attempts: number } | undefined;
+async function inflightUnit(runId: string): Promise<{ id: string; attempts: number; lane: number }> {
+  let unit: { id: string; attempts: number; lane: number } | undefined;
   await waitUntil(async () => {
     unit = await runInDurableObject(coordinator(runId), (_, state) =>
-      state.storage.sql.exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' LIMIT 1").toArray()[0],
+      state.storage.sql.exec<{ id: string; attempts: number; lane: number }>("SELECT id, attempts, lane FROM units WHERE state = 'inflight' LIMIT 1").toArray()[0],
     );
     return !!unit;
   });
@@ -40,7 +40,7 @@ describe("RunCoordinator", () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
     const unit = await inflightUnit(created.id);
-    const body: UnitMessage = { kind: "unit", runId: created.id, unitId: unit.id, attempt: unit.attempts };
+    const body: UnitMessage = { kind: "unit", runId: created.id, unitId: unit.id, attempt: unit.attempts, lane: unit.lane };
     const batch = createMessageBatch("assay-units", [
       { id: "dup-1", timestamp: new Date(), attempts: 1, body },
       { id: "dup-2", timestamp: new Date(), attempts: 1, body },
@@ -71,7 +71,8 @@ describe("RunCoordinator", () => {
     // Make a pending unit look dispatched long ago, as if its message had been lost.
     const lost = await runInDurableObject(coordinator(created.id), (_, state) => {
       const row = state.storage.sql.exec<{ id: string }>("SELECT id FROM units WHERE state = 'pending' ORDER BY ord DESC LIMIT 1").one();
-      state.storage.sql.exec("UPDATE units SET state = 'inflight', attempts = 1, lease_until = ? WHERE id = ?", Date.now() - 1, row.id);
+      // Lane 1 does not exist at concurrency 1, so no runner will ever report this unit.
+      state.storage.sql.exec("UPDATE units SET state = 'inflight', attempts = 1, lane = 1, lease_until = ? WHERE id = ?", Date.now() - 1, row.id);
       return row.id;
     });
     expect(await runDurableObjectAlarm(coordinator(created.id))).toBe(true);
