@@ -40,7 +40,8 @@ export async function benchChainDeterminismRun({ port = 8798, queries = 10, repl
       for (;;) {
         const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as { status: string; progress: { done: number; failed: number } };
         if (["succeeded", "failed", "canceled"].includes(r.status)) return r;
-        await new Promise((res) => setTimeout(res, 50));
+        // Polling gently: every poll is a request the same local workerd must serve.
+        await new Promise((res) => setTimeout(res, 200));
       }
     };
     await run(1); // warm-up: compiles the Worker and its Durable Objects

@@ -224,6 +224,9 @@ export class RunCoordinator extends DurableObject<Env> {
       return null;
     }
     const next = lane === null ? null : (this.assign([lane])[0] ?? null);
+    // The common case, a lane taking its next unit, changes nothing else: no other lane became
+    // idle and the new lease ends after the armed alarm. Only otherwise are idle lanes refilled.
+    if (next && (await this.ctx.storage.getAlarm()) !== null) return next;
     await this.dispatch();
     return next;
   }
