@@ -2,11 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
 import { getSample, insertSample } from "../db/runs.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { modelClient } from "../providers/factory.ts";
-import { ProviderError, type ChatClient } from "../providers/types.ts";
+import { modelClient, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import type { UnitMessage } from "../runs/messages.ts";
-import { scrubSecrets } from "../scrub.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
 
 /** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
@@ -111,7 +109,7 @@ export class UnitRunner extends DurableObject<Env> {
       return await coordinator.unitDone(msg.unitId, msg.attempt, outcome.status);
     } catch (err) {
       if (controller.signal.aborted) return null;
-      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), this.apiKey ? [this.apiKey] : []);
       return coordinator.unitFailed(msg.unitId, msg.attempt, text);
     } finally {
       this.controller = null;

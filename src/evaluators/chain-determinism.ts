@@ -11,7 +11,7 @@ import {
   type Suite,
   type TurnInfo,
 } from "../engines/chain-determinism/index.ts";
-import type { ModelSettings } from "../providers/factory.ts";
+import type { ModelSettings } from "../providers/index.ts";
 import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
 
 /** Our default suite (prompts/chain-determinism/default-suite.json), validated once at load. */

@@ -1,4 +1,4 @@
-import type { ChatClient } from "../providers/types.ts";
+import type { ChatClient } from "../providers/index.ts";
 
 export type EvaluatorName = "chain-determinism";
 

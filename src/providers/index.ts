@@ -29,3 +29,5 @@ export type { RetryInfo, RetryPolicy } from "./retry.ts";
 /** The `sim:*` simulator and its extension point. */
 export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_VERSION } from "./sim.ts";
 export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim.ts";
+export { modelClient } from "./factory.ts";
+export type { ModelSettings } from "./factory.ts";

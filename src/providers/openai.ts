@@ -285,5 +285,6 @@ export function scrubSecrets(text: string, secrets: readonly string[] = []): str
   return out
     .replace(/\bBearer\s+[^\s"',;]+/gi, "Bearer [REDACTED]")
     .replace(/\bsk-[A-Za-z0-9_\-*.]{4,}/g, "sk-[REDACTED]")
+    .replace(/\bassay_sk_[A-Za-z0-9_-]+/g, "assay_sk_[REDACTED]")
     .replace(/(api[_-]?key["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, "$1[REDACTED]");
 }
