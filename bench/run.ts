@@ -1,7 +1,9 @@
 // `npm run bench`: prints every benchmark of the project with the machine it ran on.
+// `-- --no-http` runs only the plain-Node ones (no wrangler dev).
 import os from "node:os";
 import { benchVrtyLatency } from "./vrty-latency.ts";
 import { benchHttpThroughput } from "./http-throughput.ts";
+import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
@@ -23,4 +25,12 @@ if (!process.argv.includes("--no-http")) {
   console.log("| connections | seconds | requests | req/s | p50 ms | p99 ms | non-2xx | errors |");
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
   console.log(`| ${h.connections} | ${h.seconds} | ${h.requests} | ${h.rps.toFixed(0)} | ${h.p50_ms} | ${h.p99_ms} | ${h.non2xx} | ${h.errors} |`);
+}
+
+if (!process.argv.includes("--no-http")) {
+  console.log("\nchain-determinism: 10 queries × 50 replays × 5 turns via wrangler dev, fake endpoint answering after 200 ms");
+  const r = await benchChainDeterminismRun();
+  console.log("| replays | succeeded | concurrency | wall s | ideal s | wall / ideal | status |");
+  console.log("|---:|---:|---:|---:|---:|---:|---|");
+  console.log(`| ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.status} |`);
 }

@@ -1,6 +1,6 @@
 // First-run setup for `npm start`: .dev.vars from the example, local D1 migrated, and the dev tenant's
 // key stored (hashed) so the API can be called at once. Idempotent: safe on every start.
-import { copyFileSync, existsSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -27,11 +27,21 @@ export function prepareLocalDb(persistTo?: string): void {
   wrangler(["d1", "execute", "DB", "--local", ...where, "--command", sql]);
 }
 
+/** Creates .dev.vars from the example, or adds to an existing one the variables it lacks (new ones arrive with updates). */
 export function ensureDevVars(): void {
   const devVars = join(root, ".dev.vars");
+  const example = join(root, ".dev.vars.example");
   if (!existsSync(devVars)) {
-    copyFileSync(join(root, ".dev.vars.example"), devVars);
+    copyFileSync(example, devVars);
     console.log("dev-setup: created .dev.vars from .dev.vars.example (ADMIN_TOKEN=assay-local-admin-token)");
+    return;
+  }
+  const names = (text: string) => new Set(text.split("\n").map((l) => l.trim()).filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.slice(0, l.indexOf("="))));
+  const have = names(readFileSync(devVars, "utf8"));
+  const missing = readFileSync(example, "utf8").split("\n").filter((l) => /^[A-Z_]+=/.test(l.trim()) && !have.has(l.slice(0, l.indexOf("="))));
+  if (missing.length) {
+    appendFileSync(devVars, "\n" + missing.join("\n") + "\n");
+    console.log(`dev-setup: added to .dev.vars: ${missing.map((l) => l.slice(0, l.indexOf("="))).join(", ")}`);
   }
 }
 
