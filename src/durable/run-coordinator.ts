@@ -224,10 +224,10 @@ export class RunCoordinator extends DurableObject<Env> {
       return null;
     }
     const next = lane === null ? null : (this.assign([lane])[0] ?? null);
-    // The common case, a lane taking its next unit, changes nothing else: no other lane became
-    // idle and the new lease ends after the armed alarm. Only otherwise are idle lanes refilled.
-    if (next && (await this.ctx.storage.getAlarm()) !== null) return next;
-    await this.dispatch();
+    // The common case, a lane taking its next unit, leaves no lane idle: only the alarm needs
+    // keeping (the progress flush is due). Otherwise idle lanes are refilled through the Queue.
+    if (next) await this.armAlarm();
+    else await this.dispatch();
     return next;
   }
 
@@ -269,11 +269,15 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private async armAlarm(): Promise<void> {
+    // Deadlines: the earliest lease, and the end of the earliest retry backoff. Pending units that
+    // are already ready need no wake-up: a lane takes them the moment it frees (waking for them
+    // would spin the alarm every few milliseconds for the whole run).
     const next = this.sql
       .exec<{ t: number | null }>(
         `SELECT min(t) AS t FROM (
            SELECT min(lease_until) AS t FROM units WHERE state = 'inflight'
-           UNION ALL SELECT min(ready_at) AS t FROM units WHERE state = 'pending')`,
+           UNION ALL SELECT min(ready_at) AS t FROM units WHERE state = 'pending' AND ready_at > ?)`,
+        Date.now(),
       )
       .one().t;
     const flush = this.get<boolean>("dirty") ? Date.now() + PROGRESS_FLUSH_MS : null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { call, newTenant, problem, send, startRun, waitForRun } from "./helpers.ts";
+import { call, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
 describe("POST /v1/chain-determinism/runs with the simulator", () => {
   it("runs every replay and aggregates like the original harness", async () => {
@@ -26,6 +26,24 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     expect(r.endpoint.providers).toEqual({ "assay-sim": r.endpoint.requests });
     expect(r.endpoint.usage.total_tokens).toBeGreaterThan(0);
     expect(r.summary_text).toContain("sim:agent");
+  });
+
+  it("shows progress while the run is still going", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 2, n_replays: 10, concurrency: 2, simulator: { latency_ms: 60 } });
+    let seen: RunJson | undefined;
+    for (const until = Date.now() + 15_000; Date.now() < until; ) {
+      const run = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
+      if (run.status === "running" && run.progress.done > 0) {
+        seen = run;
+        break;
+      }
+      if (run.status !== "running") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen?.progress.done).toBeGreaterThan(0);
+    expect(seen!.progress.done).toBeLessThan(20);
+    await waitForRun(key, created.id);
   });
 
   it("is deterministic: the same request gives the same result", async () => {
