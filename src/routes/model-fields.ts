@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors.ts";
+import type { ModelSettings } from "../providers/index.ts";
 
 /**
  * The request fields that say which model to call, shared by every run evaluator: an
@@ -24,13 +25,6 @@ export const ModelFields = {
     .optional(),
 };
 
-export type ModelConfig = {
-  model: string;
-  provider: { base_url: string } | null;
-  timeout_s: number;
-  seed: number | null;
-  simulator: { divergence: number; latency_ms: number } | null;
-};
 
 /** Splits the model fields into the stored config (no secret) and the API key. */
 export function modelConfig(body: {
@@ -39,7 +33,7 @@ export function modelConfig(body: {
   timeout_s: number;
   seed?: number;
   simulator?: { divergence: number; latency_ms: number };
-}): { config: ModelConfig; apiKey?: string } {
+}): { config: ModelSettings; apiKey?: string } {
   const sim = body.model.startsWith("sim:");
   if (sim && body.provider) {
     throw ApiError.validation([{ path: "provider", message: "the simulator (sim:*) takes no provider" }]);
