@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ChatClient, ChatRequest, ChatResponse, ToolDefinition } from "../../../src/providers/types.ts";
 import { runReplay, type ReplayOptions } from "../../../src/engines/chain-determinism/index.ts";
-import { refJson, refLines } from "./reference.ts";
+import { referenceFiles } from "../../support/reference.ts";
+
+const { json: refJson, lines: refLines } = referenceFiles("chain-determinism");
 
 type Script =
   | { raise: string; message: string }

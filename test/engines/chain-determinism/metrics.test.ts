@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { chainDivergenceRate, formatSummary, queryDivergenceDetails, type DivergenceRow } from "../../../src/engines/chain-determinism/index.ts";
-import { lossless, refLines } from "./reference.ts";
+import { lossless, referenceFiles } from "../../support/reference.ts";
+
+const { lines: refLines } = referenceFiles("chain-determinism");
 
 // `expected` is read with JSON.parse (plain numbers); `runs` losslessly, because some lines carry
 // 1.0 vs 1 in tool args (needs_lossless_parse) which JSON.parse would merge.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cliDisplayKey, parseArguments, seqFull, seqKey, seqKeySha256, toolCallsHash } from "../../../src/engines/chain-determinism/index.ts";
-import { lossless, refLines } from "./reference.ts";
+import { lossless, referenceFiles } from "../../support/reference.ts";
+
+const { lines: refLines } = referenceFiles("chain-determinism");
 
 const vectors = refLines("seq_hash_vectors.jsonl").map((line, i) => ({ i, ...JSON.parse(line) }));
 
