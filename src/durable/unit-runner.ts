@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
 import { getSample, insertSample } from "../db/runs.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { modelClient, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
+import { isSimModel, modelClient, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
@@ -23,7 +23,9 @@ const SLICE_MS = 5 * 60_000;
 export class UnitRunner extends DurableObject<Env> {
   private controller: AbortController | null = null;
   private context: UnitContextReply | null = null;
+  // The run's decrypted key and endpoint client live only while this lane has units to run.
   private apiKey: string | undefined;
+  private client: ChatClient | null = null;
 
   /** Accepts a dispatched unit; a redelivered message for the same unit and attempt is a no-op. */
   async start(msg: UnitMessage): Promise<void> {
@@ -38,6 +40,13 @@ export class UnitRunner extends DurableObject<Env> {
   async abort(): Promise<void> {
     await this.ctx.storage.put("aborted", true);
     this.controller?.abort();
+    this.forget();
+  }
+
+  private forget(): void {
+    this.context = null;
+    this.apiKey = undefined;
+    this.client = null;
   }
 
   async alarm(): Promise<void> {
@@ -51,6 +60,7 @@ export class UnitRunner extends DurableObject<Env> {
       if (latest && (latest.unitId !== msg.unitId || latest.attempt !== msg.attempt)) continue;
       if (!next) {
         await this.ctx.storage.delete("msg");
+        this.forget();
         return;
       }
       await this.ctx.storage.put("msg", next);
@@ -94,7 +104,16 @@ export class UnitRunner extends DurableObject<Env> {
     try {
       const outcome = await evaluatorFor(context.evaluator).execute(
         msg.unitId,
-        { config: context.config, chat: (salt) => guard(modelClient(context.config, this.apiKey, salt)) },
+        {
+          config: context.config,
+          // Simulator clients depend on the replay (salt); an endpoint client serves every unit of the lane.
+          chat: (salt) =>
+            guard(
+              isSimModel((context.config as { model: string }).model)
+                ? modelClient(context.config, this.apiKey, salt)
+                : (this.client ??= modelClient(context.config, this.apiKey, salt)),
+            ),
+        },
         controller.signal,
       );
       if (controller.signal.aborted) return null;

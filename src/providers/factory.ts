@@ -28,15 +28,5 @@ export function modelClient(config: unknown, apiKey: string | undefined, salt: n
     });
   }
   if (!m.provider) throw new Error("modelClient: a non-sim model needs provider.base_url");
-  // One client per (endpoint, key, timeout) per isolate: a lane runs many units against the same endpoint.
-  const key = `${m.provider.base_url}\n${m.timeout_s}\n${apiKey ?? ""}`;
-  let client = clients.get(key);
-  if (!client) {
-    client = createOpenAIClient({ baseURL: m.provider.base_url, apiKey, timeoutMs: m.timeout_s * 1000 });
-    if (clients.size >= 16) clients.delete(clients.keys().next().value as string);
-    clients.set(key, client);
-  }
-  return client;
+  return createOpenAIClient({ baseURL: m.provider.base_url, apiKey, timeoutMs: m.timeout_s * 1000 });
 }
-
-const clients = new Map<string, ChatClient>();
