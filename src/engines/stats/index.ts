@@ -1,6 +1,6 @@
 // Public door of the statistics helpers (STYLE "For assay" §8: one file per statistic).
 export { wilson } from "./wilson.ts";
-export { defaultRng, seedSequence, Pcg64, MAX_SEED_U64 } from "./rng.ts";
+export { defaultRng, seedSequence, Pcg64 } from "./rng.ts";
 export { pairwiseSum, npMean } from "./pairwise-sum.ts";
 export { percentile, percentileSorted } from "./percentile.ts";
 export { clusterBootstrap } from "./bootstrap.ts";

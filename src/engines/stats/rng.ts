@@ -18,7 +18,6 @@ const MIX_MULT_L = 0xca01f9dd;
 const MIX_MULT_R = 0x4973f715;
 const POOL_SIZE = 4;
 
-
 /** Little-endian 32-bit words of a non-negative integer; 0 gives `[0]` (numpy `_coerce_to_uint32_array`). */
 function entropyWords(seed: bigint): number[] {
   if (seed === 0n) return [0];
@@ -275,6 +274,3 @@ function toSeed(seed: bigint | number | string): bigint {
   if (!/^\d+$/.test(seed)) throw new RangeError(`defaultRng: seed string must be a non-negative decimal integer, got ${JSON.stringify(seed)}`);
   return BigInt(seed);
 }
-
-/** The largest seed the RPL harness produces (64-bit unsigned); exported for range checks. */
-export const MAX_SEED_U64 = (1n << 64n) - 1n;

@@ -52,3 +52,11 @@ describe("replicateIndices", () => {
     expect(replicateIndices(["a", "b", "a"], 2).map((x) => x.replicate_idx)).toEqual([0, 1, 0, 1, 2, 3]);
   });
 });
+
+describe("imbalanceRatio", () => {
+  // §3.5: max/min over the nonzero counts only; all-zero counts give 1.0.
+  it("ignores zero counts", () => {
+    expect(imbalanceRatio([2, 0, 4])).toBe(2);
+    expect(imbalanceRatio([0, 0])).toBe(1);
+  });
+});

@@ -17,6 +17,13 @@ describe("pairwiseSum", () => {
     expect(expected).not.toBe(seq);
   });
 
+  // n = 8 exactly: no tail, just the combined accumulators.
+  it("pairs exactly 8 values instead of adding them in order", () => {
+    const x = [1e16, 1, -1e16, 1, 1, 1, 1, 1];
+    expect(pairwiseSum(x)).toBe(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
+    expect(pairwiseSum(x)).not.toBe(x.reduce((a, b) => a + b, -0));
+  });
+
   it("splits above 128 values at a multiple of 8 below n/2", () => {
     const x = Array.from({ length: 300 }, (_, i) => Math.sin(i) * 1e3 + 1 / (i + 3));
     // n2 = 150 → 144; left 144 > 128 → 72/72; right 156 → 78 → 72 | 84.

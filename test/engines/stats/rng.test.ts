@@ -103,6 +103,25 @@ describe("Pcg64.below", () => {
     }
   });
 
+  // Rejection is too rare to show up in recorded streams (p <= n/2^32), so script next32 instead:
+  // a first word whose low product half is below (2^32 − n) mod n must be redrawn.
+  it.each([
+    // n = 3: thr = 2^32 mod 3 = 1; x = 0 → low half 0 < 1, rejected; x = 2^32−1 → high half 2.
+    [3, 2],
+    // n = 2^32 − 1 (split-product path): thr = 1; x = 0 rejected; x = 2^32−1 → (2^32−1)^2 >> 32 = 2^32 − 2.
+    [2 ** 32 - 1, 2 ** 32 - 2],
+  ])("redraws when the low half falls below the threshold (n = %i)", (n, expected) => {
+    class Scripted extends Pcg64 {
+      words = [0, 0xffffffff];
+      override next32(): number {
+        return this.words.shift()!;
+      }
+    }
+    const rng = new Scripted(0n, 0n);
+    expect(rng.below(n)).toBe(expected);
+    expect(rng.words).toEqual([]);
+  });
+
   it.each([0, -1, 1.5, 2 ** 32 + 1])("rejects n = %s", (n) => {
     expect(() => defaultRng(1).below(n)).toThrow(RangeError);
   });
