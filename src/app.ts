@@ -13,6 +13,7 @@ import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
 import { chainDeterminism } from "./routes/chain-determinism.ts";
+import { rpl } from "./routes/rpl.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
@@ -70,6 +71,7 @@ export function createApp() {
   app.route("/v1/runs", runs);
   app.route("/v1/webhooks", webhooks);
   app.route("/v1/chain-determinism", chainDeterminism);
+  app.route("/v1/rpl", rpl);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

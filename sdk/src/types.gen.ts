@@ -364,6 +364,71 @@ export type SuiteDetail = Suite & {
     };
 };
 
+/**
+ * One run per prompt version of an A/B request
+ */
+export type RunGroup = {
+    object: 'run_group';
+    runs: Array<Run>;
+};
+
+export type RplRunRequest = {
+    claim: string;
+    /**
+     * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
+     */
+    model: string;
+    provider?: {
+        base_url: string;
+        /**
+         * Secret: encrypted for the life of the run, never stored in plain text or returned
+         */
+        api_key?: string;
+    };
+    /**
+     * Per model call; timed-out calls are retried twice
+     */
+    timeout_s?: number;
+    simulator?: {
+        /**
+         * Probability that a replay departs from the query's usual tool sequence
+         */
+        divergence?: number;
+        latency_ms?: number;
+    };
+    /**
+     * A prompt bank version, or a list of them for an A/B comparison (one run per version). Available: rpl-assay-v1
+     */
+    prompt_version?: string | Array<string>;
+    /**
+     * Paraphrase slots
+     */
+    K?: number;
+    /**
+     * Replicates per slot
+     */
+    R?: number;
+    /**
+     * Distinct templates (null: the whole bank)
+     */
+    T?: number | null;
+    /**
+     * Bootstrap resamples
+     */
+    B?: number;
+    /**
+     * Bootstrap seed, 0 ≤ seed < 2^64, as a decimal string. Default: derived from the run's settings, as the original does
+     */
+    seed?: string;
+    max_output_tokens?: number;
+    /**
+     * Call the model even where the tenant's sample cache has the answer
+     */
+    no_cache?: boolean;
+    concurrency?: number;
+    webhook_url?: string;
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -1519,3 +1584,51 @@ export type GetChainDeterminismSuiteResponses = {
 };
 
 export type GetChainDeterminismSuiteResponse = GetChainDeterminismSuiteResponses[keyof GetChainDeterminismSuiteResponses];
+
+export type CreateRplRunData = {
+    body: RplRunRequest;
+    headers?: {
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/rpl/runs';
+};
+
+export type CreateRplRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateRplRunError = CreateRplRunErrors[keyof CreateRplRunErrors];
+
+export type CreateRplRunResponses = {
+    /**
+     * The run (or, for a list of prompt versions, the group of runs)
+     */
+    202: Run | RunGroup;
+};
+
+export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];

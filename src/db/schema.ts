@@ -152,3 +152,15 @@ export const suites = sqliteTable(
   },
   (t) => [index("suites_tenant").on(t.tenantId, t.evaluator, t.id)],
 );
+
+/** Unit results reusable across a tenant's runs (rpl samples by cache key): the same request is never paid for twice. */
+export const sampleCache = sqliteTable(
+  "sample_cache",
+  {
+    tenantId: text("tenant_id").notNull(),
+    cacheKey: text("cache_key").notNull(),
+    value: text("value").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.cacheKey] })],
+);

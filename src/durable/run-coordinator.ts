@@ -10,6 +10,7 @@ import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 
 export type StartRun = {
   runId: string;
+  tenantId: string;
   evaluator: string;
   config: unknown;
   unitIds: string[];
@@ -23,6 +24,7 @@ export type StartRun = {
 
 type Meta = {
   runId: string;
+  tenantId: string;
   evaluator: string;
   concurrency: number;
   leaseMs: number;
@@ -33,7 +35,7 @@ type Meta = {
   failed: number;
 };
 
-export type UnitContextReply = { evaluator: string; config: unknown; secretEnc: string | null };
+export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
 
 /** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
 const PROGRESS_FLUSH_MS = 250;
@@ -83,6 +85,7 @@ export class RunCoordinator extends DurableObject<Env> {
     if (this.meta()) return;
     const meta: Meta = {
       runId: init.runId,
+      tenantId: init.tenantId,
       evaluator: init.evaluator,
       concurrency: init.concurrency,
       leaseMs: init.leaseMs,
@@ -109,7 +112,12 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!meta || meta.status !== "running") return null;
     const unit = this.unit(unitId);
     if (!unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
-    return { evaluator: meta.evaluator, config: this.get("config"), secretEnc: this.get<string | null>("secret") ?? null };
+    return {
+      tenantId: meta.tenantId,
+      evaluator: meta.evaluator,
+      config: this.get("config"),
+      secretEnc: this.get<string | null>("secret") ?? null,
+    };
   }
 
   /**
@@ -306,7 +314,7 @@ export class RunCoordinator extends DurableObject<Env> {
     let result: unknown = null;
     let error: string | null = null;
     try {
-      result = evaluator.aggregate(this.get("config"), samples);
+      result = await evaluator.aggregate(this.get("config"), samples);
     } catch (err) {
       error = `aggregation failed: ${err instanceof Error ? err.message : String(err)}`;
       if (status !== "canceled") status = "failed";

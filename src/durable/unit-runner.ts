@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
 import { getSample, insertSample } from "../db/runs.ts";
+import { d1SampleCache } from "../db/sample-cache.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { isSimModel, modelClient, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
@@ -106,6 +107,7 @@ export class UnitRunner extends DurableObject<Env> {
         msg.unitId,
         {
           config: context.config,
+          cache: d1SampleCache(db, context.tenantId),
           // Simulator clients depend on the replay (salt); an endpoint client serves every unit of the lane.
           chat: (salt) =>
             guard(

@@ -1,9 +1,11 @@
 import type { Evaluator, EvaluatorName } from "./types.ts";
 import { chainDeterminism } from "./chain-determinism.ts";
+import { rpl } from "./rpl.ts";
 
 // Adding an evaluator is one entry here: the coordinator, runner and routes look them up by name.
 const evaluators: Record<EvaluatorName, Evaluator<any>> = {
   "chain-determinism": chainDeterminism,
+  rpl,
 };
 
 export function evaluatorFor(name: string): Evaluator<unknown> {

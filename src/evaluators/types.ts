@@ -1,6 +1,15 @@
 import type { ChatClient } from "../providers/index.ts";
 
-export type EvaluatorName = "chain-determinism";
+export type EvaluatorName = "chain-determinism" | "rpl";
+
+/**
+ * A cache of unit results shared across a tenant's runs (rpl's sample cache): values are stored
+ * as JSON and come back as the evaluator stored them. Provided by the platform (D1).
+ */
+export interface SampleCache {
+  get(key: string): Promise<unknown | null>;
+  put(key: string, value: unknown): Promise<void>;
+}
 
 /** What a unit's execution ended with; both kinds are stored as a sample. */
 export type UnitOutcome = {
@@ -15,6 +24,8 @@ export type UnitContext<Config> = {
   config: Config;
   /** A model client for this unit; `salt` distinguishes units that send identical requests (the simulator uses it). */
   chat(salt: number): ChatClient;
+  /** The tenant's cache of unit results. */
+  cache: SampleCache;
 };
 
 export type StoredSample = { unitId: string; status: "succeeded" | "failed"; output: unknown; error: string | null };
@@ -31,7 +42,7 @@ export interface Evaluator<Config> {
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
-  aggregate(config: Config, samples: StoredSample[]): unknown;
+  aggregate(config: Config, samples: StoredSample[]): unknown | Promise<unknown>;
   /** Reads a stored output back from its exact JSON text. */
   parseOutput(text: string): unknown;
   /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */

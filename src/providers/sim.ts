@@ -14,7 +14,8 @@
  *   (demos, benchmarks).
  *
  * Answers come from `responders`, tried in order: by default the tool-calling agent (agent.ts),
- * then a short deterministic text reply. Evaluators that need other behaviour (a probability in
+ * the RPL answerer (a `prob_true` JSON object for RPL instructions, sim/rpl.ts), then a short
+ * deterministic text reply. Evaluators that need other behaviour (a probability in
  * JSON, a judge's verdict) put their responder in front: `[myResponder, ...defaultResponders]`.
  *
  * Usage is estimated as ceil(characters / 4): prompt = the JSON of messages and tools, completion =
@@ -24,12 +25,13 @@ import { abortableSleep } from "./retry.ts";
 import type { ChatClient, ChatOptions, ChatRequest, ChatResponse } from "./types.ts";
 import { toolAgent, wordsOf } from "./sim/agent.ts";
 import { hexOf } from "./sim/hash.ts";
+import { rplResponder } from "./sim/rpl.ts";
 import type { SimContext, SimReply, SimResponder } from "./sim/types.ts";
 
 export type { SimContext, SimReply, SimResponder } from "./sim/types.ts";
 
 /** Bump when the simulator's answers change, so `system_fingerprint` tells old results from new. */
-export const SIM_VERSION = "1";
+export const SIM_VERSION = "2";
 
 export type SimClientOptions = {
   /** `sim:<name>[?divergence=…&latency_ms=…]`. */
@@ -57,7 +59,7 @@ export const textResponder: SimResponder = (ctx) => {
   return { content: `Simulated reply about ${topic} [${tag}].`, finish_reason: "stop" };
 };
 
-export const defaultResponders: readonly SimResponder[] = [toolAgent, textResponder];
+export const defaultResponders: readonly SimResponder[] = [toolAgent, rplResponder, textResponder];
 
 export function createSimClient(options: SimClientOptions): ChatClient {
   const [base, query = ""] = options.model.split("?", 2);

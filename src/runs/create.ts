@@ -91,6 +91,7 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
   const secretEnc = r.apiKey ? await encryptSecret(env.SECRETS_KEY, r.apiKey) : null;
   await env.RUNS.get(env.RUNS.idFromName(runId)).start({
     runId,
+    tenantId,
     evaluator: r.evaluator,
     config: r.config,
     unitIds,

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { registerScenario, recordedRequests } from "../support/fake-openai.ts";
+import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+
+const answer = (p: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ prob_true: p, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [], ...extra });
+
+async function startRpl(key: string, body: Record<string, unknown>): Promise<RunJson> {
+  const res = await send("POST", "/v1/rpl/runs", key, body);
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`rpl run: ${res.status} ${text}`);
+  return JSON.parse(text) as RunJson;
+}
+
+let n = 0;
+async function fake(s: Record<string, unknown>): Promise<string> {
+  const id = `rpl-${Date.now()}-${n++}`;
+  await registerScenario(env.FAKE_OPENAI_URL, { id, ...s });
+  return id;
+}
+
+const provider = { base_url: "", api_key: "sk-rpl-test-key-00000000" };
+
+describe("POST /v1/rpl/runs", () => {
+  it("estimates a prior with the simulator, with the original's aggregates", async () => {
+    const { key } = await newTenant();
+    const run = await waitForRun(key, (await startRpl(key, { claim: "Tariffs raise consumer prices.", model: "sim:rpl", K: 8, R: 2, B: 1000 })).id);
+    expect(run.status).toBe("succeeded");
+    expect(run.progress).toEqual({ done: 16, failed: 0, total: 16 });
+    // The original's output shape (spec §14): the figures sit under `aggregates`.
+    const r = run.result.aggregates;
+    expect(run.result.sampling).toEqual({ K: 8, R: 2, T: null });
+    expect(r.prob_true_rpl).toBeGreaterThan(0);
+    expect(r.prob_true_rpl).toBeLessThan(1);
+    expect(r.ci95[0]).toBeLessThanOrEqual(r.prob_true_rpl);
+    expect(r.ci95[1]).toBeGreaterThanOrEqual(r.prob_true_rpl);
+    expect(r.rpl_compliance_rate).toBe(1);
+    expect(r.cache_hit_rate).toBe(0);
+    expect(typeof r.is_stable).toBe("boolean");
+  });
+
+  it("reuses the tenant's cached samples: a rerun makes no model calls", async () => {
+    const { key } = await newTenant();
+    const model = await fake({ text: answer(0.7) });
+    const body = { claim: "Water boils at 100 C at sea level.", model, provider: { ...provider, base_url: env.FAKE_OPENAI_URL }, K: 4, R: 2, B: 200 };
+    const first = await waitForRun(key, (await startRpl(key, body)).id);
+    expect(first.status).toBe("succeeded");
+    expect(first.result.aggregates.cache_hit_rate).toBe(0);
+    const calls = (await recordedRequests(env.FAKE_OPENAI_URL, model)).length;
+    expect(calls).toBe(8);
+    const second = await waitForRun(key, (await startRpl(key, body)).id);
+    expect(second.result.aggregates.cache_hit_rate).toBe(1);
+    expect((await recordedRequests(env.FAKE_OPENAI_URL, model)).length).toBe(calls);
+    expect(second.result.aggregates.prob_true_rpl).toBe(first.result.aggregates.prob_true_rpl);
+    const fresh = await waitForRun(key, (await startRpl(key, { ...body, no_cache: true })).id);
+    expect(fresh.result.aggregates.cache_hit_rate).toBe(0);
+    expect((await recordedRequests(env.FAKE_OPENAI_URL, model)).length).toBe(calls + 8);
+  });
+
+  it("keeps non-compliant answers as invalid samples and counts them", async () => {
+    const { key } = await newTenant();
+    // Concurrency 1, so the n-th request is the n-th unit; five bad answers, three good ones.
+    const model = await fake({
+      text: answer(0.4),
+      faults: [
+        { on: { nth: 1 }, respond: { content: "I think it is probably true." } },
+        { on: { nth: 2 }, respond: { content: answer(1.5) } },
+        { on: { nth: 3 }, respond: { content: answer("0.7") } },
+        { on: { nth: 4 }, respond: { content: answer(0.5, { reasoning_bullets: ["see https://example.com"] }) } },
+        { on: { nth: 5 }, respond: { content: "" } },
+      ],
+    });
+    const run = await waitForRun(key, (await startRpl(key, { claim: "Claim A.", model, provider: { ...provider, base_url: env.FAKE_OPENAI_URL }, K: 4, R: 2, B: 200, concurrency: 1 })).id);
+    expect(run.status).toBe("succeeded");
+    expect(run.progress).toEqual({ done: 3, failed: 5, total: 8 });
+    expect(run.result.aggregates.rpl_compliance_rate).toBe(3 / 8);
+    const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=20`, key)).json()) as { data: { status: string; error: string | null }[] };
+    expect(samples.data.filter((s) => s.status === "failed").every((s) => !!s.error)).toBe(true);
+  });
+
+  it.each([
+    ["a 429 storm", { faults: [{ respond: { status: 429, headers: { "retry-after": "0" } } }] }, {}],
+    ["a timeout", { faults: [{ respond: { hang: true } }] }, { timeout_s: 0.2 }],
+  ])("fails the run with the reason when %s leaves fewer than 3 valid samples", async (_, scenario, extra) => {
+    const { key } = await newTenant();
+    const model = await fake(scenario);
+    const run = await waitForRun(key, (await startRpl(key, { claim: "Claim B.", model, provider: { ...provider, base_url: env.FAKE_OPENAI_URL }, K: 2, R: 2, B: 200, concurrency: 4, ...extra })).id, 30_000);
+    expect(run.status).toBe("failed");
+    expect(run.progress.failed).toBe(4);
+    expect(run.error).toMatch(/3 valid/);
+  });
+
+  it("runs one run per prompt version for an A/B request", async () => {
+    const { key } = await newTenant();
+    const res = await send("POST", "/v1/rpl/runs", key, { claim: "Claim C.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1"] });
+    expect(res.status).toBe(202);
+    const group = (await res.json()) as { object: string; runs: RunJson[] };
+    expect(group.object).toBe("run_group");
+    expect(group.runs).toHaveLength(1);
+    await waitForRun(key, group.runs[0].id);
+    const bad = await problem(await send("POST", "/v1/rpl/runs", key, { claim: "x", model: "sim:rpl", prompt_version: ["rpl-assay-v1", "nope"] }), 400);
+    expect(bad.errors![0].path).toBe("prompt_version.1");
+  });
+
+  it("refuses a claim whose longest prompt would pass the 4,000-character cap, naming claim", async () => {
+    const { key } = await newTenant();
+    const bad = await problem(await send("POST", "/v1/rpl/runs", key, { claim: "word ".repeat(350).trim(), model: "sim:rpl" }), 400);
+    expect(bad.errors![0].path).toBe("claim");
+    expect(bad.errors![0].message).toContain("4000");
+  });
+
+  it("validates the seed as a 64-bit decimal string", async () => {
+    const { key } = await newTenant();
+    const bad = await problem(await send("POST", "/v1/rpl/runs", key, { claim: "x", model: "sim:rpl", seed: "18446744073709551616" }), 400);
+    expect(bad.errors![0].path).toBe("seed");
+    const ok = await startRpl(key, { claim: "Claim D.", model: "sim:rpl", K: 2, R: 2, B: 100, seed: "18446744073709551615" });
+    expect(ok.config.bootstrap_seed).toBe("18446744073709551615");
+    await waitForRun(key, ok.id);
+  });
+});
