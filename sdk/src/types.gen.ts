@@ -429,6 +429,20 @@ export type RplRunRequest = {
     webhook_url?: string;
 };
 
+export type RplComparison = {
+    dimension: 'model' | 'prompt_version' | null;
+    parity: {
+        [key: string]: unknown;
+    };
+    runs: Array<{
+        [key: string]: unknown;
+    }>;
+    winner: {
+        run_id: string | null;
+        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
+    };
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -1632,3 +1646,45 @@ export type CreateRplRunResponses = {
 };
 
 export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];
+
+export type CompareRplRunsData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * 2–10 run ids, comma-separated
+         */
+        runs: string;
+    };
+    url: '/v1/rpl/compare';
+};
+
+export type CompareRplRunsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CompareRplRunsError = CompareRplRunsErrors[keyof CompareRplRunsErrors];
+
+export type CompareRplRunsResponses = {
+    /**
+     * The comparison
+     */
+    200: RplComparison;
+};
+
+export type CompareRplRunsResponse = CompareRplRunsResponses[keyof CompareRplRunsResponses];

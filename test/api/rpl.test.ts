@@ -119,3 +119,26 @@ describe("POST /v1/rpl/runs", () => {
     await waitForRun(key, ok.id);
   });
 });
+
+describe("GET /v1/rpl/compare", () => {
+  it("compares runs that differ in one dimension and refuses runs that differ in more, naming the settings", async () => {
+    const { key } = await newTenant();
+    const base = { claim: "Claim E.", K: 4, R: 2, B: 200 };
+    const a = await waitForRun(key, (await startRpl(key, { ...base, model: "sim:rpl-a" })).id);
+    const b = await waitForRun(key, (await startRpl(key, { ...base, model: "sim:rpl-b" })).id);
+    const c = await waitForRun(key, (await startRpl(key, { ...base, model: "sim:rpl-b", K: 2 })).id);
+    const res = await send("GET", `/v1/rpl/compare?runs=${a.id},${b.id}`, key);
+    expect(res.status).toBe(200);
+    const cmp = (await res.json()) as { dimension: string; runs: { run_id: string; value: string }[]; winner: { rule: string } };
+    expect(cmp.dimension).toBe("model");
+    expect(cmp.runs.map((r) => r.value)).toEqual(["sim:rpl-a", "sim:rpl-b"]);
+    expect(["ci_width", "pqs", "stability", "tie"]).toContain(cmp.winner.rule);
+
+    const refused = await problem(await send("GET", `/v1/rpl/compare?runs=${a.id},${c.id}`, key), 422);
+    expect(refused.errors!.map((e) => e.path).sort()).toEqual(["K", "model"]);
+    const unknown = await problem(await send("GET", `/v1/rpl/compare?runs=${a.id},run_nope`, key), 400);
+    expect(unknown.errors).toEqual([{ path: "runs.1", message: "no run 'run_nope' for this tenant" }]);
+    const one = await problem(await send("GET", `/v1/rpl/compare?runs=${a.id}`, key), 400);
+    expect(one.errors![0].path).toBe("runs");
+  });
+});

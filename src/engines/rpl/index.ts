@@ -20,3 +20,5 @@ export type { StabilityBand, Pqs } from "./quality.ts";
 export { aggregateSamples, MIN_VALID_SAMPLES } from "./summarize.ts";
 export type { RplSample, RunSummary } from "./summarize.ts";
 export { sha256Hex } from "./hash.ts";
+export { compareRuns, ParityError, PARITY_FIELDS, COMPARABLE, WIDTH_EPSILON } from "./compare.ts";
+export type { ComparedRun, Comparison } from "./compare.ts";
