@@ -425,6 +425,10 @@ export type RplRunRequest = {
      * Call the model even where the tenant's sample cache has the answer
      */
     no_cache?: boolean;
+    /**
+     * `auto`: the Auto-RPL stages S1 (T,K,R) = (8,8,2) → S2 (16,16,2) → S3 (16,16,3), each a run, escalating until ci_width ≤ 0.20, stability ≥ 0.70 and imbalance ≤ 1.50 all pass; samples are reused across stages. Replaces K, R and T. Follow `result.next_run_id` to the next stage; the last stage's `result.auto` holds the controller, final figures, stages and decision log.
+     */
+    preset?: 'auto';
     concurrency?: number;
     webhook_url?: string;
 };

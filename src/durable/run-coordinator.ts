@@ -3,7 +3,8 @@ import { openDb } from "../db/client.ts";
 import { getRunById, insertSample, listSamples, updateRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { storedSample } from "../evaluators/types.ts";
+import { storedSample, type EvaluatorName } from "../evaluators/types.ts";
+import { createRun } from "../runs/create.ts";
 import type { StoredSample } from "../evaluators/types.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
@@ -39,6 +40,10 @@ export type UnitContextReply = { tenantId: string; evaluator: string; config: un
 
 /** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
 const PROGRESS_FLUSH_MS = 250;
+
+function withNextRun(result: unknown, nextRunId: string): unknown {
+  return { ...(result as Record<string, unknown>), next_run_id: nextRunId };
+}
 
 /** Backoff before a failed unit is tried again: 1 s, 2 s, 4 s, … capped at 30 s. */
 export function unitRetryDelayMs(attempt: number): number {
@@ -323,6 +328,30 @@ export class RunCoordinator extends DurableObject<Env> {
       status = "failed";
       error = `all ${meta.total} units failed; first error: ${samples.find((s) => s.error)?.error ?? "unknown"}`;
     }
+    let nextRunId: string | null = null;
+    if (status === "succeeded" && evaluator.followUp) {
+      try {
+        const follow = await evaluator.followUp(this.get("config"), result);
+        if (follow?.next) {
+          const run = await getRunById(db, meta.runId);
+          const { run: next } = await createRun(this.env, db, meta.tenantId, {
+            evaluator: meta.evaluator as EvaluatorName,
+            config: follow.next.config,
+            publicConfig: follow.next.publicConfig,
+            secretEnc: this.get<string | null>("secret") ?? null,
+            webhookUrl: run?.webhookUrl ?? undefined,
+            concurrency: meta.concurrency,
+            leaseMs: meta.leaseMs,
+            body: null,
+          });
+          nextRunId = next.id;
+        }
+        if (follow) result = nextRunId ? withNextRun(follow.result, nextRunId) : follow.result;
+      } catch (err) {
+        status = "failed";
+        error = `follow-up failed: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
     meta.status = status;
     this.put("meta", meta);
     this.put("secret", null);
@@ -335,7 +364,8 @@ export class RunCoordinator extends DurableObject<Env> {
       failed: meta.failed,
       finishedAt: new Date(),
     });
+    // A run that hands over to a follow-up is not the end of the work: only the last one notifies.
     const run = await getRunById(db, meta.runId);
-    if (run) await enqueueRunEvent(this.env, run);
+    if (run && !nextRunId) await enqueueRunEvent(this.env, run);
   }
 }

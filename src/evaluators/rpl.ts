@@ -36,6 +36,7 @@ import {
 } from "../engines/rpl/index.ts";
 import { isSimModel, ProviderError, type ChatResponse, type ModelSettings } from "../providers/index.ts";
 import type { RplPromptBank } from "./rpl-prompts.ts";
+import { autoFollowUp } from "./rpl-auto.ts";
 import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
 
 /** One slot of the plan: its bank template, that template's prompt hash and the replicate index of each r. */
@@ -212,6 +213,9 @@ function tally(into: Record<string, number>, key: string | null) {
 
 export const rpl: Evaluator<RplConfig> = {
   name: "rpl",
+
+  // The auto preset's stages (rpl-auto.ts); a plain run has no follow-up.
+  followUp: (config, result) => autoFollowUp(config, result),
 
   plan(config) {
     const ids: string[] = [];

@@ -28,6 +28,8 @@ export type UnitContext<Config> = {
   cache: SampleCache;
 };
 
+export type FollowUp = { result: unknown; next?: { config: object; publicConfig: Record<string, unknown> } };
+
 export type StoredSample = { unitId: string; status: "succeeded" | "failed"; output: unknown; error: string | null };
 
 /**
@@ -43,6 +45,12 @@ export interface Evaluator<Config> {
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
   aggregate(config: Config, samples: StoredSample[]): unknown | Promise<unknown>;
+  /**
+   * Optional: what follows a succeeded run (rpl's auto preset escalating to its next stage). Returns
+   * the result to store for this run and, if another run should follow, its config and the public
+   * part of it; null leaves the run as it is.
+   */
+  followUp?(config: Config, result: unknown): Promise<FollowUp | null>;
   /** Reads a stored output back from its exact JSON text. */
   parseOutput(text: string): unknown;
   /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */

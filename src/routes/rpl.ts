@@ -9,6 +9,7 @@ import { ApiError } from "../errors.ts";
 import { runToWire } from "../db/runs.ts";
 import { createRun } from "../runs/create.ts";
 import { planRpl, type RplConfig } from "../evaluators/rpl.ts";
+import { autoStart, publicRplConfig } from "../evaluators/rpl-auto.ts";
 import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank } from "../evaluators/rpl-prompts.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
 import { getRun } from "../db/runs.ts";
@@ -45,6 +46,10 @@ const RunRequest = z
     seed: Seed.optional(),
     max_output_tokens: z.number().int().min(16).max(32_768).default(1024),
     no_cache: z.boolean().default(false).openapi({ description: "Call the model even where the tenant's sample cache has the answer" }),
+    preset: z.enum(["auto"]).optional().openapi({
+      description:
+        "`auto`: the Auto-RPL stages S1 (T,K,R) = (8,8,2) → S2 (16,16,2) → S3 (16,16,3), each a run, escalating until ci_width ≤ 0.20, stability ≥ 0.70 and imbalance ≤ 1.50 all pass; samples are reused across stages. Replaces K, R and T. Follow `result.next_run_id` to the next stage; the last stage's `result.auto` holds the controller, final figures, stages and decision log.",
+    }),
     concurrency: z.number().int().min(1).max(LIMITS.concurrency).default(5),
     webhook_url: z.string().max(2000).optional(),
   })
@@ -117,27 +122,29 @@ export const rpl = createRouter().openapi(
     const runs = [];
     for (const version of versions) {
       const bank = promptBank(version);
-      const publicConfig = {
-        ...model.config,
-        claim: body.claim,
-        prompt_version: version,
-        prompt_version_full: bank.version,
-        K: body.K,
-        R: body.R,
-        T: body.T,
-        B: body.B,
-        bootstrap_seed: body.seed ?? null,
-        max_output_tokens: body.max_output_tokens,
-        no_cache: body.no_cache,
-        concurrency: body.concurrency,
-      };
-      const plan = await planRpl({ claim: body.claim, model: body.model, promptBank: bank, K: body.K, R: body.R, T: body.T });
+      const stageStart = body.preset === "auto" ? autoStart(bank.paraphrases.length) : { K: body.K, R: body.R, T: body.T };
+      const plan = await planRpl({ claim: body.claim, model: body.model, promptBank: bank, K: stageStart.K, R: stageStart.R, T: stageStart.T });
       if (plan.prompt_char_len_max > MAX_PROMPT_CHARS) {
         throw ApiError.validation([
           { path: "claim", message: `too long: the longest prompt would be ${plan.prompt_char_len_max} characters; the cap is ${MAX_PROMPT_CHARS}` },
         ]);
       }
-      const config: RplConfig = { ...publicConfig, prompt: bank, plan };
+      const config = {
+        ...model.config,
+        claim: body.claim,
+        prompt_version: version,
+        prompt_version_full: bank.version,
+        B: body.B,
+        bootstrap_seed: body.seed ?? null,
+        max_output_tokens: body.max_output_tokens,
+        no_cache: body.no_cache,
+        concurrency: body.concurrency,
+        ...stageStart,
+        prompt: bank,
+        plan,
+      };
+      // Extra public fields (prompt_version_full, concurrency) ride along in the config; they are plain data.
+      const publicConfig = publicRplConfig(config as RplConfig);
       const { run } = await createRun(c.env, db, tenantId, {
         evaluator: EVALUATOR,
         config,

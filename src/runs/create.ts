@@ -20,6 +20,8 @@ export type NewRun = {
   publicConfig: Record<string, unknown>;
   /** The provider API key, if any: encrypted for the coordinator, never stored in D1. */
   apiKey?: string;
+  /** Or the key already encrypted (a follow-up run inherits its predecessor's). */
+  secretEnc?: string | null;
   webhookUrl?: string;
   concurrency: number;
   leaseMs: number;
@@ -88,7 +90,7 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     finishedAt: null,
   };
   await insertRun(db, run);
-  const secretEnc = r.apiKey ? await encryptSecret(env.SECRETS_KEY, r.apiKey) : null;
+  const secretEnc = r.apiKey ? await encryptSecret(env.SECRETS_KEY, r.apiKey) : (r.secretEnc ?? null);
   await env.RUNS.get(env.RUNS.idFromName(runId)).start({
     runId,
     tenantId,

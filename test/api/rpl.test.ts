@@ -142,3 +142,46 @@ describe("GET /v1/rpl/compare", () => {
     expect(one.errors![0].path).toBe("runs");
   });
 });
+
+describe("preset auto", () => {
+  it("stops at S1 when every gate passes, with the controller and decision log", async () => {
+    const { key } = await newTenant();
+    // One answer for every prompt: zero spread, so the CI is a point and stability is perfect.
+    const model = await fake({ text: answer(0.7) });
+    const run = await waitForRun(key, (await startRpl(key, { claim: "Auto A.", model, provider: { ...provider, base_url: env.FAKE_OPENAI_URL }, preset: "auto", B: 200 })).id);
+    expect(run.status).toBe("succeeded");
+    expect(run.config).toMatchObject({ preset: "auto", stage: 1, T: 8, K: 8, R: 2 });
+    expect(run.result.next_run_id).toBeUndefined();
+    const auto = run.result.auto;
+    expect(auto.controller).toMatchObject({ policy: "templates-first-then-replicates", start: { T: 8, K: 8, R: 2 }, ceilings: { T: 16, K: 16, R: 3 } });
+    expect(auto.decision_log).toHaveLength(1);
+    expect(auto.decision_log[0].decision).toBe("stop_pass");
+    expect(auto.decision_log[0].stage_id).toMatch(/^S1-[0-9a-f]{8}$/);
+    expect(auto.final.decision).toBe("stop_pass");
+  });
+
+  it("escalates through the stages, reusing cached samples, and stops at the limits", async () => {
+    const { key } = await newTenant();
+    // Answers that swing between 0.1 and 0.9 by request: wide CIs fail the width gate at every stage.
+    const faults = Array.from({ length: 120 }, (_, i) => ({ on: { nth: i + 1 }, respond: { content: answer(i % 2 ? 0.9 : 0.1) } }));
+    const model = await fake({ text: answer(0.5), faults });
+    const s1 = await waitForRun(key, (await startRpl(key, { claim: "Auto B.", model, provider: { ...provider, base_url: env.FAKE_OPENAI_URL }, preset: "auto", B: 200, concurrency: 8 })).id);
+    expect(s1.status).toBe("succeeded");
+    expect(s1.result.auto.decision_log[0].decision).toBe("escalate_to_T16_K16_R2");
+    const s2 = await waitForRun(key, s1.result.next_run_id, 30_000);
+    expect(s2.config).toMatchObject({ stage: 2, T: 16, K: 16, R: 2 });
+    // S1's 8 templates × 2 replicates come from the cache: 16 of S2's 32 samples.
+    expect(s2.result.aggregates.cache_hit_rate).toBe(0.5);
+    const s3 = await waitForRun(key, s2.result.next_run_id, 30_000);
+    expect(s3.config).toMatchObject({ stage: 3, T: 16, K: 16, R: 3 });
+    expect(s3.result.aggregates.cache_hit_rate).toBe(32 / 48);
+    expect(s3.result.next_run_id).toBeUndefined();
+    expect(s3.result.auto.decision_log.map((d: { decision: string }) => d.decision)).toEqual([
+      "escalate_to_T16_K16_R2",
+      "escalate_to_T16_K16_R3",
+      "stop_limits",
+    ]);
+    // 16 + 16 + 16 model calls in all: only the top-ups reached the endpoint.
+    expect((await recordedRequests(env.FAKE_OPENAI_URL, model)).length).toBe(48);
+  });
+});

@@ -22,3 +22,5 @@ export type { RplSample, RunSummary } from "./summarize.ts";
 export { sha256Hex } from "./hash.ts";
 export { compareRuns, ParityError, PARITY_FIELDS, COMPARABLE, WIDTH_EPSILON } from "./compare.ts";
 export type { ComparedRun, Comparison } from "./compare.ts";
+export { AUTO_GATES, AUTO_POLICY, IMBALANCE_WARN, autoStages, decideStage, stageId } from "./auto.ts";
+export type { Stage, StageDecision, StageMetrics } from "./auto.ts";
