@@ -369,6 +369,7 @@ export type SuiteDetail = Suite & {
  */
 export type RunGroup = {
     object: 'run_group';
+    group_id: string;
     runs: Array<Run>;
 };
 

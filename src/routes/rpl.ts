@@ -13,6 +13,7 @@ import { autoStart, publicRplConfig } from "../evaluators/rpl-auto.ts";
 import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank } from "../evaluators/rpl-prompts.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
 import { getRun } from "../db/runs.ts";
+import { newId } from "../ids.ts";
 
 const EVALUATOR = "rpl";
 /**
@@ -56,7 +57,7 @@ const RunRequest = z
   .openapi("RplRunRequest", { example: { claim: "Tariffs raise consumer prices.", model: "sim:rpl", K: 8, R: 2 } });
 
 const RunGroupSchema = z
-  .object({ object: z.literal("run_group"), runs: z.array(RunSchema) })
+  .object({ object: z.literal("run_group"), group_id: z.string(), runs: z.array(RunSchema) })
   .openapi("RunGroup", { description: "One run per prompt version of an A/B request" });
 
 const CompareQuery = z.object({
@@ -119,6 +120,8 @@ export const rpl = createRouter().openapi(
       throw ApiError.validation([{ path: "prompt_version", message: "lists a version twice" }]);
     }
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
+    // The runs of an A/B request share a group id, kept in each run's config.
+    const groupId = Array.isArray(body.prompt_version) ? newId("grp") : null;
     const runs = [];
     for (const version of versions) {
       const bank = promptBank(version);
@@ -144,7 +147,7 @@ export const rpl = createRouter().openapi(
         plan,
       };
       // Extra public fields (prompt_version_full, concurrency) ride along in the config; they are plain data.
-      const publicConfig = publicRplConfig(config as RplConfig);
+      const publicConfig = { ...publicRplConfig(config as RplConfig), ...(groupId ? { group_id: groupId } : {}) };
       const { run } = await createRun(c.env, db, tenantId, {
         evaluator: EVALUATOR,
         config,
@@ -160,7 +163,7 @@ export const rpl = createRouter().openapi(
       runs.push(runToWire(run));
     }
     if (!Array.isArray(body.prompt_version)) return c.json(runs[0], 202);
-    return c.json({ object: "run_group" as const, runs }, 202);
+    return c.json({ object: "run_group" as const, group_id: groupId!, runs }, 202);
   },
 )
 .openapi(

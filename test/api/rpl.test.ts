@@ -95,9 +95,11 @@ describe("POST /v1/rpl/runs", () => {
     const { key } = await newTenant();
     const res = await send("POST", "/v1/rpl/runs", key, { claim: "Claim C.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1"] });
     expect(res.status).toBe(202);
-    const group = (await res.json()) as { object: string; runs: RunJson[] };
+    const group = (await res.json()) as { object: string; group_id: string; runs: RunJson[] };
     expect(group.object).toBe("run_group");
     expect(group.runs).toHaveLength(1);
+    expect(group.group_id).toMatch(/^grp_/);
+    expect(group.runs[0].config.group_id).toBe(group.group_id);
     await waitForRun(key, group.runs[0].id);
     const bad = await problem(await send("POST", "/v1/rpl/runs", key, { claim: "x", model: "sim:rpl", prompt_version: ["rpl-assay-v1", "nope"] }), 400);
     expect(bad.errors![0].path).toBe("prompt_version.1");
