@@ -342,7 +342,9 @@ export class RunCoordinator extends DurableObject<Env> {
             webhookUrl: run?.webhookUrl ?? undefined,
             concurrency: meta.concurrency,
             leaseMs: meta.leaseMs,
-            body: null,
+            // If this finish is interrupted and runs again, the same follow-up comes back, not a second one.
+            body: { follow_up_of: meta.runId },
+            idempotencyKey: `follow-up:${meta.runId}`,
           });
           nextRunId = next.id;
         }
