@@ -5,6 +5,7 @@ import { benchVrtyLatency } from "./vrty-latency.ts";
 import { benchHttpThroughput } from "./http-throughput.ts";
 import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
+import { benchJudgeAlpha } from "./judge-alpha.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
@@ -28,6 +29,13 @@ console.log(`\nrpl aggregation, plain Node: K = ${rpl.k} templates × R = ${rpl.
 console.log("| runs | median ms | p90 ms | numpy ms (reference) |");
 console.log("|---:|---:|---:|---:|");
 console.log(`| ${rpl.runs} | ${rpl.median_ms.toFixed(2)} | ${rpl.p90_ms.toFixed(2)} | ~550 |`);
+
+// Target: ≤ 50 ms for batch Krippendorff's alpha over 10,000 items × 5 critics with 5 labels.
+const alpha = await benchJudgeAlpha();
+console.log(`\njudge batch alpha, plain Node: ${alpha.items} items × ${alpha.critics} critics, ${alpha.labels} labels`);
+console.log("| runs | median ms | p90 ms |");
+console.log("|---:|---:|---:|");
+console.log(`| ${alpha.runs} | ${alpha.median_ms.toFixed(2)} | ${alpha.p90_ms.toFixed(2)} |`);
 
 if (!process.argv.includes("--no-http")) {
   console.log("\nPOST /v1/vrty/score via wrangler dev on loopback (autocannon)");

@@ -5,3 +5,5 @@ export { pairwiseSum, npMean } from "./pairwise-sum.ts";
 export { percentile, percentileSorted } from "./percentile.ts";
 export { clusterBootstrap } from "./bootstrap.ts";
 export type { ClusterBootstrapOptions } from "./bootstrap.ts";
+export { nominalAlpha } from "./krippendorff.ts";
+export type { NominalAlpha } from "./krippendorff.ts";
