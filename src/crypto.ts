@@ -1,10 +1,7 @@
 /** Small WebCrypto helpers shared by auth and storage; Workers and Node 22 both provide `crypto.subtle`. */
-const encoder = new TextEncoder();
+import { sha256Hex } from "./engines/sha256.ts";
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+export { sha256Hex };
 
 /** `bytes` of CSPRNG output as base64url without padding. */
 export function randomToken(bytes = 32): string {

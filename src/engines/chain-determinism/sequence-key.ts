@@ -2,6 +2,7 @@
  * The divergence identity (spec chain-determinism.md §4): the reference's `seq_full` tuple,
  * mirrored to JSON, and our compact string form `seq_key` whose equality is tuple equality.
  */
+import { sha256Hex } from "../sha256.ts";
 import { fromPlain, type PyValue } from "./lossless-json.ts";
 import { pyFloatRepr } from "./py-repr.ts";
 
@@ -93,13 +94,7 @@ export function seqKey(sequence: unknown): string {
   return JSON.stringify(seqFull(sequence));
 }
 
-/** Lower-case hex SHA-256 of the UTF-8 bytes of `text` (WebCrypto: Node 22 and workerd). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  let hex = "";
-  for (const b of digest) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
+export { sha256Hex };
 
 /** `seq_key_sha256` (§4): hex SHA-256 of {@link seqKey}; a handy stored id for a sequence. */
 export function seqKeySha256(sequence: unknown): Promise<string> {

@@ -61,16 +61,4 @@ function write(value: unknown, out: string[]): void {
   out.push("}");
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
-
-/**
- * Lower-case hex SHA-256 of the UTF-8 bytes of `text`, through the global WebCrypto so that it runs
- * unchanged in Node 22 and in workerd. Lone surrogates are encoded as U+FFFD by TextEncoder.
- */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  const bytes = new Uint8Array(digest);
-  let hex = "";
-  for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i]];
-  return hex;
-}
+export { sha256Hex } from "../sha256.ts";
