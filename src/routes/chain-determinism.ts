@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, desc, eq, lt } from "drizzle-orm";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
@@ -10,9 +9,8 @@ import { newId } from "../ids.ts";
 import { sha256Hex } from "../crypto.ts";
 import { canonicalJson } from "../engines/vrty/index.ts";
 import { validateSuite, type Suite } from "../engines/chain-determinism/index.ts";
-import { suites } from "../db/schema.ts";
+import { deleteSuite, getSuite, insertSuite, listSuites } from "../db/suites.ts";
 import { runToWire } from "../db/runs.ts";
-import { toPage } from "../db/page.ts";
 import type { Db } from "../db/client.ts";
 import { createRun } from "../runs/create.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
@@ -60,7 +58,7 @@ function suiteWire(id: string, name: string, sha256: string, s: Suite, createdAt
 
 async function loadSuite(db: Db, tenantId: string, id: string): Promise<{ id: string; name: string; sha256: string; suite: Suite; createdAt: Date | null } | undefined> {
   if (id === "default") return { id, name: "assay default (ticketing and inventory)", sha256: await sha256Hex(canonicalJson(DEFAULT_SUITE)), suite: DEFAULT_SUITE, createdAt: null };
-  const row = await db.select().from(suites).where(and(eq(suites.id, id), eq(suites.tenantId, tenantId), eq(suites.evaluator, EVALUATOR))).get();
+  const row = await getSuite(db, tenantId, EVALUATOR, id);
   return row && { id: row.id, name: row.name, sha256: row.sha256, suite: row.data as Suite, createdAt: row.createdAt };
 }
 
@@ -153,7 +151,7 @@ export const chainDeterminism = createRouter()
         data: suite,
         createdAt: new Date(),
       };
-      await c.var.db.insert(suites).values(row);
+      await insertSuite(c.var.db, row);
       return c.json(suiteWire(row.id, name, row.sha256, suite, row.createdAt), 201);
     },
   )
@@ -170,13 +168,7 @@ export const chainDeterminism = createRouter()
     }),
     async (c) => {
       const { limit, after } = c.req.valid("query");
-      const rows = await c.var.db
-        .select()
-        .from(suites)
-        .where(and(eq(suites.tenantId, c.var.tenantId), eq(suites.evaluator, EVALUATOR), after ? lt(suites.id, after) : undefined))
-        .orderBy(desc(suites.id))
-        .limit(limit + 1);
-      const page = toPage(rows, limit);
+      const page = await listSuites(c.var.db, c.var.tenantId, EVALUATOR, { limit, after });
       return c.json({ ...page, data: page.data.map((r) => suiteWire(r.id, r.name, r.sha256, r.data as Suite, r.createdAt)) }, 200);
     },
   )
@@ -211,8 +203,7 @@ export const chainDeterminism = createRouter()
     async (c) => {
       const id = c.req.valid("param").suite_id;
       if (id === "default") throw new ApiError({ status: 409, type: "conflict", detail: "The built-in suite cannot be deleted." });
-      const res = await c.var.db.delete(suites).where(and(eq(suites.id, id), eq(suites.tenantId, c.var.tenantId))).run();
-      if (!res.meta.changes) throw ApiError.notFound("The suite");
+      if (!(await deleteSuite(c.var.db, c.var.tenantId, EVALUATOR, id))) throw ApiError.notFound("The suite");
       return c.body(null, 204);
     },
   );

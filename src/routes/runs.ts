@@ -1,15 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import { and, asc, desc, eq, lt } from "drizzle-orm";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonResponse, pageOf, PageQuery, problems, tenantSecurity } from "./openapi.ts";
 import { ApiError } from "../errors.ts";
 import { FINAL_STATUSES, getRun, listRuns, listSamples, runToWire, sampleToWire, type RunRow } from "../db/runs.ts";
-import { webhookDeliveries } from "../db/schema.ts";
+import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/webhooks.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
-import { toPage } from "../db/page.ts";
 import type { Db } from "../db/client.ts";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
@@ -242,32 +240,8 @@ export const runs = createRouter()
     async (c) => {
       const { db, tenantId } = c.var;
       const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
-      const { limit, after } = c.req.valid("query");
-      const rows = await db
-        .select()
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.runId, run.id), after ? lt(webhookDeliveries.id, after) : undefined))
-        .orderBy(desc(webhookDeliveries.id))
-        .limit(limit + 1);
-      const page = toPage(rows, limit);
-      return c.json(
-        {
-          ...page,
-          data: page.data.map((d) => ({
-            id: d.id,
-            message_id: d.messageId,
-            event: d.event,
-            url: d.url,
-            attempt: d.attempt,
-            status: d.status,
-            response_status: d.responseStatus,
-            error: d.error,
-            duration_ms: d.durationMs,
-            created_at: d.createdAt.toISOString(),
-          })),
-        },
-        200,
-      );
+      const page = await listDeliveries(db, run.id, c.req.valid("query"));
+      return c.json({ ...page, data: page.data.map(deliveryToWire) }, 200);
     },
   )
   .openapi(
@@ -292,13 +266,7 @@ export const runs = createRouter()
       if (!FINAL_STATUSES.includes(run.status)) {
         throw new ApiError({ status: 409, type: "conflict", detail: "The run has not ended yet; its event is sent when it does." });
       }
-      const last = await db
-        .select({ messageId: webhookDeliveries.messageId })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.runId, run.id))
-        .orderBy(asc(webhookDeliveries.id))
-        .get();
-      const messageId = await enqueueRunEvent(c.env, run, last?.messageId);
+      const messageId = await enqueueRunEvent(c.env, run, await firstDeliveryMessageId(db, run.id));
       return c.json({ message_id: messageId! }, 202);
     },
   );

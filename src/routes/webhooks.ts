@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
-import { webhookSecrets } from "../db/schema.ts";
+import { getWebhookSecret, putWebhookSecret } from "../db/webhooks.ts";
 import { encryptSecret } from "../secrets.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
-import { eq } from "drizzle-orm";
 
 const SecretSchema = z
   .object({
@@ -30,10 +29,7 @@ export const webhooks = createRouter()
     async (c) => {
       const secret = newWebhookSecret();
       const row = { tenantId: c.var.tenantId, secretEnc: await encryptSecret(c.env.SECRETS_KEY, secret), createdAt: new Date() };
-      await c.var.db
-        .insert(webhookSecrets)
-        .values(row)
-        .onConflictDoUpdate({ target: webhookSecrets.tenantId, set: { secretEnc: row.secretEnc, createdAt: row.createdAt } });
+      await putWebhookSecret(c.var.db, row);
       return c.json({ secret, created_at: row.createdAt.toISOString() }, 201);
     },
   )
@@ -48,7 +44,7 @@ export const webhooks = createRouter()
       responses: { 200: jsonResponse(SecretInfoSchema, "Secret metadata"), ...problems(401) },
     }),
     async (c) => {
-      const row = await c.var.db.select().from(webhookSecrets).where(eq(webhookSecrets.tenantId, c.var.tenantId)).get();
+      const row = await getWebhookSecret(c.var.db, c.var.tenantId);
       return c.json({ exists: !!row, created_at: row?.createdAt.toISOString() ?? null }, 200);
     },
   );

@@ -4,8 +4,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Db } from "../db/client.ts";
 import { findIdempotentRun, getRun, insertIdempotencyKey, insertRun, type RunRow } from "../db/runs.ts";
-import { eq } from "drizzle-orm";
-import { webhookSecrets } from "../db/schema.ts";
+import { getWebhookSecret } from "../db/webhooks.ts";
 import { encryptSecret } from "../secrets.ts";
 import { webhookUrlProblem } from "../webhooks/url.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
@@ -38,7 +37,7 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
   if (r.webhookUrl) {
     const problem = webhookUrlProblem(r.webhookUrl, env.ALLOW_LOOPBACK_WEBHOOKS === "true");
     if (problem) throw ApiError.validation([{ path: "webhook_url", message: problem }]);
-    const secret = await db.select().from(webhookSecrets).where(eq(webhookSecrets.tenantId, tenantId)).get();
+    const secret = await getWebhookSecret(db, tenantId);
     if (!secret) {
       throw ApiError.validation([
         { path: "webhook_url", message: "create the tenant's signing secret first: POST /v1/webhooks/secret" },

@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
 import { openDb } from "../db/client.ts";
 import { getRunById, runToWire } from "../db/runs.ts";
-import { webhookDeliveries, webhookSecrets } from "../db/schema.ts";
+import { getWebhookSecret, insertDelivery } from "../db/webhooks.ts";
 import { newId } from "../ids.ts";
 import { decryptSecret } from "../secrets.ts";
 import type { WebhookMessage } from "../runs/messages.ts";
@@ -24,7 +23,7 @@ export async function deliverWebhook(env: Env, msg: WebhookMessage, attempt: num
   const db = openDb(env.DB);
   const run = await getRunById(db, msg.runId);
   if (!run?.webhookUrl) return null;
-  const secretRow = await db.select().from(webhookSecrets).where(eq(webhookSecrets.tenantId, run.tenantId)).get();
+  const secretRow = await getWebhookSecret(db, run.tenantId);
   const timestamp = Math.floor(Date.now() / 1000);
   const body = JSON.stringify({ type: msg.event, timestamp: new Date(timestamp * 1000).toISOString(), data: runToWire(run) });
   const started = Date.now();
@@ -52,7 +51,7 @@ export async function deliverWebhook(env: Env, msg: WebhookMessage, attempt: num
   } catch (err) {
     error = err instanceof Error && err.name === "TimeoutError" ? `no answer within ${TIMEOUT_MS} ms` : String(err instanceof Error ? err.message : err);
   }
-  await db.insert(webhookDeliveries).values({
+  await insertDelivery(db, {
     id: newId("dlv"),
     messageId: msg.messageId,
     runId: run.id,
