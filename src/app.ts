@@ -14,6 +14,7 @@ import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
 import { chainDeterminism } from "./routes/chain-determinism.ts";
 import { rpl } from "./routes/rpl.ts";
+import { judge } from "./routes/judge.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
@@ -72,6 +73,7 @@ export function createApp() {
   app.route("/v1/webhooks", webhooks);
   app.route("/v1/chain-determinism", chainDeterminism);
   app.route("/v1/rpl", rpl);
+  app.route("/v1/judge", judge);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

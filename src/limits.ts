@@ -21,6 +21,10 @@ export const LIMITS = {
   idfTablesPerTenant: 50,
   /** Units (replays, samples, critic calls) in one run. */
   unitsPerRun: 10_000,
+  /** Items in one judge run (the result holds every item's verdicts, and a D1 row is at most 2 MB). */
+  judgeItems: 1_000,
+  /** Critics in one judge panel. */
+  judgeCritics: 10,
   /** Units of one run in flight at once. */
   concurrency: 100,
   /** Page size for list endpoints. */

@@ -448,6 +448,162 @@ export type RplComparison = {
     };
 };
 
+export type JudgeRunRequest = {
+    items: Array<{
+        id: string;
+        /**
+         * The text the critics judge ({query} in their prompts)
+         */
+        query: string;
+        /**
+         * Extra template variables for this item ({key} in a prompt_template)
+         */
+        context?: {
+            [key: string]: unknown;
+        };
+        /**
+         * The item's known label, if any: the simulator answers it, and the result reports the consensus's accuracy against it
+         */
+        expected?: string;
+    }>;
+    critics: Array<{
+        /**
+         * Unique in the panel; becomes each verdict's critic_id
+         */
+        name: string;
+        /**
+         * The model name the endpoint expects, or `sim:<anything>` for the simulator
+         */
+        model: string;
+        /**
+         * An endpoint preset; needs provider.api_key
+         */
+        vendor?: 'deepseek' | 'openai' | 'openrouter' | 'together';
+        provider?: {
+            /**
+             * Any OpenAI-compatible endpoint; overrides the vendor's
+             */
+            base_url?: string;
+            /**
+             * Secret: encrypted for the life of the run, never stored in plain text or returned
+             */
+            api_key?: string;
+        };
+        temperature?: number;
+        max_tokens?: number;
+        /**
+         * Per model call; timed-out calls are retried twice
+         */
+        timeout_s?: number;
+        /**
+         * This critic's weight in `weighted` voting
+         */
+        weight?: number;
+        /**
+         * A prompt of our bank as "name@version" (or "name" for its latest version); see GET /v1/judge/prompts. Default panel-general@2 unless system_prompt or prompt_template is given
+         */
+        prompt?: string;
+        /**
+         * Your own system prompt ("" sends none)
+         */
+        system_prompt?: string;
+        /**
+         * Your own template: {query}, {labels}, the item's context keys; {{ }} for literal braces
+         */
+        prompt_template?: string;
+        /**
+         * Only for sim:* critics. Without bias and noise a simulated critic answers each item's true label (its `expected`, else one drawn from its id and the seed)
+         */
+        simulator?: {
+            /**
+             * With probability `rate`, answer `label`
+             */
+            bias?: {
+                label: string;
+                rate: number;
+            };
+            /**
+             * Otherwise, with this probability, answer a random label of the vocabulary
+             */
+            noise?: number;
+            latency_ms?: number;
+        };
+    }>;
+    /**
+     * The label vocabulary; a verdict outside it is counted as off_vocabulary, not as a vote
+     */
+    labels?: Array<string>;
+    voting?: {
+        strategy?: 'majority' | 'unanimous' | 'weighted' | 'first_disagreement';
+        /**
+         * majority: labels that win a tie, in order
+         */
+        priority?: Array<string>;
+        /**
+         * The consensus when no valid verdict exists (unanimous: also when critics disagree). Default UNCLEAR
+         */
+        fallback?: string;
+        /**
+         * weighted: multiply each critic's weight by its confidence (default true)
+         */
+        use_confidence?: boolean;
+        /**
+         * first_disagreement: the consensus when critics disagree (default DISAGREE)
+         */
+        disagree_label?: string;
+    };
+    /**
+     * Items whose agreement_pct or alpha is below this are contested (GET …/contested)
+     */
+    contested_threshold?: number;
+    /**
+     * Seeds the simulator
+     */
+    seed?: number;
+    concurrency?: number;
+    webhook_url?: string;
+};
+
+export type ContestedItem = {
+    id: string;
+    index: number;
+    query: string | null;
+    consensus: string;
+    agreement_pct: number;
+    krippendorff_alpha: number | null;
+    reasons: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
+    verdicts: Array<JudgeVerdict>;
+};
+
+export type JudgeVerdict = {
+    kind: string;
+    confidence: number;
+    reasoning: string;
+    critic_id: string;
+    raw_response: string | null;
+    error: string | null;
+    elapsed_s: number;
+    prompt: {
+        name: string;
+        version: number | null;
+        sha256: string;
+    };
+};
+
+export type ContestedItemPage = {
+    data: Array<ContestedItem>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type CriticPrompt = {
+    name: string;
+    version: number;
+    description: string;
+    system_prompt: string;
+    prompt_template: string;
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -1693,3 +1849,135 @@ export type CompareRplRunsResponses = {
 };
 
 export type CompareRplRunsResponse = CompareRplRunsResponses[keyof CompareRplRunsResponses];
+
+export type CreateJudgeRunData = {
+    body: JudgeRunRequest;
+    headers?: {
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/judge/runs';
+};
+
+export type CreateJudgeRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateJudgeRunError = CreateJudgeRunErrors[keyof CreateJudgeRunErrors];
+
+export type CreateJudgeRunResponses = {
+    /**
+     * The run, queued
+     */
+    202: Run;
+};
+
+export type CreateJudgeRunResponse = CreateJudgeRunResponses[keyof CreateJudgeRunResponses];
+
+export type ListContestedItemsData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: {
+        threshold?: number | null;
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/judge/runs/{run_id}/contested';
+};
+
+export type ListContestedItemsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListContestedItemsError = ListContestedItemsErrors[keyof ListContestedItemsErrors];
+
+export type ListContestedItemsResponses = {
+    /**
+     * A page of contested items
+     */
+    200: ContestedItemPage & {
+        threshold: number;
+    };
+};
+
+export type ListContestedItemsResponse = ListContestedItemsResponses[keyof ListContestedItemsResponses];
+
+export type ListCriticPromptsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/judge/prompts';
+};
+
+export type ListCriticPromptsErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListCriticPromptsError = ListCriticPromptsErrors[keyof ListCriticPromptsErrors];
+
+export type ListCriticPromptsResponses = {
+    /**
+     * The bank
+     */
+    200: {
+        default: string;
+        data: Array<CriticPrompt>;
+    };
+};
+
+export type ListCriticPromptsResponse = ListCriticPromptsResponses[keyof ListCriticPromptsResponses];

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { toPage } from "./page.ts";
@@ -62,6 +62,16 @@ export async function insertSample(
 
 export async function getSample(db: Db, runId: string, unitId: string): Promise<SampleRow | undefined> {
   return db.select().from(samples).where(and(eq(samples.runId, runId), eq(samples.unitId, unitId))).get();
+}
+
+/** The samples of the given units (any order); D1 caps bound parameters, so ids go in chunks. */
+export async function getSamples(db: Db, runId: string, unitIds: readonly string[]): Promise<SampleRow[]> {
+  const out: SampleRow[] = [];
+  for (let i = 0; i < unitIds.length; i += 90) {
+    const chunk = unitIds.slice(i, i + 90);
+    out.push(...(await db.select().from(samples).where(and(eq(samples.runId, runId), inArray(samples.unitId, chunk))).all()));
+  }
+  return out;
 }
 
 /** Samples in write order, after sequence number `afterSeq`. */

@@ -3,7 +3,7 @@ import { openDb } from "../db/client.ts";
 import { getSample, insertSample } from "../db/runs.ts";
 import { d1SampleCache } from "../db/sample-cache.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { isSimModel, modelClient, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
+import { createOpenAIClient, isSimModel, modelClient, PROVIDER_SECRET, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
@@ -24,9 +24,10 @@ const SLICE_MS = 5 * 60_000;
 export class UnitRunner extends DurableObject<Env> {
   private controller: AbortController | null = null;
   private context: UnitContextReply | null = null;
-  // The run's decrypted key and endpoint client live only while this lane has units to run.
-  private apiKey: string | undefined;
+  // The run's decrypted secrets and endpoint clients live only while this lane has units to run.
+  private secrets: Record<string, string> = {};
   private client: ChatClient | null = null;
+  private endpoints = new Map<string, ChatClient>();
 
   /** Accepts a dispatched unit; a redelivered message for the same unit and attempt is a no-op. */
   async start(msg: UnitMessage): Promise<void> {
@@ -46,8 +47,9 @@ export class UnitRunner extends DurableObject<Env> {
 
   private forget(): void {
     this.context = null;
-    this.apiKey = undefined;
+    this.secrets = {};
     this.client = null;
+    this.endpoints.clear();
   }
 
   async alarm(): Promise<void> {
@@ -82,7 +84,7 @@ export class UnitRunner extends DurableObject<Env> {
       const context = (await coordinator.unitContext(msg.unitId, msg.attempt)) as UnitContextReply | null;
       if (!context) return null;
       this.context = context;
-      this.apiKey = context.secretEnc ? await decryptSecret(this.env.SECRETS_KEY, context.secretEnc) : undefined;
+      this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
     }
     const context = this.context;
     const db = openDb(this.env.DB);
@@ -102,6 +104,7 @@ export class UnitRunner extends DurableObject<Env> {
         return client.chat(request, { ...options, signal: controller.signal });
       },
     });
+    const apiKey = this.secrets[PROVIDER_SECRET];
     try {
       const outcome = await evaluatorFor(context.evaluator).execute(
         msg.unitId,
@@ -112,9 +115,16 @@ export class UnitRunner extends DurableObject<Env> {
           chat: (salt) =>
             guard(
               isSimModel((context.config as { model: string }).model)
-                ? modelClient(context.config, this.apiKey, salt)
-                : (this.client ??= modelClient(context.config, this.apiKey, salt)),
+                ? modelClient(context.config, apiKey, salt)
+                : (this.client ??= modelClient(context.config, apiKey, salt)),
             ),
+          endpoint: ({ baseUrl, apiKey, timeoutMs }) => {
+            const key = JSON.stringify([baseUrl, apiKey ?? null, timeoutMs]);
+            let client = this.endpoints.get(key);
+            if (!client) this.endpoints.set(key, (client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs })));
+            return guard(client);
+          },
+          secret: (name) => this.secrets[name],
         },
         controller.signal,
       );
@@ -130,7 +140,7 @@ export class UnitRunner extends DurableObject<Env> {
       return await coordinator.unitDone(msg.unitId, msg.attempt, outcome.status);
     } catch (err) {
       if (controller.signal.aborted) return null;
-      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), this.apiKey ? [this.apiKey] : []);
+      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));
       return coordinator.unitFailed(msg.unitId, msg.attempt, text);
     } finally {
       this.controller = null;

@@ -1,11 +1,13 @@
 import type { Evaluator, EvaluatorName } from "./types.ts";
 import { chainDeterminism } from "./chain-determinism.ts";
 import { rpl } from "./rpl.ts";
+import { judge } from "./judge.ts";
 
 // Adding an evaluator is one entry here: the coordinator, runner and routes look them up by name.
 const evaluators: Record<EvaluatorName, Evaluator<any>> = {
   "chain-determinism": chainDeterminism,
   rpl,
+  judge,
 };
 
 export function evaluatorFor(name: string): Evaluator<unknown> {

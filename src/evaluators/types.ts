@@ -1,6 +1,6 @@
 import type { ChatClient } from "../providers/index.ts";
 
-export type EvaluatorName = "chain-determinism" | "rpl";
+export type EvaluatorName = "chain-determinism" | "rpl" | "judge";
 
 /**
  * A cache of unit results shared across a tenant's runs (rpl's sample cache): values are stored
@@ -24,6 +24,13 @@ export type UnitContext<Config> = {
   config: Config;
   /** A model client for this unit; `salt` distinguishes units that send identical requests (the simulator uses it). */
   chat(salt: number): ChatClient;
+  /**
+   * A client for another OpenAI-compatible endpoint than the config's (a judge critic's): the one
+   * retry policy, stopped by cancel, reused by the lane for the same endpoint and key.
+   */
+  endpoint(target: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): ChatClient;
+  /** A secret of the run by name (decrypted only while a lane works); undefined if the request gave none. */
+  secret(name: string): string | undefined;
   /** The tenant's cache of unit results. */
   cache: SampleCache;
 };

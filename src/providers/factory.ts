@@ -2,6 +2,9 @@ import { createOpenAIClient } from "./openai.ts";
 import { createSimClient, isSimModel } from "./sim.ts";
 import type { ChatClient } from "./types.ts";
 
+/** The name of the run secret that holds the key of the run's one model endpoint. */
+export const PROVIDER_SECRET = "provider";
+
 /** The model fields every run evaluator's config carries (see routes/model-fields.ts). */
 export type ModelSettings = {
   model: string;

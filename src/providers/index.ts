@@ -29,5 +29,7 @@ export type { RetryInfo, RetryPolicy } from "./retry.ts";
 /** The `sim:*` simulator and its extension point. */
 export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_VERSION } from "./sim.ts";
 export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim.ts";
-export { modelClient } from "./factory.ts";
+export { criticResponder, simTrueLabel } from "./sim/critic.ts";
+export type { SimCriticOptions } from "./sim/critic.ts";
+export { modelClient, PROVIDER_SECRET } from "./factory.ts";
 export type { ModelSettings } from "./factory.ts";

@@ -105,7 +105,7 @@ export const chainDeterminism = createRouter()
         evaluator: EVALUATOR,
         config,
         publicConfig,
-        apiKey: model.apiKey,
+        secrets: model.secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
         // A replay makes at most max_turns calls, each with its own retries: past this, it is presumed lost.

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors.ts";
-import type { ModelSettings } from "../providers/index.ts";
+import { PROVIDER_SECRET, type ModelSettings } from "../providers/index.ts";
 
 /**
  * The request fields that say which model to call, shared by every run evaluator: an
@@ -26,14 +26,14 @@ export const ModelFields = {
 };
 
 
-/** Splits the model fields into the stored config (no secret) and the API key. */
+/** Splits the model fields into the stored config (no secret) and the run's secrets (the API key). */
 export function modelConfig(body: {
   model: string;
   provider?: { base_url: string; api_key?: string };
   timeout_s: number;
   seed?: number;
   simulator?: { divergence: number; latency_ms: number };
-}): { config: ModelSettings; apiKey?: string } {
+}): { config: ModelSettings; secrets?: Record<string, string> } {
   const sim = body.model.startsWith("sim:");
   if (sim && body.provider) {
     throw ApiError.validation([{ path: "provider", message: "the simulator (sim:*) takes no provider" }]);
@@ -52,6 +52,6 @@ export function modelConfig(body: {
       seed: body.seed ?? null,
       simulator: sim ? { divergence: body.simulator?.divergence ?? 0.25, latency_ms: body.simulator?.latency_ms ?? 0 } : null,
     },
-    apiKey: body.provider?.api_key,
+    secrets: body.provider?.api_key ? { [PROVIDER_SECRET]: body.provider.api_key } : undefined,
   };
 }

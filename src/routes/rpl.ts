@@ -152,7 +152,7 @@ export const rpl = createRouter().openapi(
         evaluator: EVALUATOR,
         config,
         publicConfig,
-        apiKey: model.apiKey,
+        secrets: model.secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
         // One model call per unit, retried twice by the provider client.

@@ -17,9 +17,12 @@ export type NewRun = {
   config: object;
   /** What D1 stores and the API returns as the run's `config`. No secret. */
   publicConfig: Record<string, unknown>;
-  /** The provider API key, if any: encrypted for the coordinator, never stored in D1. */
-  apiKey?: string;
-  /** Or the key already encrypted (a follow-up run inherits its predecessor's). */
+  /**
+   * The run's secrets by name (`provider` for the one model key; judge: one per critic): encrypted
+   * together for the coordinator, never stored in D1, dropped when the run ends.
+   */
+  secrets?: Record<string, string>;
+  /** Or the secrets already encrypted (a follow-up run inherits its predecessor's). */
   secretEnc?: string | null;
   webhookUrl?: string;
   concurrency: number;
@@ -89,7 +92,8 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     finishedAt: null,
   };
   await insertRun(db, run);
-  const secretEnc = r.apiKey ? await encryptSecret(env.SECRETS_KEY, r.apiKey) : (r.secretEnc ?? null);
+  const secretEnc =
+    r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
   await env.RUNS.get(env.RUNS.idFromName(runId)).start({
     runId,
     tenantId,

@@ -16,6 +16,8 @@
  * { id: "my-test",
  *   agent?: { calls?: 2, pick?: "round_robin" | "first", answer?: "done" },
  *   text?: "…",                // the answer to a request without tools (default "ok")
+ *   answers?: [{ contains, content }], // without tools: the first whose `contains` is in the last
+ *                              // user message answers `content` (else `text`)
  *   delay_ms?: 0,              // before every response
  *   system_fingerprint?: "fp_fake", provider?: "…", // provider: top-level field, as OpenRouter sends
  *   record?: true,             // false: keep no request log (long benchmarks)
@@ -79,6 +81,7 @@ export type Scenario = {
   id: string;
   agent?: { calls?: number; pick?: "round_robin" | "first"; answer?: string };
   text?: string;
+  answers?: { contains: string; content: string }[];
   delay_ms?: number;
   system_fingerprint?: string;
   provider?: string;
@@ -189,7 +192,7 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     if (rule?.status !== undefined && rule.status >= 400) {
       return send(res, rule.status, { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } }, headers);
     }
-    const choice = answer(scenario, body.tools, turn, rule);
+    const choice = answer(scenario, body.tools, turn, rule, messages);
     const completionText = JSON.stringify(choice.message);
     send(res, rule?.status ?? 200, {
       id: `chatcmpl-fake-${nth}`,
@@ -226,10 +229,15 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
 
 type Choice = { message: Record<string, unknown>; finish_reason: string };
 
-function answer(scenario: Scenario, tools: Tool[] | undefined, turn: number, rule: FaultRule["respond"] | undefined): Choice {
+function answer(scenario: Scenario, tools: Tool[] | undefined, turn: number, rule: FaultRule["respond"] | undefined, messages: Message[]): Choice {
   if (rule?.content !== undefined) return { message: { role: "assistant", content: rule.content }, finish_reason: "stop" };
   const named = (Array.isArray(tools) ? tools : []).filter((t) => typeof t?.function?.name === "string");
-  if (named.length === 0) return { message: { role: "assistant", content: scenario.text ?? "ok" }, finish_reason: "stop" };
+  if (named.length === 0) {
+    const last = [...messages].reverse().find((m) => m?.role === "user");
+    const userText = typeof last?.content === "string" ? last.content : "";
+    const hit = scenario.answers?.find((a) => userText.includes(a.contains));
+    return { message: { role: "assistant", content: hit?.content ?? scenario.text ?? "ok" }, finish_reason: "stop" };
+  }
   const agent = { ...DEFAULT_SCENARIO.agent, ...scenario.agent };
   const calls = agent.calls ?? 2;
   const work = named.filter((t) => t.function!.name !== "final_answer");

@@ -60,6 +60,10 @@ function ctxOf(config: RplConfig, cache: SampleCache, script?: (req: ChatRequest
     config,
     cache,
     calls,
+    endpoint: () => {
+      throw new Error("rpl calls only the config's model");
+    },
+    secret: () => undefined,
     chat(salt): ChatClient {
       const sim = createSimClient({ model: config.model.startsWith("sim:") ? config.model : "sim:x", seed: config.seed ?? 0, replay: salt });
       return {
