@@ -15,6 +15,7 @@ import { webhooks } from "./routes/webhooks.ts";
 import { chainDeterminism } from "./routes/chain-determinism.ts";
 import { rpl } from "./routes/rpl.ts";
 import { judge } from "./routes/judge.ts";
+import { reasoningQuality } from "./routes/reasoning-quality.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
@@ -74,6 +75,7 @@ export function createApp() {
   app.route("/v1/chain-determinism", chainDeterminism);
   app.route("/v1/rpl", rpl);
   app.route("/v1/judge", judge);
+  app.route("/v1/reasoning-quality", reasoningQuality);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

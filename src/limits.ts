@@ -25,6 +25,8 @@ export const LIMITS = {
   judgeItems: 1_000,
   /** Critics in one judge panel. */
   judgeCritics: 10,
+  /** Items in one uploaded reasoning-quality dataset. */
+  datasetItems: 10_000,
   /** Units of one run in flight at once. */
   concurrency: 100,
   /** Page size for list endpoints. */

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetRunData, GetRunErrors, GetRunResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses } from './types.gen';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetRunData, GetRunErrors, GetRunResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -520,4 +520,81 @@ export const listCriticPrompts = <ThrowOnError extends boolean = false>(options?
         }],
     url: '/v1/judge/prompts',
     ...options
+});
+
+/**
+ * List uploaded datasets
+ */
+export const listReasoningQualityDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListReasoningQualityDatasetsData, ThrowOnError>): RequestResult<ListReasoningQualityDatasetsResponses, ListReasoningQualityDatasetsErrors, ThrowOnError> => (options?.client ?? client).get<ListReasoningQualityDatasetsResponses, ListReasoningQualityDatasetsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/datasets',
+    ...options
+});
+
+/**
+ * Upload a dataset (JSON, CSV, or GSM8K / MMLU / StrategyQA rows)
+ *
+ * Validated whole before anything is stored: a bad row is a 400 naming the row and field, and nothing is kept. At most 10,000 items.
+ */
+export const uploadReasoningQualityDataset = <ThrowOnError extends boolean = false>(options: Options<UploadReasoningQualityDatasetData, ThrowOnError>): RequestResult<UploadReasoningQualityDatasetResponses, UploadReasoningQualityDatasetErrors, ThrowOnError> => (options.client ?? client).post<UploadReasoningQualityDatasetResponses, UploadReasoningQualityDatasetErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/datasets',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a dataset (runs keep their own copy of the items they use)
+ */
+export const deleteReasoningQualityDataset = <ThrowOnError extends boolean = false>(options: Options<DeleteReasoningQualityDatasetData, ThrowOnError>): RequestResult<DeleteReasoningQualityDatasetResponses, DeleteReasoningQualityDatasetErrors, ThrowOnError> => (options.client ?? client).delete<DeleteReasoningQualityDatasetResponses, DeleteReasoningQualityDatasetErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/datasets/{dataset_id}',
+    ...options
+});
+
+/**
+ * Get a dataset with its items
+ */
+export const getReasoningQualityDataset = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityDatasetData, ThrowOnError>): RequestResult<GetReasoningQualityDatasetResponses, GetReasoningQualityDatasetErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityDatasetResponses, GetReasoningQualityDatasetErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/datasets/{dataset_id}',
+    ...options
+});
+
+/**
+ * Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy
+ *
+ * Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.
+ */
+export const createReasoningQualityRun = <ThrowOnError extends boolean = false>(options: Options<CreateReasoningQualityRunData, ThrowOnError>): RequestResult<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError> => (options.client ?? client).post<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

@@ -604,6 +604,156 @@ export type CriticPrompt = {
     prompt_template: string;
 };
 
+export type Dataset = {
+    id: string;
+    object: 'dataset';
+    name: string;
+    format: string;
+    n_items: number;
+    /**
+     * The dataset tags of its items
+     */
+    datasets: Array<string>;
+    sha256: string;
+    created_at: string;
+};
+
+export type DatasetUpload = {
+    /**
+     * Also the `dataset` tag of items that carry none (for the per-dataset breakdown)
+     */
+    name: string;
+    /**
+     * `json`: `items` as [{id?, question, answer, type?, dataset?, perturbations?}]. `csv`: `csv` text with a header row and the columns question, answer (and perturbations with `perturbations_column`). `gsm8k`: `rows` as GSM8K's [{question, answer}] (the gold is the number after ####). `strategyqa`: `rows` as [{question, answer: true/false}]. `mmlu`: `rows` as {subject: [{question, choices, answer: index}]}
+     */
+    format: 'json' | 'csv' | 'gsm8k' | 'mmlu' | 'strategyqa';
+    items?: Array<unknown>;
+    csv?: string;
+    rows?: Array<unknown> | {
+        [key: string]: Array<unknown>;
+    };
+    /**
+     * Keep this many items, drawn with the seed (benchmarks: their sampling, reproduced exactly)
+     */
+    num_samples?: number;
+    seed?: number;
+    /**
+     * csv: read a `perturbations` column (a JSON array, or values separated by |)
+     */
+    perturbations_column?: boolean;
+};
+
+export type DatasetPage = {
+    data: Array<Dataset>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type DatasetDetail = Dataset & {
+    items: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+export type ReasoningQualityRunRequest = {
+    models: Array<{
+        /**
+         * Unique in the run; default the model name
+         */
+        name?: string;
+        /**
+         * The model name the endpoint expects, or `sim:<anything>` for the simulator
+         */
+        model: string;
+        provider?: {
+            base_url: string;
+            /**
+             * Secret: encrypted for the life of the run, never stored in plain text or returned
+             */
+            api_key?: string;
+        };
+        /**
+         * The paper's 0.7; at 0 CS and SS are trivially high
+         */
+        temperature?: number;
+        /**
+         * The original's 256 (1024 for thinking models)
+         */
+        max_tokens?: number;
+        timeout_s?: number;
+        simulator?: {
+            accuracy?: number;
+            /**
+             * Reasoning sentences before the answer
+             */
+            verbosity?: number;
+            /**
+             * Chance that a further run or a perturbed question is answered afresh
+             */
+            variation?: number;
+            latency_ms?: number;
+        };
+    }>;
+    /**
+     * Items of all are evaluated together; each keeps its dataset tag for the per-dataset breakdown
+     */
+    datasets: Array<{
+        /**
+         * An uploaded dataset (POST /v1/reasoning-quality/datasets)
+         */
+        id: string;
+        /**
+         * Use the first n items (default all)
+         */
+        num_samples?: number;
+    } | {
+        synthetic: {
+            seed?: number;
+            num_reasoning?: number;
+            num_adversarial?: number;
+            num_robustness?: number;
+        };
+    }>;
+    /**
+     * Runs per item for CS and SS; the primary counts as run 1
+     */
+    K?: number;
+    /**
+     * Perturbations per item for RS
+     */
+    P?: number;
+    /**
+     * CQ: the type-aware matcher, or the README's seven-strategy chain
+     */
+    matcher?: 'canonical' | 'legacy7';
+    /**
+     * LS backend: the original's lexical heuristic, or none (LS null, left out of Q)
+     */
+    ls?: 'lexical' | 'none';
+    /**
+     * SS backend: Jaccard over the traces, the original's fallback
+     */
+    ss?: 'jaccard';
+    /**
+     * The weight table: the camera-ready one (default) or the 1.1.4 README's
+     */
+    preset?: 'paper-v8' | '1.1.4';
+    /**
+     * Custom strategies: name → weights over correctness, consistency, robustness, logical_coherence, efficiency, stability (normalised to sum 1)
+     */
+    strategies?: {
+        [key: string]: {
+            [key: string]: number;
+        };
+    };
+    /**
+     * Seeds the simulator
+     */
+    seed?: number;
+    concurrency?: number;
+    webhook_url?: string;
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -1981,3 +2131,208 @@ export type ListCriticPromptsResponses = {
 };
 
 export type ListCriticPromptsResponse = ListCriticPromptsResponses[keyof ListCriticPromptsResponses];
+
+export type ListReasoningQualityDatasetsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/reasoning-quality/datasets';
+};
+
+export type ListReasoningQualityDatasetsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListReasoningQualityDatasetsError = ListReasoningQualityDatasetsErrors[keyof ListReasoningQualityDatasetsErrors];
+
+export type ListReasoningQualityDatasetsResponses = {
+    /**
+     * Datasets
+     */
+    200: DatasetPage;
+};
+
+export type ListReasoningQualityDatasetsResponse = ListReasoningQualityDatasetsResponses[keyof ListReasoningQualityDatasetsResponses];
+
+export type UploadReasoningQualityDatasetData = {
+    body: DatasetUpload;
+    path?: never;
+    query?: never;
+    url: '/v1/reasoning-quality/datasets';
+};
+
+export type UploadReasoningQualityDatasetErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type UploadReasoningQualityDatasetError = UploadReasoningQualityDatasetErrors[keyof UploadReasoningQualityDatasetErrors];
+
+export type UploadReasoningQualityDatasetResponses = {
+    /**
+     * The stored dataset
+     */
+    201: Dataset;
+};
+
+export type UploadReasoningQualityDatasetResponse = UploadReasoningQualityDatasetResponses[keyof UploadReasoningQualityDatasetResponses];
+
+export type DeleteReasoningQualityDatasetData = {
+    body?: never;
+    path: {
+        dataset_id: string;
+    };
+    query?: never;
+    url: '/v1/reasoning-quality/datasets/{dataset_id}';
+};
+
+export type DeleteReasoningQualityDatasetErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteReasoningQualityDatasetError = DeleteReasoningQualityDatasetErrors[keyof DeleteReasoningQualityDatasetErrors];
+
+export type DeleteReasoningQualityDatasetResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteReasoningQualityDatasetResponse = DeleteReasoningQualityDatasetResponses[keyof DeleteReasoningQualityDatasetResponses];
+
+export type GetReasoningQualityDatasetData = {
+    body?: never;
+    path: {
+        dataset_id: string;
+    };
+    query?: never;
+    url: '/v1/reasoning-quality/datasets/{dataset_id}';
+};
+
+export type GetReasoningQualityDatasetErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityDatasetError = GetReasoningQualityDatasetErrors[keyof GetReasoningQualityDatasetErrors];
+
+export type GetReasoningQualityDatasetResponses = {
+    /**
+     * The dataset
+     */
+    200: DatasetDetail;
+};
+
+export type GetReasoningQualityDatasetResponse = GetReasoningQualityDatasetResponses[keyof GetReasoningQualityDatasetResponses];
+
+export type CreateReasoningQualityRunData = {
+    body: ReasoningQualityRunRequest;
+    headers?: {
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/reasoning-quality/runs';
+};
+
+export type CreateReasoningQualityRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateReasoningQualityRunError = CreateReasoningQualityRunErrors[keyof CreateReasoningQualityRunErrors];
+
+export type CreateReasoningQualityRunResponses = {
+    /**
+     * The run, queued
+     */
+    202: Run;
+};
+
+export type CreateReasoningQualityRunResponse = CreateReasoningQualityRunResponses[keyof CreateReasoningQualityRunResponses];

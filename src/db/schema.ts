@@ -164,3 +164,36 @@ export const sampleCache = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.cacheKey] })],
 );
+
+/**
+ * reasoning-quality datasets uploaded by a tenant. The items live in `dataset_chunks` because a D1 row
+ * is at most 2 MB and an upload may hold 10,000 items; the dataset and its chunks are written in one
+ * batch (one transaction), so a failed upload stores nothing.
+ */
+export const datasets = sqliteTable(
+  "datasets",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    format: text("format").notNull(),
+    nItems: integer("n_items").notNull(),
+    /** The dataset tags present (items' `dataset`), for the per-dataset breakdown. */
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("datasets_tenant").on(t.tenantId, t.id)],
+);
+
+export const datasetChunks = sqliteTable(
+  "dataset_chunks",
+  {
+    datasetId: text("dataset_id")
+      .notNull()
+      .references(() => datasets.id, { onDelete: "cascade" }),
+    chunk: integer("chunk").notNull(),
+    items: text("items").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.chunk] })],
+);

@@ -2,12 +2,14 @@ import type { Evaluator, EvaluatorName } from "./types.ts";
 import { chainDeterminism } from "./chain-determinism.ts";
 import { rpl } from "./rpl.ts";
 import { judge } from "./judge.ts";
+import { reasoningQuality } from "./reasoning-quality.ts";
 
 // Adding an evaluator is one entry here: the coordinator, runner and routes look them up by name.
 const evaluators: Record<EvaluatorName, Evaluator<any>> = {
   "chain-determinism": chainDeterminism,
   rpl,
   judge,
+  "reasoning-quality": reasoningQuality,
 };
 
 export function evaluatorFor(name: string): Evaluator<unknown> {

@@ -1,6 +1,6 @@
 import type { ChatClient } from "../providers/index.ts";
 
-export type EvaluatorName = "chain-determinism" | "rpl" | "judge";
+export type EvaluatorName = "chain-determinism" | "rpl" | "judge" | "reasoning-quality";
 
 /**
  * A cache of unit results shared across a tenant's runs (rpl's sample cache): values are stored

@@ -31,5 +31,7 @@ export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_VERS
 export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim.ts";
 export { criticResponder, simTrueLabel } from "./sim/critic.ts";
 export type { SimCriticOptions } from "./sim/critic.ts";
+export { reasonerResponder } from "./sim/reasoner.ts";
+export type { SimReasonerOptions } from "./sim/reasoner.ts";
 export { modelClient, PROVIDER_SECRET } from "./factory.ts";
 export type { ModelSettings } from "./factory.ts";

@@ -1,0 +1,215 @@
+/**
+ * reasoning-quality on the run platform: every generation is a unit (model × item × call: the primary
+ * run, runs 2..K, and one call per usable perturbation slot). The aggregate rebuilds each item's record
+ * from its samples with the engine's failure policy and computes the six metrics, the per-dataset
+ * breakdown and Q under every strategy, per model (src/engines/reasoning-quality).
+ *
+ * The calls of an item run in parallel, so when the primary fails its further runs may still have been
+ * made; the record then ignores them, exactly as if they had been skipped (fixed denominators, spec §1.4).
+ */
+import {
+  buildRecord,
+  effectiveWeights,
+  evaluateRecords,
+  mergeStrategies,
+  planItem,
+  resolveWeightTable,
+  type CallOutcome,
+  type EvalItem,
+  type ItemPlan,
+  type PresetVersion,
+  type RawMetrics,
+} from "../engines/reasoning-quality/index.ts";
+import { createSimClient, defaultResponders, reasonerResponder, type ChatClient, type Usage } from "../providers/index.ts";
+import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
+
+export type RqModel = {
+  /** Unique in the run; the result's `model`. */
+  name: string;
+  model: string;
+  base_url: string | null;
+  temperature: number;
+  max_tokens: number;
+  timeout_s: number;
+  simulator: { accuracy: number; verbosity: number; variation: number; latency_ms: number } | null;
+};
+
+export type RqConfig = {
+  models: RqModel[];
+  items: (EvalItem & { id: string })[];
+  metrics: { consistency_runs: number; stability_runs: number; robustness_perturbations: number };
+  matcher: "canonical" | "legacy7";
+  ls: "lexical" | "none";
+  ss: "jaccard";
+  preset: PresetVersion;
+  /** Extra strategies: name → weights over the six metrics (auto-normalised). */
+  custom_strategies: Record<string, Record<string, number>>;
+  seed: number;
+};
+
+export type RqOutput = {
+  model: string;
+  item: number;
+  call: string;
+  ok: boolean;
+  text: string | null;
+  output_tokens: number | null;
+  usage: Usage | null;
+  error: string | null;
+};
+
+/** The name of model m's API key among the run's secrets. */
+export const modelSecret = (m: number): string => `model:${m}`;
+
+// Call keys: "p" the primary, "r<run>" a further run (2..K), "x<slot>" a perturbation slot.
+const callKeys = (plan: ItemPlan): { key: string; prompt: string }[] => [
+  { key: "p", prompt: plan.primary.prompt },
+  ...plan.extras.map((c) => ({ key: `r${c.run}`, prompt: c.prompt })),
+  ...plan.perturbations.flatMap((c) => (c ? [{ key: `x${c.slot}`, prompt: c.prompt }] : [])),
+];
+
+const plans = new WeakMap<RqConfig, ItemPlan[]>();
+function plansOf(config: RqConfig): ItemPlan[] {
+  let p = plans.get(config);
+  if (!p) plans.set(config, (p = config.items.map((item, i) => planItem(item, i, { metrics: config.metrics }))));
+  return p;
+}
+
+function parseUnit(id: string): { m: number; i: number; call: string } {
+  const match = /^(\d+):(\d+):(p|r\d+|x\d+)$/.exec(id);
+  if (!match) throw new Error(`reasoning-quality: bad unit id '${id}'`);
+  return { m: Number(match[1]), i: Number(match[2]), call: match[3] };
+}
+
+export const reasoningQuality: Evaluator<RqConfig> = {
+  name: "reasoning-quality",
+
+  plan(config) {
+    const plan = plansOf(config);
+    return config.models.flatMap((_, m) => plan.flatMap((p, i) => callKeys(p).map((c) => `${m}:${i}:${c.key}`)));
+  },
+
+  async execute(id, ctx, signal): Promise<UnitOutcome> {
+    const { m, i, call } = parseUnit(id);
+    const { config } = ctx;
+    const model = config.models[m];
+    const item = config.items[i];
+    const prompt = callKeys(plansOf(config)[i]).find((c) => c.key === call)!.prompt;
+    const client: ChatClient = model.simulator
+      ? createSimClient({
+          model: model.model,
+          seed: config.seed,
+          latencyMs: model.simulator.latency_ms,
+          responders: [
+            reasonerResponder({ model: model.name, item: String(i), gold: item.answer, call: call === "p" ? 0 : 1 + callKeys(plansOf(config)[i]).findIndex((c) => c.key === call), ...model.simulator }),
+            ...defaultResponders,
+          ],
+        })
+      : ctx.endpoint({ baseUrl: model.base_url!, apiKey: ctx.secret(modelSecret(m)), timeoutMs: model.timeout_s * 1000 });
+    const base = { model: model.name, item: i, call };
+    try {
+      // The raw question as one user message, no system prompt (spec §1.1).
+      const res = await client.chat({ model: model.model, messages: [{ role: "user", content: prompt }], temperature: model.temperature, max_tokens: model.max_tokens }, { signal });
+      const text = res.choices?.[0]?.message?.content;
+      if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
+      const output: RqOutput = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
+      return { status: "succeeded", output };
+    } catch (err) {
+      const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      return { status: "failed", output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput, error };
+    }
+  },
+
+  aggregate(config, samples) {
+    return aggregateRq(config, samples);
+  },
+
+  parseOutput: (text) => JSON.parse(text),
+
+  failureOutput(config, id, error): RqOutput {
+    const { m, i, call } = parseUnit(id);
+    return { model: config.models[m].name, item: i, call, ok: false, text: null, output_tokens: null, usage: null, error };
+  },
+
+  exportLine(sample) {
+    return sample.output;
+  },
+};
+
+/** Competition ranking ("1224") of the models under one strategy, best first. */
+function rank(scores: { model: string; q: number }[]): { model: string; q: number; rank: number }[] {
+  const sorted = [...scores].sort((a, b) => b.q - a.q);
+  return sorted.map((s) => ({ ...s, rank: 1 + sorted.findIndex((t) => t.q === s.q) }));
+}
+
+export type RqModelResult = {
+  model: string;
+  raw_metrics: RawMetrics;
+  aggregated: Record<string, number>;
+  per_dataset: Record<string, { raw_metrics: RawMetrics; aggregated: Record<string, number>; num_samples: number }>;
+  metadata: { num_samples: number; consistency_runs: number; stability_runs: number; robustness_perturbations: number; datasets: string[] };
+  extensions: Record<string, unknown>;
+  calls: { planned: number; made: number; failed: number; missing: number };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  generation_failed: number;
+};
+
+export async function aggregateRq(config: RqConfig, samples: readonly StoredSample[]) {
+  const byUnit = new Map(samples.map((s) => [s.unitId, s.output as RqOutput | null]));
+  const table = mergeStrategies(resolveWeightTable(config.preset), config.custom_strategies);
+  const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
+    !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
+  const models: RqModelResult[] = [];
+  for (const [m, model] of config.models.entries()) {
+    const calls = { planned: 0, made: 0, failed: 0, missing: 0 };
+    const tokens = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    const records = plansOf(config).map((plan, i) => {
+      const get = (key: string) => {
+        calls.planned++;
+        const o = byUnit.get(`${m}:${i}:${key}`);
+        if (!o) calls.missing++;
+        else {
+          calls.made++;
+          if (!o.ok) calls.failed++;
+          tokens.prompt_tokens += o.usage?.prompt_tokens ?? 0;
+          tokens.completion_tokens += o.usage?.completion_tokens ?? 0;
+          tokens.total_tokens += o.usage?.total_tokens ?? 0;
+        }
+        return outcome(o);
+      };
+      // A unit that never ran (a canceled run) counts as a failed call.
+      const primary = get("p") ?? { ok: false as const, error: "not run" };
+      const extras = plan.extras.map((c) => get(`r${c.run}`));
+      const perturbations = plan.perturbations.map((c) => (c ? get(`x${c.slot}`) : null));
+      return buildRecord(config.items[i], plan, { primary, extras, perturbations }, { metrics: config.metrics });
+    });
+    const result = await evaluateRecords(records, {
+      metrics: config.metrics,
+      matcher: config.matcher,
+      ls: { method: config.ls },
+      ss: { method: config.ss },
+      weights: table,
+    });
+    models.push({
+      model: model.name,
+      raw_metrics: result.raw_metrics,
+      aggregated: result.aggregated,
+      per_dataset: result.per_dataset,
+      metadata: result.metadata,
+      extensions: { ...result.extensions, preset_version: config.preset },
+      calls,
+      usage: tokens,
+      generation_failed: records.filter((r) => r.generation_failed).length,
+    });
+  }
+  const strategies = Object.keys(table);
+  const rankings = Object.fromEntries(strategies.map((s) => [s, rank(models.map((x) => ({ model: x.model, q: x.aggregated[s] })))]));
+  return {
+    models,
+    rankings,
+    strategies: Object.fromEntries(strategies.map((s) => [s, effectiveWeights(table[s])])),
+    metric_keys: ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] satisfies (keyof RawMetrics)[],
+  };
+}
+
+export type RqResult = Awaited<ReturnType<typeof aggregateRq>>;
