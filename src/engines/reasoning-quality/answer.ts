@@ -27,6 +27,7 @@ import {
 
 export type GoldKind = "num" | "yn" | "choice" | "text";
 export type CqMatcher = "canonical" | "legacy7";
+/** Every matcher, for validating a request (`metrics.cq_matcher`). */
 export const CQ_MATCHERS: readonly CqMatcher[] = ["canonical", "legacy7"];
 
 /** Absolute tolerance for numeric golds (§2.1). */

@@ -161,6 +161,10 @@ export type SetMetrics = {
   /** `round(x, 4)` of `raw` (§1.5), what aggregation reads. */
   raw_metrics: RawMetrics;
   rs_skipped: boolean;
+  /** Which matcher and backends produced these numbers (§10, §11: never compare across methods). */
+  cq_matcher: CqMatcher;
+  ls_method: LsBackend["method"];
+  ss_method: SsBackend["method"];
 };
 
 // ---- small numeric helpers (Python order of operations) -------------------------------------------------
@@ -425,10 +429,7 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
   if (ls.method === "none") lsScores = records.map(() => null);
   else if (ls.method === "lexical") lsScores = records.map((r) => lexicalCoherence(r.reasoning_trace));
   else if (ls.method === "model") {
-    const got = await modelCoherence(
-      records.map((r) => r.reasoning_trace),
-      ls,
-    );
+    const got = await modelCoherence(records.map((r) => r.reasoning_trace), ls);
     lsScores = got.ls;
     lsFailed = got.failed;
   } else throw new RangeError(`unknown LS backend "${String((ls as { method: unknown }).method)}"`);
@@ -504,6 +505,9 @@ export function summarise(scores: ItemScores, indices?: readonly number[]): SetM
     raw,
     raw_metrics: roundMetrics(raw),
     rs_skipped: rsSkipped,
+    cq_matcher: scores.cq_matcher,
+    ls_method: scores.ls_method,
+    ss_method: scores.ss_method,
   };
 }
 

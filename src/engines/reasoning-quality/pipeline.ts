@@ -61,6 +61,7 @@ export type ItemPlan = {
 
 /** A token counter used when the provider reports no usage (§6: e.g. cl100k_base; default whitespace words). */
 export type TokenCounter = { name: string; count: (text: string) => number };
+/** The reference's last-resort counter, `len(text.split())`. */
 export const WHITESPACE_TOKENS: TokenCounter = { name: "whitespace", count: whitespaceTokenCount };
 
 export type RunConfig = {

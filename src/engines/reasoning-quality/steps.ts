@@ -14,6 +14,7 @@ import { S, isBlank, pySplit, pySplitlines, pyStrip } from "./pystr.ts";
  * - `sentence`: [D] sentence splitter that keeps decimals and common abbreviations together.
  */
 export type StepRule = "api" | "legacy_dot" | "sentence";
+/** Every step rule, for validating a request. */
 export const STEP_RULES: readonly StepRule[] = ["api", "legacy_dot", "sentence"];
 
 /** [C] API rule: `[s.strip() for s in response.split(".") if s.strip()]`. */
