@@ -6,6 +6,7 @@ import { benchHttpThroughput } from "./http-throughput.ts";
 import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
 import { benchJudgeAlpha } from "./judge-alpha.ts";
+import { benchRqMetrics } from "./rq-metrics.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
@@ -36,6 +37,13 @@ console.log(`\njudge batch alpha, plain Node: ${alpha.items} items × ${alpha.cr
 console.log("| runs | median ms | p90 ms |");
 console.log("|---:|---:|---:|");
 console.log(`| ${alpha.runs} | ${alpha.median_ms.toFixed(2)} | ${alpha.p90_ms.toFixed(2)} |`);
+
+// Target: ≤ 1 s for the reasoning-quality metrics and aggregation at the paper's scale, from stored records.
+const rq = await benchRqMetrics();
+console.log(`\nreasoning-quality metrics + aggregation, plain Node: ${rq.items} items × K = ${rq.K} × P = ${rq.P} × ${rq.models} models`);
+console.log("| runs | median ms | max ms |");
+console.log("|---:|---:|---:|");
+console.log(`| ${rq.runs} | ${rq.median_ms.toFixed(1)} | ${rq.max_ms.toFixed(1)} |`);
 
 if (!process.argv.includes("--no-http")) {
   console.log("\nPOST /v1/vrty/score via wrangler dev on loopback (autocannon)");
