@@ -16,6 +16,7 @@ import { chainDeterminism } from "./routes/chain-determinism.ts";
 import { rpl } from "./routes/rpl.ts";
 import { judge } from "./routes/judge.ts";
 import { reasoningQuality } from "./routes/reasoning-quality.ts";
+import { rqReports } from "./routes/rq-reports.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
@@ -71,6 +72,7 @@ export function createApp() {
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
   app.route("/v1/runs", runs);
+  app.route("/v1/runs", rqReports);
   app.route("/v1/webhooks", webhooks);
   app.route("/v1/chain-determinism", chainDeterminism);
   app.route("/v1/rpl", rpl);

@@ -1647,6 +1647,123 @@ export type ResendWebhookResponses = {
 
 export type ResendWebhookResponse = ResendWebhookResponses[keyof ResendWebhookResponses];
 
+export type GetReasoningQualityReportCsvData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/report.csv';
+};
+
+export type GetReasoningQualityReportCsvErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityReportCsvError = GetReasoningQualityReportCsvErrors[keyof GetReasoningQualityReportCsvErrors];
+
+export type GetReasoningQualityReportCsvResponses = {
+    /**
+     * One row per model × strategy: Q, rank and the six raw metrics
+     */
+    200: string;
+};
+
+export type GetReasoningQualityReportCsvResponse = GetReasoningQualityReportCsvResponses[keyof GetReasoningQualityReportCsvResponses];
+
+export type GetReasoningQualityReportXlsxData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/report.xlsx';
+};
+
+export type GetReasoningQualityReportXlsxErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityReportXlsxError = GetReasoningQualityReportXlsxErrors[keyof GetReasoningQualityReportXlsxErrors];
+
+export type GetReasoningQualityReportXlsxResponses = {
+    /**
+     * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
+     */
+    200: string;
+};
+
+export type GetReasoningQualityReportXlsxResponse = GetReasoningQualityReportXlsxResponses[keyof GetReasoningQualityReportXlsxResponses];
+
+export type GetReasoningQualityRadarData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/radar.svg';
+};
+
+export type GetReasoningQualityRadarErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityRadarError = GetReasoningQualityRadarErrors[keyof GetReasoningQualityRadarErrors];
+
+export type GetReasoningQualityRadarResponses = {
+    /**
+     * One polygon per model over the six dimensions
+     */
+    200: Blob | File;
+};
+
+export type GetReasoningQualityRadarResponse = GetReasoningQualityRadarResponses[keyof GetReasoningQualityRadarResponses];
+
 export type GetWebhookSecretInfoData = {
     body?: never;
     path?: never;

@@ -141,3 +141,35 @@ describe("reasoning-quality datasets", () => {
     await problem(await send("POST", "/v1/reasoning-quality/datasets", key, { name: "too-big", format: "json", items: rows(10_001) }), 422);
   });
 });
+
+describe("reasoning-quality reports", () => {
+  it("CSV (model × strategy), XLSX workbook and radar SVG of an ended run; 409 before it ends", async () => {
+    const { key } = await newTenant();
+    const slow = await startRq(key, { models: [{ model: "sim:slow", simulator: { latency_ms: 5000 } }], datasets: [synthetic] });
+    await problem(await send("GET", `/v1/runs/${slow.id}/report.csv`, key), 409);
+    await send("POST", `/v1/runs/${slow.id}/cancel`, key);
+    const run = await waitForRun(key, (await startRq(key, {
+      models: [{ name: "a, \"quoted\"", model: "sim:r" }, { name: "b<&>", model: "sim:r", simulator: { accuracy: 0.3 } }],
+      datasets: [synthetic],
+      strategies: { mine: { correctness: 1, efficiency: 1 } },
+    })).id, 60_000);
+    const strategies = Object.keys(run.result.models[0].aggregated);
+    expect(strategies).toContain("mine");
+
+    const csvRes = await send("GET", `/v1/runs/${run.id}/report.csv`, key);
+    expect(csvRes.headers.get("content-type")).toMatch(/^text\/csv/);
+    const lines = (await csvRes.text()).split("\r\n").filter(Boolean);
+    expect(lines[0].split(",").slice(0, 4)).toEqual(["model", "strategy", "q", "rank"]);
+    expect(lines).toHaveLength(1 + 2 * strategies.length);
+    expect(lines[1].startsWith('"a, ""quoted"""')).toBe(true);
+
+    const xlsx = new Uint8Array(await (await send("GET", `/v1/runs/${run.id}/report.xlsx`, key)).arrayBuffer());
+    expect([xlsx[0], xlsx[1]]).toEqual([0x50, 0x4b]); // a zip ("PK")
+    const svgRes = await send("GET", `/v1/runs/${run.id}/radar.svg`, key);
+    expect(svgRes.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    const svg = await svgRes.text();
+    expect(svg.match(/<polygon[^>]*fill-opacity/g) ?? []).toHaveLength(2);
+    expect(svg).toContain("b&lt;&amp;&gt;");
+    expect(svg).not.toContain("b<&>");
+  });
+});
