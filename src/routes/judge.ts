@@ -6,7 +6,7 @@ import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, getSamples, runToWire } from "../db/runs.ts";
-import { createRun } from "../runs/create.ts";
+import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt, VENDORS } from "../engines/judge/index.ts";
 import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT, findCriticPrompt, INLINE_PROMPT, promptSha256 } from "../evaluators/judge-prompts.ts";
 import {
@@ -269,8 +269,7 @@ export const judge = createRouter()
         secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
-        // One model call per unit, retried twice by the provider client.
-        leaseMs: (Math.max(...critics.map((cr) => cr.timeout_s)) * 3 + 60) * 1000,
+        leaseMs: singleCallLeaseMs(Math.max(...critics.map((cr) => cr.timeout_s))),
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });

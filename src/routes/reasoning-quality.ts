@@ -7,7 +7,7 @@ import { LIMITS } from "../limits.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { runToWire } from "../db/runs.ts";
 import { datasetItems, getDataset } from "../db/datasets.ts";
-import { createRun } from "../runs/create.ts";
+import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { checkWeights, generateSynthetic, type DatasetItem } from "../engines/reasoning-quality/index.ts";
 import { modelSecret, type RqConfig, type RqModel } from "../evaluators/reasoning-quality.ts";
 import { rqDatasets } from "./rq-datasets.ts";
@@ -182,7 +182,7 @@ export const reasoningQuality = createRouter()
         secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
-        leaseMs: (Math.max(...models.map((m) => m.timeout_s)) * 3 + 60) * 1000,
+        leaseMs: singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))),
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });

@@ -7,7 +7,7 @@ import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
 import { runToWire } from "../db/runs.ts";
-import { createRun } from "../runs/create.ts";
+import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { planRpl, type RplConfig } from "../evaluators/rpl.ts";
 import { autoStart, publicRplConfig } from "../evaluators/rpl-auto.ts";
 import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank } from "../evaluators/rpl-prompts.ts";
@@ -155,8 +155,7 @@ export const rpl = createRouter().openapi(
         secrets: model.secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
-        // One model call per unit, retried twice by the provider client.
-        leaseMs: (model.config.timeout_s * 3 + 60) * 1000,
+        leaseMs: singleCallLeaseMs(model.config.timeout_s),
         body: { ...body, prompt_version: version },
         idempotencyKey: idempotencyKey && (versions.length > 1 ? `${idempotencyKey}:${version}` : idempotencyKey),
       });

@@ -33,6 +33,14 @@ export type NewRun = {
 };
 
 /**
+ * The lease of a unit that makes one model call: the call and its two retries at the timeout, plus a
+ * minute for the sample write and the report.
+ */
+export function singleCallLeaseMs(timeoutS: number): number {
+  return (timeoutS * 3 + 60) * 1000;
+}
+
+/**
  * Creates a run and starts its coordinator. With an Idempotency-Key, the same key and body return
  * the run created first (`created: false`); the same key with another body is a 422.
  */
