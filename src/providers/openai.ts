@@ -14,10 +14,10 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
-import { withRetry } from "./retry.ts";
-import type { RetryInfo } from "./retry.ts";
+import { checkRetryPolicy, retrying } from "./retry.ts";
+import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import { ProviderError } from "./types.ts";
-import type { ChatClient, ChatOptions, ChatRequest, ChatResponse, ProviderErrorKind, ToolCall, Usage } from "./types.ts";
+import type { ChatClient, ChatRequest, ChatResponse, EmbeddingClient, EmbeddingResponse, ProviderErrorKind, ToolCall, Usage } from "./types.ts";
 
 export type OpenAIClientOptions = {
   /** e.g. `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:8000/v1`. */
@@ -64,9 +64,49 @@ export type OpenAIClientOptions = {
  * status. If the caller's signal aborts, its `reason` is thrown (not a ProviderError) and nothing is retried.
  */
 export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
+  const { sdk, secrets, timeoutMs, policy } = setup(options);
+  return {
+    chat: (request, opts = {}) =>
+      retrying(
+        () =>
+          attempt(opts.signal, timeoutMs, secrets, async (signal) => {
+            const response = await sdk.chat.completions.create(requestBody(request), { signal, timeout: timeoutMs, maxRetries: 0 }).asResponse();
+            return parseCompletion(await response.text(), response.status, response.headers, secrets);
+          }),
+        policy,
+        opts.signal,
+      ),
+  };
+}
+
+/**
+ * The OpenAI-compatible `EmbeddingClient` (`POST /embeddings`), with the same options, deadline, error
+ * classes and retry policy as `createOpenAIClient`. Vectors are asked for as floats (the package would
+ * otherwise ask for base64) and returned in input order; a body with the wrong number of vectors, or
+ * a vector that is not all numbers of one length, is an `APIResponseValidationError` (retried).
+ */
+export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): EmbeddingClient {
+  const { sdk, secrets, timeoutMs, policy } = setup(options);
+  return {
+    embed: (request, opts = {}) =>
+      retrying(
+        () =>
+          attempt(opts.signal, timeoutMs, secrets, async (signal) => {
+            const body = { model: request.model, input: request.input, encoding_format: "float" as const, ...(request.dimensions ? { dimensions: request.dimensions } : {}) };
+            const response = await sdk.embeddings.create(body, { signal, timeout: timeoutMs, maxRetries: 0 }).asResponse();
+            return parseEmbeddings(await response.text(), response.status, request.input.length, secrets);
+          }),
+        policy,
+        opts.signal,
+      ),
+  };
+}
+
+function setup(options: OpenAIClientOptions) {
   const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch, sleep, random, onRetry } = options;
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
-  const secrets = apiKey ? [apiKey] : [];
+  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry };
+  checkRetryPolicy(policy);
   const sdk = new OpenAI({
     baseURL,
     apiKey: apiKey || "EMPTY",
@@ -77,17 +117,11 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
     project: null,
     ...(fetch ? { fetch } : {}),
   });
-  const once: ChatClient = { chat: (request, opts) => chatOnce(sdk, request, opts ?? {}, timeoutMs, secrets) };
-  return withRetry(once, { maxRetries, sleep, random, onRetry });
+  return { sdk, secrets: apiKey ? [apiKey] : [], timeoutMs, policy };
 }
 
-async function chatOnce(
-  sdk: OpenAI,
-  request: ChatRequest,
-  { signal }: ChatOptions,
-  timeoutMs: number,
-  secrets: string[],
-): Promise<ChatResponse> {
+/** One HTTP attempt under our own deadline, its failures classified as `ProviderError`s. */
+async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, secrets: string[], exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (signal?.aborted) throw signal.reason;
   // Our own deadline, because the package's timeout may stop at the response headers; aborting this
   // controller also cancels reading the body.
@@ -100,11 +134,7 @@ async function chatOnce(
   const onAbort = () => controller.abort(signal!.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const response = await sdk.chat.completions
-      .create(requestBody(request), { signal: controller.signal, timeout: timeoutMs, maxRetries: 0 })
-      .asResponse();
-    const text = await response.text();
-    return parseCompletion(text, response.status, response.headers, secrets);
+    return await exchange(controller.signal);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (timedOut) throw timeoutError(timeoutMs);
@@ -241,6 +271,35 @@ function parseCompletion(text: string, status: number, headers: Headers, secrets
   if (typeof json.provider === "string") response.provider = json.provider;
   const usage = toUsage(json.usage);
   if (usage) response.usage = usage;
+  return response;
+}
+
+function parseEmbeddings(text: string, status: number, expected: number, secrets: string[]): EmbeddingResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalidResponse(status, "the body is not JSON", text, secrets);
+  }
+  if (!isObject(json) || !Array.isArray(json.data)) throw invalidResponse(status, "the body is not an embeddings list (no data array)", text, secrets);
+  if (json.data.length !== expected) throw invalidResponse(status, `it holds ${json.data.length} embeddings for ${expected} inputs`, text, secrets);
+  const data: number[][] = new Array(expected);
+  json.data.forEach((row, i) => {
+    const index = isObject(row) && typeof row.index === "number" ? row.index : i;
+    const vector = isObject(row) ? row.embedding : undefined;
+    if (!Array.isArray(vector) || vector.length === 0 || !vector.every((x) => typeof x === "number" && Number.isFinite(x))) {
+      throw invalidResponse(status, `data[${i}].embedding is not a list of numbers`, text, secrets);
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= expected || data[index]) throw invalidResponse(status, `data[${i}].index is not a distinct input position`, text, secrets);
+    data[index] = vector as number[];
+  });
+  if (data.some((v) => v.length !== data[0].length)) throw invalidResponse(status, "its embeddings differ in length", text, secrets);
+  const response: EmbeddingResponse = { data };
+  if (typeof json.model === "string") response.model = json.model;
+  if (isObject(json.usage)) {
+    const prompt = typeof json.usage.prompt_tokens === "number" ? json.usage.prompt_tokens : 0;
+    response.usage = { prompt_tokens: prompt, total_tokens: typeof json.usage.total_tokens === "number" ? json.usage.total_tokens : prompt };
+  }
   return response;
 }
 

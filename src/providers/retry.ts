@@ -4,7 +4,7 @@
  * layer. The OpenAI package's own retries are switched off so that there is exactly one loop.
  */
 import { ProviderError } from "./types.ts";
-import type { ChatClient, ChatOptions, ChatRequest, ChatResponse } from "./types.ts";
+import type { ChatClient, ChatOptions, ChatRequest } from "./types.ts";
 
 /** Backoff base and cap, as in the OpenAI Python SDK (`INITIAL_RETRY_DELAY` 0.5 s, `MAX_RETRY_DELAY` 8 s). */
 export const INITIAL_RETRY_DELAY_MS = 500;
@@ -59,36 +59,42 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
 }
 
 /**
- * Wraps a client so that retryable `ProviderError`s (`error.retryable`: rate limits, timeouts,
- * connection failures, 5xx/408/409) are retried up to `maxRetries` times with `retryDelayMs` between.
- * Anything else (auth, bad request, a caller's abort, a non-ProviderError) is thrown at once.
+ * Calls `once` until it succeeds or fails for good: retryable `ProviderError`s (`error.retryable`: rate
+ * limits, timeouts, connection failures, 5xx/408/409) are tried again up to `maxRetries` times with
+ * `retryDelayMs` between. Anything else (auth, bad request, a caller's abort, a non-ProviderError) is
+ * thrown at once.
  *
  * The answer carries `attempts` (1 = first try succeeded); the error finally thrown carries
  * `attempts` too, so the platform can count retries either way.
  */
-export function withRetry(client: ChatClient, policy: RetryPolicy): ChatClient {
+export async function retrying<T extends { attempts?: number }>(once: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
   const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry } = policy;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`withRetry: maxRetries must be a non-negative integer, got ${maxRetries}`);
-  }
-  return {
-    async chat(request: ChatRequest, options: ChatOptions = {}): Promise<ChatResponse> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const response = await client.chat(request, options);
-          response.attempts = attempt;
-          return response;
-        } catch (error) {
-          if (!(error instanceof ProviderError)) throw error;
-          if (!error.retryable || attempt > maxRetries || options.signal?.aborted) {
-            error.attempts = attempt;
-            throw error;
-          }
-          const delayMs = retryDelayMs(error, attempt - 1, random);
-          onRetry?.({ attempt, error, delayMs });
-          await sleep(delayMs, options.signal);
-        }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await once();
+      response.attempts = attempt;
+      return response;
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      if (!error.retryable || attempt > maxRetries || signal?.aborted) {
+        error.attempts = attempt;
+        throw error;
       }
-    },
-  };
+      const delayMs = retryDelayMs(error, attempt - 1, random);
+      onRetry?.({ attempt, error, delayMs });
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+export function checkRetryPolicy(policy: RetryPolicy): void {
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) {
+    throw new RangeError(`withRetry: maxRetries must be a non-negative integer, got ${policy.maxRetries}`);
+  }
+}
+
+/** A chat client whose calls go through `retrying`. */
+export function withRetry(client: ChatClient, policy: RetryPolicy): ChatClient {
+  checkRetryPolicy(policy);
+  return { chat: (request: ChatRequest, options: ChatOptions = {}) => retrying(() => client.chat(request, options), policy, options.signal) };
 }

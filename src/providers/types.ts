@@ -60,6 +60,23 @@ export interface ChatClient {
   chat(request: ChatRequest, options?: ChatOptions): Promise<ChatResponse>;
 }
 
+/** An embeddings request (`/v1/embeddings`): several texts in one call. */
+export type EmbeddingRequest = { model: string; input: string[]; dimensions?: number };
+
+export type EmbeddingResponse = {
+  /** One vector per input, in input order. */
+  data: number[][];
+  model?: string;
+  usage?: { prompt_tokens: number; total_tokens: number };
+  /** As `ChatResponse.attempts`. */
+  attempts?: number;
+};
+
+/** The second model capability: OpenAI-compatible embeddings, with the same errors and retry policy as chat. */
+export interface EmbeddingClient {
+  embed(request: EmbeddingRequest, options?: ChatOptions): Promise<EmbeddingResponse>;
+}
+
 /**
  * How a failure should be treated: `rate_limit`, `timeout`, `connection` and `transient` (5xx, 408,
  * 409) are retried by the one policy in retry.ts; `auth` and `bad_request` are not.

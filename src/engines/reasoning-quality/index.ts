@@ -40,9 +40,11 @@ export {
   scoreItems,
   stabilityFromPairs,
   stabilityItem,
+  stepPairs,
   summarise,
 } from "./metrics.ts";
 export type {
+  BackendFallback,
   ContradictionChecker,
   EmbedFn,
   ItemRecord,
@@ -53,6 +55,7 @@ export type {
   MetricsConfig,
   NliLabel,
   RawMetrics,
+  RecordedLabels,
   SetMetrics,
   SsBackend,
   StepPair,

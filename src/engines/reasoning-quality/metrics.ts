@@ -56,19 +56,29 @@ export type ContradictionChecker = (pairs: StepPair[]) => Promise<NliLabel[]>;
 /** An injected embedder: one vector per text, in order (§11 `embeddings-cosine`). */
 export type EmbedFn = (texts: string[]) => Promise<number[][]>;
 
+/**
+ * Per record, the checker's labels for its trace's consecutive pairs, in order, as a platform recorded
+ * them while the generations ran; a null entry (or a null list) is a pair the checker failed on.
+ */
+export type RecordedLabels = readonly (readonly (NliLabel | null)[] | null)[];
+
 /** LS backends (§5, §11). `none` never pretends: LS is null and `ls_method` says "none". */
 export type LsBackend =
   | { method: "lexical" }
-  | {
+  | ({
       method: "model";
-      classify: ContradictionChecker;
       /** Pairs per call; [C] batches 32. */
       batchSize?: number;
       /** A failed call labels its pairs "neutral" ([C]) and is counted in `ls_failed_pairs`; or rethrow. */
       onError?: "neutral" | "throw";
+      /**
+       * [D] When any pair failed: "neutral" keeps [C]'s neutral labels; "lexical" or "none" replace the
+       * whole set's LS by that backend, reported in `ls_method` with the reason in `ls_fallback`.
+       */
+      fallback?: "neutral" | "lexical" | "none";
       /** Reported as `ls_model`, e.g. "cross-encoder/nli-deberta-v3-small". */
       name?: string;
-    }
+    } & ({ classify: ContradictionChecker; labels?: undefined } | { labels: RecordedLabels; classify?: undefined }))
   | { method: "none" };
 
 /** SS backends (§7, §11). Embedding cosines are NOT comparable with BERTScore or Jaccard values. */
@@ -79,9 +89,18 @@ export type SsBackend =
       embed: EmbedFn;
       /** Optional baseline rescale (s − b)/(1 − b) of every non-empty pair's cosine. */
       baseline?: number;
+      /** Texts per `embed` call (distinct non-blank traces of consecutive items share calls); default 64. */
+      batchSize?: number;
+      /** [D] When `embed` fails: use this backend for the whole set and say so in `ss_fallback`; absent = rethrow. */
+      fallback?: "jaccard" | "none";
       /** Reported as `ss_model`, e.g. "@cf/baai/bge-small-en-v1.5". */
       name?: string;
-    };
+    }
+  /** [D] SS left out: null, and Q renormalised over the rest. */
+  | { method: "none" };
+
+/** Why a model-backed method was replaced by its fallback. */
+export type BackendFallback = { from: "model" | "embeddings"; reason: string };
 
 export type MetricOptions = MatchOptions & {
   /** Default `{ method: "lexical" }`, the reference's fallback. */
@@ -109,7 +128,7 @@ export type RawMetrics = {
   robustness: number | null;
   logical_coherence: number | null;
   efficiency: number;
-  stability: number;
+  stability: number | null;
 };
 
 type Resolved = {
@@ -131,7 +150,8 @@ export type ItemScores = {
   rs_eligible: boolean[];
   /** null under the `none` backend. */
   ls: (number | null)[];
-  ss: number[];
+  /** null under the `none` backend. */
+  ss: (number | null)[];
   tokens: number[];
   failed: boolean[];
   cq_matcher: CqMatcher;
@@ -139,8 +159,10 @@ export type ItemScores = {
   ls_model?: string;
   /** Pairs labelled "neutral" because the injected checker failed (model backend only). */
   ls_failed_pairs: number;
+  ls_fallback?: BackendFallback;
   ss_method: SsBackend["method"];
   ss_model?: string;
+  ss_fallback?: BackendFallback;
   options: Resolved;
 };
 
@@ -154,7 +176,7 @@ export type SetMetrics = {
     in_C: boolean[];
     ls: (number | null)[];
     es: number[];
-    ss: number[];
+    ss: (number | null)[];
   };
   /** Unrounded. */
   raw: RawMetrics;
@@ -266,40 +288,50 @@ export function nliInputText(pair: StepPair): string {
   return `${pair.premise} [SEP] ${pair.hypothesis}`;
 }
 
-async function modelCoherence(traces: readonly string[][], backend: Extract<LsBackend, { method: "model" }>): Promise<{ ls: number[]; failed: number }> {
+/** The consecutive step pairs of each trace, premise first. */
+export function stepPairs(steps: readonly string[]): StepPair[] {
   const pairs: StepPair[] = [];
-  const owner: number[] = [];
-  traces.forEach((steps, t) => {
-    for (let j = 0; j + 1 < steps.length; j++) {
-      pairs.push({ premise: steps[j], hypothesis: steps[j + 1] });
-      owner.push(t);
+  for (let j = 0; j + 1 < steps.length; j++) pairs.push({ premise: steps[j], hypothesis: steps[j + 1] });
+  return pairs;
+}
+
+/** LS_i from a trace's pair labels (null = failed, counted and read as "neutral", [C]). */
+function coherenceFromLabels(labels: readonly (NliLabel | null)[]): number {
+  if (labels.length === 0) return 1.0;
+  return 1.0 - labels.filter((l) => l === "contradiction").length / labels.length;
+}
+
+async function modelCoherence(traces: readonly string[][], backend: Extract<LsBackend, { method: "model" }>): Promise<{ ls: number[]; failed: number }> {
+  const perTrace = traces.map(stepPairs);
+  let labelled: (NliLabel | null)[][];
+  if (backend.labels) {
+    if (backend.labels.length !== traces.length) throw new RangeError(`recorded labels for ${backend.labels.length} records, expected ${traces.length}`);
+    // A recorded list that does not fit its trace (another splitter, a truncated record) counts as failed.
+    labelled = perTrace.map((pairs, t) => {
+      const got = backend.labels![t];
+      return got && got.length === pairs.length ? [...got] : pairs.map(() => null);
+    });
+  } else {
+    const flat = perTrace.flat();
+    const labels: (NliLabel | null)[] = [];
+    const batchSize = Math.max(1, Math.trunc(backend.batchSize ?? 32));
+    for (let start = 0; start < flat.length; start += batchSize) {
+      const batch = flat.slice(start, start + batchSize);
+      let got: NliLabel[] | null = null;
+      try {
+        got = await backend.classify(batch);
+        if (!Array.isArray(got) || got.length !== batch.length) throw new Error(`contradiction checker returned ${Array.isArray(got) ? got.length : typeof got} labels for ${batch.length} pairs`);
+      } catch (error) {
+        if (backend.onError === "throw") throw error;
+        got = null;
+      }
+      labels.push(...(got ?? batch.map(() => null)));
     }
-  });
-  const batchSize = Math.max(1, Math.trunc(backend.batchSize ?? 32));
-  const labels: NliLabel[] = [];
-  let failed = 0;
-  for (let start = 0; start < pairs.length; start += batchSize) {
-    const batch = pairs.slice(start, start + batchSize);
-    let got: NliLabel[] | null = null;
-    try {
-      got = await backend.classify(batch);
-      if (!Array.isArray(got) || got.length !== batch.length) throw new Error(`contradiction checker returned ${Array.isArray(got) ? got.length : typeof got} labels for ${batch.length} pairs`);
-    } catch (error) {
-      if (backend.onError === "throw") throw error;
-      got = null;
-    }
-    if (got === null) {
-      failed += batch.length;
-      labels.push(...batch.map(() => "neutral" as const));
-    } else labels.push(...got);
+    let at = 0;
+    labelled = perTrace.map((pairs) => labels.slice(at, (at += pairs.length)));
   }
-  const contradictions = traces.map(() => 0);
-  const counts = traces.map(() => 0);
-  labels.forEach((label, i) => {
-    counts[owner[i]]++;
-    if (label === "contradiction") contradictions[owner[i]]++;
-  });
-  return { ls: traces.map((_, t) => (counts[t] ? 1.0 - contradictions[t] / counts[t] : 1.0)), failed };
+  const failed = labelled.reduce((n, ls) => n + ls.filter((l) => l === null).length, 0);
+  return { ls: labelled.map(coherenceFromLabels), failed };
 }
 
 // ---- SS (§7) -------------------------------------------------------------------------------------------
@@ -349,30 +381,50 @@ export function stabilityItem(traces: readonly string[], stabilityRuns: number):
   return stabilityFromPairs(fixed.length, sims);
 }
 
-async function embeddingStability(traces: readonly string[], stabilityRuns: number, backend: Extract<SsBackend, { method: "embeddings" }>): Promise<number> {
-  const fixed = padTraces(traces, stabilityRuns);
-  if (fixed.length <= 1) return 0;
-  const texts = [...new Set(fixed.filter((t) => !isBlank(t)))];
-  const vectors = new Map<string, number[]>();
-  if (texts.length > 0) {
-    const got = await backend.embed(texts);
-    if (!Array.isArray(got) || got.length !== texts.length) throw new Error(`embedder returned ${Array.isArray(got) ? got.length : typeof got} vectors for ${texts.length} texts`);
-    texts.forEach((t, i) => vectors.set(t, got[i]));
+/** SS_i for every record with embedding cosines: distinct non-blank traces of consecutive records share `embed` calls. */
+async function embeddingStabilities(traceSets: readonly (readonly string[])[], stabilityRuns: number, backend: Extract<SsBackend, { method: "embeddings" }>): Promise<number[]> {
+  const batchSize = Math.max(1, Math.trunc(backend.batchSize ?? 64));
+  const fixed = traceSets.map((t) => padTraces(t, stabilityRuns));
+  const out: number[] = [];
+  // Records are taken in chunks whose distinct texts fill about one call, so only one chunk's vectors are held.
+  for (let start = 0; start < fixed.length; ) {
+    const texts = new Set<string>();
+    let end = start;
+    while (end < fixed.length) {
+      const mine = fixed[end].filter((t) => !isBlank(t) && !texts.has(t));
+      if (end > start && texts.size + mine.length > batchSize) break;
+      for (const t of mine) texts.add(t);
+      end++;
+    }
+    const list = [...texts];
+    const vectors = new Map<string, number[]>();
+    for (let i = 0; i < list.length; i += batchSize) {
+      const chunk = list.slice(i, i + batchSize);
+      const got = await backend.embed(chunk);
+      if (!Array.isArray(got) || got.length !== chunk.length) throw new Error(`embedder returned ${Array.isArray(got) ? got.length : typeof got} vectors for ${chunk.length} texts`);
+      chunk.forEach((t, j) => vectors.set(t, got[j]));
+    }
+    for (let r = start; r < end; r++) out.push(pairStability(fixed[r], vectors, backend.baseline));
+    start = end;
   }
-  const b = backend.baseline;
+  return out;
+}
+
+function pairStability(traces: readonly string[], vectors: ReadonlyMap<string, number[]>, baseline: number | undefined): number {
+  if (traces.length <= 1) return 0;
   const sims: number[] = [];
-  for (let i = 0; i < fixed.length; i++) {
-    for (let j = i + 1; j < fixed.length; j++) {
-      const va = vectors.get(fixed[i]);
-      const vb = vectors.get(fixed[j]);
+  for (let i = 0; i < traces.length; i++) {
+    for (let j = i + 1; j < traces.length; j++) {
+      const va = vectors.get(traces[i]);
+      const vb = vectors.get(traces[j]);
       if (!va || !vb) sims.push(0);
       else {
         const s = cosine(va, vb);
-        sims.push(b === undefined ? s : (s - b) / (1 - b));
+        sims.push(baseline === undefined ? s : (s - baseline) / (1 - baseline));
       }
     }
   }
-  return stabilityFromPairs(fixed.length, sims);
+  return stabilityFromPairs(traces.length, sims);
 }
 
 // ---- ES (§6) -------------------------------------------------------------------------------------------
@@ -425,20 +477,38 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
   const rs = records.map((r, i) => (rsEligible[i] ? robustnessItem(r.prediction, r.perturbed_preds, r.gold_answer, perturbations, match) : 0));
 
   let lsScores: (number | null)[];
+  let lsMethod: LsBackend["method"] = ls.method;
   let lsFailed = 0;
+  let lsFallback: BackendFallback | undefined;
   if (ls.method === "none") lsScores = records.map(() => null);
   else if (ls.method === "lexical") lsScores = records.map((r) => lexicalCoherence(r.reasoning_trace));
   else if (ls.method === "model") {
     const got = await modelCoherence(records.map((r) => r.reasoning_trace), ls);
     lsScores = got.ls;
     lsFailed = got.failed;
+    const fallback = ls.fallback ?? "neutral";
+    if (lsFailed > 0 && fallback !== "neutral") {
+      lsMethod = fallback;
+      lsFallback = { from: "model", reason: `the contradiction checker failed on ${lsFailed} of ${records.reduce((n, r) => n + stepPairs(r.reasoning_trace).length, 0)} step pairs` };
+      lsScores = fallback === "lexical" ? records.map((r) => lexicalCoherence(r.reasoning_trace)) : records.map(() => null);
+    }
   } else throw new RangeError(`unknown LS backend "${String((ls as { method: unknown }).method)}"`);
 
-  let ssScores: number[];
-  if (ss.method === "jaccard") ssScores = records.map((r) => stabilityItem(r.k_traces, stabilityRuns));
+  let ssScores: (number | null)[];
+  let ssMethod: SsBackend["method"] = ss.method;
+  let ssFallback: BackendFallback | undefined;
+  const jaccardScores = () => records.map((r) => stabilityItem(r.k_traces, stabilityRuns));
+  if (ss.method === "jaccard") ssScores = jaccardScores();
+  else if (ss.method === "none") ssScores = records.map(() => null);
   else if (ss.method === "embeddings") {
-    ssScores = [];
-    for (const r of records) ssScores.push(await embeddingStability(r.k_traces, stabilityRuns, ss));
+    try {
+      ssScores = await embeddingStabilities(records.map((r) => r.k_traces), stabilityRuns, ss);
+    } catch (error) {
+      if (!ss.fallback) throw error;
+      ssMethod = ss.fallback;
+      ssFallback = { from: "embeddings", reason: error instanceof Error ? error.message : String(error) };
+      ssScores = ss.fallback === "jaccard" ? jaccardScores() : records.map(() => null);
+    }
   } else throw new RangeError(`unknown SS backend "${String((ss as { method: unknown }).method)}"`);
 
   return {
@@ -453,11 +523,13 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
     tokens: records.map((r) => r.token_count),
     failed: records.map((r) => r.generation_failed === true),
     cq_matcher: o.matcher,
-    ls_method: ls.method,
+    ls_method: lsMethod,
     ...(ls.method === "model" && ls.name !== undefined ? { ls_model: ls.name } : {}),
     ls_failed_pairs: lsFailed,
-    ss_method: ss.method,
+    ...(lsFallback ? { ls_fallback: lsFallback } : {}),
+    ss_method: ssMethod,
     ...(ss.method === "embeddings" && ss.name !== undefined ? { ss_model: ss.name } : {}),
+    ...(ssFallback ? { ss_fallback: ssFallback } : {}),
     options: o,
   };
 }
@@ -471,7 +543,7 @@ export function roundMetrics(raw: RawMetrics): RawMetrics {
     robustness: r(raw.robustness),
     logical_coherence: r(raw.logical_coherence),
     efficiency: round4(raw.efficiency),
-    stability: round4(raw.stability),
+    stability: r(raw.stability),
   };
 }
 
@@ -497,7 +569,7 @@ export function summarise(scores: ItemScores, indices?: readonly number[]): SetM
     robustness: rsSkipped ? null : mean(inCValues, 0.0),
     logical_coherence: scores.ls_method === "none" ? null : mean(ls as number[], 1.0),
     efficiency: mean(es, 0.0),
-    stability: mean(pick(scores.ss), 0.0),
+    stability: scores.ss_method === "none" ? null : mean(pick(scores.ss) as number[], 0.0),
   };
   return {
     num_samples: idx.length,

@@ -15,7 +15,7 @@
  * `evaluateItems` strings these together in the reference's call order for local runs and tests.
  */
 import { DEFAULT_PRESET, aggregateAll, resolveWeightTable, type AggregateOptions, type PresetVersion, type WeightTable, type WeightTableName } from "./aggregate.ts";
-import { datasetOf, groupByDataset, scoreItems, summarise, type ItemRecord, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
+import { datasetOf, groupByDataset, scoreItems, summarise, type BackendFallback, type ItemRecord, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
 import { compareCodePoints, isBlank, pyStrip } from "./pystr.ts";
 import { runTrace, splitSteps, storedTrace, whitespaceTokenCount, type StepRule } from "./steps.ts";
 
@@ -96,8 +96,10 @@ export type EvaluationResult = {
     ls_method: string;
     ls_model?: string;
     ls_failed_pairs: number;
+    ls_fallback?: BackendFallback;
     ss_method: string;
     ss_model?: string;
+    ss_fallback?: BackendFallback;
     token_count_method: string;
     preset_version: string;
     rs_skipped: boolean;
@@ -293,8 +295,10 @@ export async function evaluateRecords(records: readonly ItemRecord[], options: E
       ls_method: scores.ls_method,
       ...(scores.ls_model !== undefined ? { ls_model: scores.ls_model } : {}),
       ls_failed_pairs: scores.ls_failed_pairs,
+      ...(scores.ls_fallback ? { ls_fallback: scores.ls_fallback } : {}),
       ss_method: scores.ss_method,
       ...(scores.ss_model !== undefined ? { ss_model: scores.ss_model } : {}),
+      ...(scores.ss_fallback ? { ss_fallback: scores.ss_fallback } : {}),
       token_count_method: summaryTokenMethod(records),
       preset_version: presetName(options.weights),
       rs_skipped: overall.rs_skipped,

@@ -14,7 +14,7 @@ export type RqMetrics = {
   robustness: number | null;
   logical_coherence: number | null;
   efficiency: number;
-  stability: number;
+  stability: number | null;
 };
 
 /** One model's results, as the engine reports them. */

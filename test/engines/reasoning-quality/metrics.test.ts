@@ -17,6 +17,7 @@ import {
   type ContradictionChecker,
   type EmbedFn,
   type ItemRecord,
+  type NliLabel,
   type StepPair,
 } from "../../../src/engines/reasoning-quality/index.ts";
 import { CODE_PARITY, closeRecord, closeTo, expectPerItem, toItemRecord, vectors } from "./support.ts";
@@ -146,6 +147,38 @@ describe("LS backends (§5, §11)", () => {
     expect((await computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: short } })).scores.ls_failed_pairs).toBeGreaterThan(0);
   });
 
+  it("model with recorded labels: one list per record, nulls are failed pairs read as neutral", async () => {
+    const traces: string[][] = v.records.map((r: any) => r.reasoning_trace);
+    const labels = traces.map((t) => Array.from({ length: Math.max(0, t.length - 1) }, (_, j) => (j === 0 ? "contradiction" : null) as NliLabel | null));
+    const got = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "neutral" } });
+    expect(got.per_item.ls).toEqual(traces.map((t) => (t.length <= 1 ? 1 : 1 - 1 / (t.length - 1))));
+    expect(got.scores.ls_failed_pairs).toBe(traces.reduce((n, t) => n + Math.max(0, t.length - 2), 0));
+    // A list that does not fit its trace counts as failed, not as a shorter trace.
+    const wrong = traces.map(() => ["contradiction" as const]);
+    const misfit = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels: wrong } });
+    expect(misfit.scores.ls_failed_pairs).toBe(traces.reduce((n, t) => n + (t.length - 1 === 1 ? 0 : Math.max(0, t.length - 1)), 0));
+  });
+
+  it("model with failed pairs: fallback lexical or none replaces the set's LS and says why", async () => {
+    const traces: string[][] = v.records.map((r: any) => r.reasoning_trace);
+    const pairCount = traces.reduce((n, t) => n + Math.max(0, t.length - 1), 0);
+    const labels = traces.map((t, i) => (i === 0 ? null : Array.from({ length: Math.max(0, t.length - 1) }, () => "entailment" as const)));
+    const failedPairs = Math.max(0, traces[0].length - 1);
+    expect(failedPairs).toBeGreaterThan(0);
+    const lexical = await computeMetrics(recs, v.metrics_config, { ls: { method: "lexical" } });
+    const fell = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "lexical", name: "m" } });
+    expect(fell.per_item.ls).toEqual(lexical.per_item.ls);
+    expect(fell.scores.ls_method).toBe("lexical");
+    expect(fell.scores.ls_fallback).toEqual({ from: "model", reason: `the contradiction checker failed on ${failedPairs} of ${pairCount} step pairs` });
+    const none = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "none" } });
+    expect(none.raw.logical_coherence).toBeNull();
+    // No failure, no fallback.
+    const clean = traces.map((t) => Array.from({ length: Math.max(0, t.length - 1) }, () => "entailment" as const));
+    const kept = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels: clean, fallback: "lexical" } });
+    expect(kept.scores.ls_method).toBe("model");
+    expect(kept.per_item.ls.every((x) => x === 1)).toBe(true);
+  });
+
   it("none: LS is null, never a silent 1.0, and Q renormalises over the other metrics", async () => {
     const got = await computeMetrics(recs, v.metrics_config, { ls: { method: "none" } });
     expect(got.raw.logical_coherence).toBeNull();
@@ -153,7 +186,7 @@ describe("LS backends (§5, §11)", () => {
     expect(got.per_item.ls.every((x) => x === null)).toBe(true);
     expect(got.scores.ls_method).toBe("none");
     const q = aggregateAll(got.raw_metrics, "code_defaults");
-    const others = [got.raw_metrics.correctness, got.raw_metrics.consistency, got.raw_metrics.robustness!, got.raw_metrics.efficiency, got.raw_metrics.stability];
+    const others = [got.raw_metrics.correctness, got.raw_metrics.consistency, got.raw_metrics.robustness!, got.raw_metrics.efficiency, got.raw_metrics.stability!];
     closeTo(q.balanced, others.reduce((a, b) => a + b, 0) / 5);
   });
 
@@ -171,7 +204,7 @@ describe("SS backends (§7, §11)", () => {
     return texts.map((t) => {
       const key = t.toLowerCase();
       if (!axis.has(key)) axis.set(key, axis.size);
-      const v = new Array(8).fill(0);
+      const v = new Array(64).fill(0);
       v[axis.get(key)!] = 1;
       return v;
     });
@@ -184,9 +217,45 @@ describe("SS backends (§7, §11)", () => {
     expect(got.per_item.ss).toEqual([(2 / 6) * 1, (2 / 6) * 1, 0]);
     expect(got.scores.ss_method).toBe("embeddings");
     expect(got.scores.ss_model).toBe("fake-emb");
-    // Blank traces are never sent; identical traces are embedded once.
-    expect(embedLog.every((batch) => batch.every((t) => t.trim() !== ""))).toBe(true);
-    expect(embedLog[1]).toEqual(["a"]);
+    // Blank traces are never sent; identical traces are embedded once; consecutive items share a call.
+    expect(embedLog).toEqual([["A b", "a B", "c", "a"]]);
+  });
+
+  it("embeddings: calls hold at most batchSize texts and an item's traces are never split from its scores", async () => {
+    embedLog.length = 0;
+    const recs = [rec(["p", "q", "r"]), rec(["q", "s", "t"]), rec(["u", "u", "v"]), rec(["w", "x", "y"])];
+    const batched = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed, batchSize: 4 } });
+    expect(embedLog.every((b) => b.length <= 4)).toBe(true);
+    expect([...new Set(embedLog.flat())].sort()).toEqual(["p", "q", "r", "s", "t", "u", "v", "w", "x", "y"]);
+    embedLog.length = 0;
+    const oneCall = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed, batchSize: 100 } });
+    expect(embedLog.length).toBe(1);
+    expect(batched.per_item.ss).toEqual(oneCall.per_item.ss);
+  });
+
+  it("embeddings failing: the configured fallback scores the whole set and says why; without one it throws", async () => {
+    const down: EmbedFn = async () => {
+      throw new Error("503 embeddings unavailable");
+    };
+    const recs = [rec(["a b c", "a b d", "x"]), rec(["same words", "same words", "other"])];
+    const jac = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "jaccard" } });
+    const fell = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down, fallback: "jaccard", name: "e" } });
+    expect(fell.per_item.ss).toEqual(jac.per_item.ss);
+    expect(fell.scores.ss_method).toBe("jaccard");
+    expect(fell.scores.ss_fallback).toEqual({ from: "embeddings", reason: "503 embeddings unavailable" });
+    const none = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down, fallback: "none" } });
+    expect(none.raw.stability).toBeNull();
+    expect(none.scores.ss_method).toBe("none");
+    await expect(computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down } })).rejects.toThrow("503");
+  });
+
+  it("none: SS is null and Q renormalises over the other metrics", async () => {
+    const got = await computeMetrics([rec(["a", "b", "c"])], { stability_runs: 3 }, { ss: { method: "none" } });
+    expect(got.raw_metrics.stability).toBeNull();
+    const q = aggregateAll(got.raw_metrics, "code_defaults");
+    const m = got.raw_metrics;
+    const others = [m.correctness, m.consistency, m.robustness, m.logical_coherence, m.efficiency].filter((x): x is number => x !== null);
+    closeTo(q.balanced, others.reduce((a, b) => a + b, 0) / others.length);
   });
 
   it("embeddings: optional baseline rescale (s − b)/(1 − b) of non-empty pairs", async () => {
