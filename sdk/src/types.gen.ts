@@ -727,13 +727,13 @@ export type ReasoningQualityRunRequest = {
      */
     matcher?: 'canonical' | 'legacy7';
     /**
-     * LS backend: the original's lexical heuristic, or none (LS null, left out of Q)
+     * LS backend: the original's lexical heuristic, none (LS null, left out of Q), or a chat model as contradiction checker
      */
-    ls?: 'lexical' | 'none';
+    ls?: 'lexical' | 'none' | LsModelBackend;
     /**
-     * SS backend: Jaccard over the traces, the original's fallback
+     * SS backend: Jaccard over the traces (the original's fallback), none (SS null, left out of Q), or cosine of an embeddings model
      */
-    ss?: 'jaccard';
+    ss?: 'jaccard' | 'none' | SsEmbeddingsBackend;
     /**
      * The weight table: the camera-ready one (default) or the 1.1.4 README's
      */
@@ -752,6 +752,62 @@ export type ReasoningQualityRunRequest = {
     seed?: number;
     concurrency?: number;
     webhook_url?: string;
+};
+
+export type LsModelBackend = {
+    method: 'model';
+    /**
+     * A chat model used as contradiction checker, or `sim:<anything>` for the simulator's
+     */
+    model: string;
+    provider?: {
+        base_url: string;
+        /**
+         * Secret: encrypted for the life of the run, never stored in plain text or returned
+         */
+        api_key?: string;
+    };
+    /**
+     * Step pairs per checker call
+     */
+    batch_size?: number;
+    timeout_s?: number;
+    /**
+     * If the checker fails on any pair: score LS with the lexical heuristic (default) or leave it out (none) for that model, saying so in `ls_fallback`; `neutral` keeps the original's rule (failed pairs count as neutral)
+     */
+    fallback?: 'lexical' | 'none' | 'neutral';
+};
+
+export type SsEmbeddingsBackend = {
+    method: 'embeddings';
+    /**
+     * An embeddings model, or `sim:<anything>` for the simulator's
+     */
+    model: string;
+    provider?: {
+        base_url: string;
+        /**
+         * Secret: encrypted for the life of the run, never stored in plain text or returned
+         */
+        api_key?: string;
+    };
+    /**
+     * Sent as `dimensions` where the model supports it
+     */
+    dimensions?: number;
+    /**
+     * Rescale every non-empty pair's cosine as (s − b)/(1 − b)
+     */
+    baseline?: number;
+    /**
+     * Texts per embeddings call
+     */
+    batch_size?: number;
+    timeout_s?: number;
+    /**
+     * If the embeddings endpoint fails (after retries) or the run was canceled: score SS with Jaccard (default) or leave it out (none), saying so in `ss_fallback`
+     */
+    fallback?: 'jaccard' | 'none';
 };
 
 export type GetHealthData = {

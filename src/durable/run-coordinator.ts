@@ -3,7 +3,9 @@ import { openDb } from "../db/client.ts";
 import { getRunById, insertSample, listSamples, updateRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { storedSample, type EvaluatorName } from "../evaluators/types.ts";
+import { storedSample, type AggregateContext, type EvaluatorName } from "../evaluators/types.ts";
+import { createOpenAIEmbeddingClient } from "../providers/index.ts";
+import { decryptSecret } from "../secrets.ts";
 import { createRun } from "../runs/create.ts";
 import type { StoredSample } from "../evaluators/types.ts";
 import type { UnitMessage } from "../runs/messages.ts";
@@ -37,6 +39,9 @@ type Meta = {
 };
 
 export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
+
+/** How long a finish (aggregate included) may take before the alarm assumes it was lost and finishes again. */
+const FINISH_WATCHDOG_MS = 10 * 60_000;
 
 /** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
 const PROGRESS_FLUSH_MS = 250;
@@ -303,9 +308,30 @@ export class RunCoordinator extends DurableObject<Env> {
     }
   }
 
+  /** Model access for the aggregate (the run's secrets are dropped right after it, with the run's secret). */
+  private async aggregateContext(meta: Meta): Promise<AggregateContext> {
+    const secretEnc = this.get<string | null>("secret") ?? null;
+    const secrets = secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, secretEnc)) as Record<string, string>) : {};
+    return {
+      canceled: meta.status === "canceled",
+      embeddings: ({ baseUrl, apiKey, timeoutMs }) => createOpenAIEmbeddingClient({ baseURL: baseUrl, apiKey, timeoutMs }),
+      secret: (name) => secrets[name],
+    };
+  }
+
+  private finishing: Promise<void> | null = null;
+
   /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */
-  private async finish(): Promise<void> {
+  private finish(): Promise<void> {
+    // One finish at a time: the watchdog alarm may fire while a long aggregate is still running here.
+    return (this.finishing ??= this.finishOnce().finally(() => (this.finishing = null)));
+  }
+
+  private async finishOnce(): Promise<void> {
     const meta = this.meta()!;
+    // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
+    // finds every unit ended and finishes again.
+    if (meta.status === "running") await this.ctx.storage.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
     const db = openDb(this.env.DB);
     const evaluator = evaluatorFor(meta.evaluator);
     const samples: StoredSample[] = [];
@@ -319,7 +345,7 @@ export class RunCoordinator extends DurableObject<Env> {
     let result: unknown = null;
     let error: string | null = null;
     try {
-      result = await evaluator.aggregate(this.get("config"), samples);
+      result = await evaluator.aggregate(this.get("config"), samples, await this.aggregateContext(meta));
     } catch (err) {
       error = `aggregation failed: ${err instanceof Error ? err.message : String(err)}`;
       if (status !== "canceled") status = "failed";

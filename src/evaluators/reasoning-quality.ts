@@ -6,6 +6,9 @@
  *
  * The calls of an item run in parallel, so when the primary fails its further runs may still have been
  * made; the record then ignores them, exactly as if they had been skipped (fixed denominators, spec §1.4).
+ *
+ * Model-backed LS and SS (rq-backends.ts): the primary unit also asks the contradiction checker about its
+ * own trace and records the labels; SS embeddings are fetched by the aggregate, which has every trace.
  */
 import {
   buildRecord,
@@ -14,14 +17,20 @@ import {
   mergeStrategies,
   planItem,
   resolveWeightTable,
+  splitSteps,
+  stepPairs,
+  storedTrace,
   type CallOutcome,
   type EvalItem,
   type ItemPlan,
+  type LsBackend,
   type PresetVersion,
   type RawMetrics,
+  type SsBackend,
 } from "../engines/reasoning-quality/index.ts";
 import { createSimClient, defaultResponders, reasonerResponder, type ChatClient, type Usage } from "../providers/index.ts";
-import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
+import type { AggregateContext, Evaluator, StoredSample, UnitOutcome } from "./types.ts";
+import { checkerClient, checkPairs, embedFn, embeddingClient, LS_SECRET, SS_SECRET, type CheckerRecord, type EmbeddingStats, type RqLs, type RqSs } from "./rq-backends.ts";
 
 export type RqModel = {
   /** Unique in the run; the result's `model`. */
@@ -39,8 +48,8 @@ export type RqConfig = {
   items: (EvalItem & { id: string })[];
   metrics: { consistency_runs: number; stability_runs: number; robustness_perturbations: number };
   matcher: "canonical" | "legacy7";
-  ls: "lexical" | "none";
-  ss: "jaccard";
+  ls: RqLs;
+  ss: RqSs;
   preset: PresetVersion;
   /** Extra strategies: name → weights over the six metrics (auto-normalised). */
   custom_strategies: Record<string, Record<string, number>>;
@@ -56,6 +65,8 @@ export type RqOutput = {
   output_tokens: number | null;
   usage: Usage | null;
   error: string | null;
+  /** The primary run only, under the LS `model` backend: the checker's labels for this trace. */
+  nli?: CheckerRecord;
 };
 
 /** The name of model m's API key among the run's secrets. */
@@ -113,6 +124,13 @@ export const reasoningQuality: Evaluator<RqConfig> = {
       const text = res.choices?.[0]?.message?.content;
       if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
       const output: RqOutput = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
+      const ls = config.ls;
+      if (call === "p" && ls.method === "model") {
+        // The same steps the aggregate's record will hold (buildRecord's default rule).
+        const pairs = stepPairs(storedTrace(splitSteps(text, "legacy_dot")));
+        const endpoint = () => ctx.endpoint({ baseUrl: ls.base_url!, apiKey: ctx.secret(LS_SECRET), timeoutMs: ls.timeout_s * 1000 });
+        if (pairs.length > 0) output.nli = await checkPairs(pairs, ls, checkerClient(ls, config.seed, endpoint), signal);
+      }
       return { status: "succeeded", output };
     } catch (err) {
       const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -120,8 +138,8 @@ export const reasoningQuality: Evaluator<RqConfig> = {
     }
   },
 
-  aggregate(config, samples) {
-    return aggregateRq(config, samples);
+  aggregate(config, samples, ctx) {
+    return aggregateRq(config, samples, ctx);
   },
 
   parseOutput: (text) => JSON.parse(text),
@@ -152,9 +170,26 @@ export type RqModelResult = {
   calls: { planned: number; made: number; failed: number; missing: number };
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   generation_failed: number;
+  /** Calls made by the model-backed LS / SS backends (null for the others). */
+  backends: {
+    ls: { model: string; calls: number; failed_calls: number; usage: Usage; first_error: string | null } | null;
+    ss: { model: string; calls: number; texts: number; usage: EmbeddingStats["usage"] } | null;
+  };
 };
 
-export async function aggregateRq(config: RqConfig, samples: readonly StoredSample[]) {
+function ssBackend(config: RqConfig, stats: EmbeddingStats, ctx: AggregateContext | undefined): SsBackend {
+  const ss = config.ss;
+  if (ss.method !== "embeddings") return ss;
+  const unavailable = ctx?.canceled ? "the run was canceled, and no model call is made after cancel" : !ctx ? "no model access outside a run" : null;
+  const embed = unavailable
+    ? async (): Promise<number[][]> => {
+        throw new Error(unavailable);
+      }
+    : embedFn(ss, embeddingClient(ss, () => ctx!.embeddings({ baseUrl: ss.base_url!, apiKey: ctx!.secret(SS_SECRET), timeoutMs: ss.timeout_s * 1000 })), stats);
+  return { method: "embeddings", embed, batchSize: ss.batch_size, fallback: ss.fallback, name: ss.model, ...(ss.baseline !== null ? { baseline: ss.baseline } : {}) };
+}
+
+export async function aggregateRq(config: RqConfig, samples: readonly StoredSample[], ctx?: AggregateContext) {
   const byUnit = new Map(samples.map((s) => [s.unitId, s.output as RqOutput | null]));
   const table = mergeStrategies(resolveWeightTable(config.preset), config.custom_strategies);
   const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
@@ -183,11 +218,29 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
       const perturbations = plan.perturbations.map((c) => (c ? get(`x${c.slot}`) : null));
       return buildRecord(config.items[i], plan, { primary, extras, perturbations }, { metrics: config.metrics });
     });
+    const ls = config.ls;
+    let lsBackend: LsBackend = ls.method === "model" ? { method: "none" } : ls;
+    let lsStats: RqModelResult["backends"]["ls"] = null;
+    if (ls.method === "model") {
+      const checks = config.items.map((_, i) => byUnit.get(`${m}:${i}:p`)?.nli ?? null);
+      lsBackend = { method: "model", labels: checks.map((c) => c?.labels ?? null), fallback: ls.fallback, name: ls.model };
+      lsStats = { model: ls.model, calls: 0, failed_calls: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, first_error: null };
+      for (const c of checks) {
+        if (!c) continue;
+        lsStats.calls += c.calls;
+        lsStats.failed_calls += c.failed_calls;
+        lsStats.usage.prompt_tokens += c.usage.prompt_tokens;
+        lsStats.usage.completion_tokens += c.usage.completion_tokens;
+        lsStats.usage.total_tokens += c.usage.total_tokens;
+        lsStats.first_error ??= c.errors[0] ?? null;
+      }
+    }
+    const ssStats: EmbeddingStats = { calls: 0, texts: 0, usage: { prompt_tokens: 0, total_tokens: 0 } };
     const result = await evaluateRecords(records, {
       metrics: config.metrics,
       matcher: config.matcher,
-      ls: { method: config.ls },
-      ss: { method: config.ss },
+      ls: lsBackend,
+      ss: ssBackend(config, ssStats, ctx),
       weights: table,
     });
     models.push({
@@ -200,6 +253,7 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
       calls,
       usage: tokens,
       generation_failed: records.filter((r) => r.generation_failed).length,
+      backends: { ls: lsStats, ss: config.ss.method === "embeddings" ? { model: config.ss.model, ...ssStats } : null },
     });
   }
   const strategies = Object.keys(table);

@@ -1,4 +1,4 @@
-import type { ChatClient } from "../providers/index.ts";
+import type { ChatClient, EmbeddingClient } from "../providers/index.ts";
 
 export type EvaluatorName = "chain-determinism" | "rpl" | "judge" | "reasoning-quality";
 
@@ -35,6 +35,19 @@ export type UnitContext<Config> = {
   cache: SampleCache;
 };
 
+/**
+ * What an aggregate may use besides the samples: model access for metrics that need every sample
+ * first (reasoning-quality's SS embeddings). Absent outside the platform (tests, reports).
+ */
+export type AggregateContext = {
+  /** True when the run was canceled: no model call may be made (cancel promises none after it returns). */
+  canceled: boolean;
+  /** An embeddings client for an OpenAI-compatible endpoint, with the one retry policy. */
+  embeddings(target: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): EmbeddingClient;
+  /** A secret of the run by name; undefined if the request gave none. */
+  secret(name: string): string | undefined;
+};
+
 export type FollowUp = { result: unknown; next?: { config: object; publicConfig: Record<string, unknown> } };
 
 export type StoredSample = { unitId: string; status: "succeeded" | "failed"; output: unknown; error: string | null };
@@ -51,7 +64,7 @@ export interface Evaluator<Config> {
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
-  aggregate(config: Config, samples: StoredSample[]): unknown | Promise<unknown>;
+  aggregate(config: Config, samples: StoredSample[], ctx?: AggregateContext): unknown | Promise<unknown>;
   /**
    * Optional: what follows a succeeded run (rpl's auto preset escalating to its next stage). Returns
    * the result to store for this run and, if another run should follow, its config and the public

@@ -12,6 +12,9 @@ export type {
   ChatOptions,
   ChatRequest,
   ChatResponse,
+  EmbeddingClient,
+  EmbeddingRequest,
+  EmbeddingResponse,
   ProviderErrorKind,
   ToolCall,
   ToolDefinition,
@@ -19,11 +22,11 @@ export type {
 } from "./types.ts";
 
 /** OpenAI-compatible endpoints through the `openai` package. */
-export { createOpenAIClient, retryAfterMs, scrubSecrets } from "./openai.ts";
+export { createOpenAIClient, createOpenAIEmbeddingClient, retryAfterMs, scrubSecrets } from "./openai.ts";
 export type { OpenAIClientOptions } from "./openai.ts";
 
 /** The one retry policy. */
-export { abortableSleep, retryDelayMs, withRetry, MAX_RETRY_AFTER_MS } from "./retry.ts";
+export { abortableSleep, retrying, retryDelayMs, withRetry, MAX_RETRY_AFTER_MS } from "./retry.ts";
 export type { RetryInfo, RetryPolicy } from "./retry.ts";
 
 /** The `sim:*` simulator and its extension point. */
@@ -32,6 +35,8 @@ export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim
 export { criticResponder, simTrueLabel } from "./sim/critic.ts";
 export type { SimCriticOptions } from "./sim/critic.ts";
 export { reasonerResponder } from "./sim/reasoner.ts";
+export { checkerResponder, simCheckerLabel } from "./sim/checker.ts";
+export { createSimEmbeddingClient, simEmbedding, SIM_EMBEDDING_DIMS } from "./sim/embedder.ts";
 export type { SimReasonerOptions } from "./sim/reasoner.ts";
 export { modelClient, PROVIDER_SECRET } from "./factory.ts";
 export type { ModelSettings } from "./factory.ts";

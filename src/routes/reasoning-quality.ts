@@ -10,20 +10,21 @@ import { datasetItems, getDataset } from "../db/datasets.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { checkWeights, generateSynthetic, type DatasetItem } from "../engines/reasoning-quality/index.ts";
 import { modelSecret, type RqConfig, type RqModel } from "../evaluators/reasoning-quality.ts";
+import { LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "../evaluators/rq-backends.ts";
 import { rqDatasets } from "./rq-datasets.ts";
 
 const EVALUATOR = "reasoning-quality";
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
 
+const Endpoint = z.strictObject({
+  base_url: z.url({ protocol: /^https?$/ }),
+  api_key: z.string().min(1).max(4096).optional().openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" }),
+});
+
 const Model = z.strictObject({
   name: z.string().min(1).max(100).optional().openapi({ description: "Unique in the run; default the model name" }),
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the simulator", example: "sim:reasoner" }),
-  provider: z
-    .strictObject({
-      base_url: z.url({ protocol: /^https?$/ }),
-      api_key: z.string().min(1).max(4096).optional().openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" }),
-    })
-    .optional(),
+  provider: Endpoint.optional(),
   temperature: z.number().min(0).max(2).default(0.7).openapi({ description: "The paper's 0.7; at 0 CS and SS are trivially high" }),
   max_tokens: z.number().int().min(1).max(32_768).default(256).openapi({ description: "The original's 256 (1024 for thinking models)" }),
   timeout_s: z.number().positive().max(600).default(60),
@@ -36,6 +37,34 @@ const Model = z.strictObject({
     })
     .optional(),
 });
+
+const LsModel = z
+  .strictObject({
+    method: z.literal("model"),
+    model: z.string().min(1).max(200).openapi({ description: "A chat model used as contradiction checker, or `sim:<anything>` for the simulator's", example: "gpt-4o-mini" }),
+    provider: Endpoint.optional(),
+    batch_size: z.number().int().min(1).max(32).default(16).openapi({ description: "Step pairs per checker call" }),
+    timeout_s: z.number().positive().max(600).default(60),
+    fallback: z.enum(["lexical", "none", "neutral"]).default("lexical").openapi({
+      description: "If the checker fails on any pair: score LS with the lexical heuristic (default) or leave it out (none) for that model, saying so in `ls_fallback`; `neutral` keeps the original's rule (failed pairs count as neutral)",
+    }),
+  })
+  .openapi("LsModelBackend");
+
+const SsEmbeddings = z
+  .strictObject({
+    method: z.literal("embeddings"),
+    model: z.string().min(1).max(200).openapi({ description: "An embeddings model, or `sim:<anything>` for the simulator's", example: "text-embedding-3-small" }),
+    provider: Endpoint.optional(),
+    dimensions: z.number().int().min(1).max(8192).optional().openapi({ description: "Sent as `dimensions` where the model supports it" }),
+    baseline: z.number().min(-1).lt(1).optional().openapi({ description: "Rescale every non-empty pair's cosine as (s − b)/(1 − b)" }),
+    batch_size: z.number().int().min(1).max(2048).default(64).openapi({ description: "Texts per embeddings call" }),
+    timeout_s: z.number().positive().max(600).default(60),
+    fallback: z.enum(["jaccard", "none"]).default("jaccard").openapi({
+      description: "If the embeddings endpoint fails (after retries) or the run was canceled: score SS with Jaccard (default) or leave it out (none), saying so in `ss_fallback`",
+    }),
+  })
+  .openapi("SsEmbeddingsBackend");
 
 const DatasetRef = z.union([
   z.strictObject({
@@ -59,8 +88,14 @@ const RunRequest = z
     K: z.number().int().min(1).max(10).default(3).openapi({ description: "Runs per item for CS and SS; the primary counts as run 1" }),
     P: z.number().int().min(0).max(10).default(3).openapi({ description: "Perturbations per item for RS" }),
     matcher: z.enum(["canonical", "legacy7"]).default("canonical").openapi({ description: "CQ: the type-aware matcher, or the README's seven-strategy chain" }),
-    ls: z.enum(["lexical", "none"]).default("lexical").openapi({ description: "LS backend: the original's lexical heuristic, or none (LS null, left out of Q)" }),
-    ss: z.enum(["jaccard"]).default("jaccard").openapi({ description: "SS backend: Jaccard over the traces, the original's fallback" }),
+    ls: z
+      .union([z.enum(["lexical", "none"]), LsModel])
+      .default("lexical")
+      .openapi({ description: "LS backend: the original's lexical heuristic, none (LS null, left out of Q), or a chat model as contradiction checker" }),
+    ss: z
+      .union([z.enum(["jaccard", "none"]), SsEmbeddings])
+      .default("jaccard")
+      .openapi({ description: "SS backend: Jaccard over the traces (the original's fallback), none (SS null, left out of Q), or cosine of an embeddings model" }),
     preset: z.enum(["paper-v8", "1.1.4"]).default("paper-v8").openapi({ description: "The weight table: the camera-ready one (default) or the 1.1.4 README's" }),
     strategies: z
       .record(z.string().min(1).max(50), z.record(z.string(), z.number()))
@@ -79,9 +114,42 @@ const RunRequest = z
 
 type Body = z.infer<typeof RunRequest>;
 
-function resolveModels(body: Body): { models: RqModel[]; secrets: Record<string, string> } {
+type Backends = { ls: RqLs; ss: RqSs };
+
+/** A backend's endpoint: the simulator takes none, any other model needs one; its key joins the run's secrets. */
+function backendEndpoint(field: "ls" | "ss", b: { model: string; provider?: { base_url: string; api_key?: string } }, secretName: string, secrets: Record<string, string>, errors: FieldError[]): string | null {
+  const sim = b.model.startsWith("sim:");
+  if (sim && b.provider) errors.push({ path: `${field}.provider`, message: "the simulator (sim:*) takes no provider" });
+  if (!sim && !b.provider) errors.push({ path: `${field}.provider`, message: "required unless model is sim:* (provider.base_url, provider.api_key)" });
+  if (b.provider?.api_key) secrets[secretName] = b.provider.api_key;
+  return sim ? null : (b.provider?.base_url ?? null);
+}
+
+function resolveBackends(body: Body, secrets: Record<string, string>, errors: FieldError[]): Backends {
+  const ls: RqLs =
+    typeof body.ls === "string"
+      ? { method: body.ls }
+      : { method: "model", model: body.ls.model, base_url: backendEndpoint("ls", body.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
+  const ss: RqSs =
+    typeof body.ss === "string"
+      ? { method: body.ss }
+      : {
+          method: "embeddings",
+          model: body.ss.model,
+          base_url: backendEndpoint("ss", body.ss, SS_SECRET, secrets, errors),
+          batch_size: body.ss.batch_size,
+          timeout_s: body.ss.timeout_s,
+          dimensions: body.ss.dimensions ?? null,
+          baseline: body.ss.baseline ?? null,
+          fallback: body.ss.fallback,
+        };
+  return { ls, ss };
+}
+
+function resolveModels(body: Body): { models: RqModel[]; secrets: Record<string, string> } & Backends {
   const errors: FieldError[] = [];
   const secrets: Record<string, string> = {};
+  const backends = resolveBackends(body, secrets, errors);
   const names = new Set<string>();
   const models = body.models.map((m, i): RqModel => {
     const name = m.name ?? m.model;
@@ -111,7 +179,7 @@ function resolveModels(body: Body): { models: RqModel[]; secrets: Record<string,
     if (Object.values(weights).every((w) => w === 0)) errors.push({ path: `strategies.${name}`, message: "needs at least one positive weight" });
   }
   if (errors.length) throw ApiError.validation(errors);
-  return { models, secrets };
+  return { models, secrets, ...backends };
 }
 
 async function loadItems(body: Body, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<(DatasetItem & { id: string })[]> {
@@ -154,15 +222,15 @@ export const reasoningQuality = createRouter()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { models, secrets } = resolveModels(body);
+      const { models, secrets, ls, ss } = resolveModels(body);
       const items = await loadItems(body, c.var.db, c.var.tenantId);
       const config: RqConfig = {
         models,
         items,
         metrics: { consistency_runs: body.K, stability_runs: body.K, robustness_perturbations: body.P },
         matcher: body.matcher,
-        ls: body.ls,
-        ss: body.ss,
+        ls,
+        ss,
         preset: body.preset,
         custom_strategies: body.strategies,
         seed: body.seed,
@@ -182,7 +250,8 @@ export const reasoningQuality = createRouter()
         secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
-        leaseMs: singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))),
+        // The primary unit also waits for the contradiction checker (its batches run in parallel).
+        leaseMs: singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))) + (ls.method === "model" ? singleCallLeaseMs(ls.timeout_s) : 0),
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });

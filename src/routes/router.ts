@@ -8,12 +8,26 @@ export type AppEnv = {
   Variables: { requestId: string; db: Db; tenantId: string };
 };
 
-/** Turns zod issues into `errors[{path, message}]`; the path is dotted (`pairs.3.prompt`), `body` for the root. */
+type Issue = { code: string; path: PropertyKey[]; message: string; errors?: Issue[][] };
+
+/**
+ * Turns zod issues into `errors[{path, message}]`; the path is dotted (`pairs.3.prompt`), `body` for the root.
+ * A union that no branch accepted names the field inside the branch that got furthest (every issue below
+ * the union, fewest issues), e.g. `ss.fallback` rather than `ss`; if none got past the value's shape, it
+ * names the union with each branch's complaint.
+ */
 export function fieldErrors(error: ZodError, root = "body"): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.map(String).join(".") : root,
-    message: issue.message,
-  }));
+  const flatten = (issue: Issue, prefix: PropertyKey[]): FieldError[] => {
+    const at = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors?.length) {
+      const deeper = issue.errors.filter((b) => b.length > 0 && b.every((i) => i.path.length > 0)).sort((a, b) => a.length - b.length)[0];
+      if (deeper) return deeper.flatMap((i) => flatten(i, at));
+      const messages = [...new Set(issue.errors.flatMap((b) => b.map((i) => i.message)))];
+      if (messages.length) return [{ path: at.length ? at.map(String).join(".") : root, message: messages.join("; or ") }];
+    }
+    return [{ path: at.length ? at.map(String).join(".") : root, message: issue.message }];
+  };
+  return (error.issues as unknown as Issue[]).flatMap((issue) => flatten(issue, []));
 }
 
 /**

@@ -5,6 +5,10 @@
  * ## Endpoints
  * - `POST /v1/chat/completions`: the scenario is the request's `model` (= scenario id). An unknown
  *   model gets DEFAULT_SCENARIO (agent with 2 calls, no delay, no faults) and is recorded under its name.
+ * - `POST /v1/embeddings`: the scenario is the request's `model` too; one vector per input (float
+ *   lists, `index` in order): the scenario's `embedding` for every text if given, else a bag-of-words
+ *   vector (each lower-cased word adds 1 to one of 16 dimensions by its FNV-1a hash). Faults apply
+ *   with `turn` 0 and `attempt` counted per identical input list.
  * - `POST /_scenarios` with a `Scenario` as JSON: registers it (replacing one with the same id and
  *   forgetting its records). Answers 201 `{ id }`.
  * - `GET /_scenarios/:id/requests`: `{ id, requests: RecordedRequest[] }` in arrival order.
@@ -21,6 +25,7 @@
  *   delay_ms?: 0,              // before every response
  *   system_fingerprint?: "fp_fake", provider?: "…", // provider: top-level field, as OpenRouter sends
  *   record?: true,             // false: keep no request log (long benchmarks)
+ *   embedding?: [1, 0],        // /v1/embeddings: this vector for every input
  *   faults?: FaultRule[] }
  * ```
  * The agent: "turn" = number of assistant messages already in the request. While turn < calls it
@@ -87,6 +92,8 @@ export type Scenario = {
   provider?: string;
   record?: boolean;
   faults?: FaultRule[];
+  /** `/v1/embeddings`: this vector for every input. */
+  embedding?: number[];
 };
 
 export type RecordedRequest = {
@@ -150,7 +157,60 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
       }
     }
     if (req.method === "POST" && /\/chat\/completions$/.test(path)) return completion(req, res);
+    if (req.method === "POST" && /\/embeddings$/.test(path)) return embeddings(req, res);
     send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: "invalid_request_error" } });
+  }
+
+  /** Records the request and finds the fault rule that applies to it (shared by both endpoints). */
+  function arrive(state: State, req: IncomingMessage, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number } {
+    const key = `${turn}:${fingerprint}`;
+    const attempt = (state.attempts.get(key) ?? 0) + 1;
+    state.attempts.set(key, attempt);
+    const nth = ++state.nth;
+    if (state.scenario.record !== false) state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
+    const rule = state.scenario.faults?.find(({ on = {} }) =>
+      (on.turn === undefined || on.turn === turn) &&
+      (on.attempt === undefined || on.attempt === attempt) &&
+      (on.nth === undefined || on.nth === nth),
+    )?.respond;
+    return { rule, nth };
+  }
+
+  /** Sends a fault's HTTP answer; true if one was sent (or the request is left hanging). */
+  async function fault(res: ServerResponse, rule: FaultRule["respond"] | undefined, delay: number): Promise<boolean> {
+    if (rule?.hang) return true; // the socket stays open until the client aborts or close() destroys it
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return true;
+    const headers = rule?.headers ?? {};
+    if (rule?.raw !== undefined) return sendRaw(res, rule.status ?? 200, rule.raw, headers), true;
+    if (rule?.body !== undefined) return send(res, rule.status ?? 200, rule.body, headers), true;
+    if (rule?.status !== undefined && rule.status >= 400) {
+      return send(res, rule.status, { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } }, headers), true;
+    }
+    return false;
+  }
+
+  async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const text = await readBody(req);
+    let body: { model?: unknown; input?: unknown };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return send(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" } });
+    }
+    const model = typeof body.model === "string" ? body.model : "";
+    const inputs = Array.isArray(body.input) ? body.input.map(String) : typeof body.input === "string" ? [body.input] : [];
+    const state = stateFor(model);
+    const { rule } = arrive(state, req, at, 0, fnv1a(JSON.stringify(inputs)), body);
+    if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0)) return;
+    const tokens = inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
+    send(res, 200, {
+      object: "list",
+      model,
+      data: inputs.map((t, index) => ({ object: "embedding", index, embedding: state.scenario.embedding ?? bagOfWords(t) })),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    }, rule?.headers ?? {});
   }
 
   async function completion(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -167,31 +227,9 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const { scenario } = state;
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const turn = messages.filter((msg) => msg?.role === "assistant").length;
-    const fingerprint = fnv1a(JSON.stringify(messages));
-    const key = `${turn}:${fingerprint}`;
-    const attempt = (state.attempts.get(key) ?? 0) + 1;
-    state.attempts.set(key, attempt);
-    const nth = ++state.nth;
-    if (scenario.record !== false) {
-      state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
-    }
-
-    const rule = scenario.faults?.find(({ on = {} }) =>
-      (on.turn === undefined || on.turn === turn) &&
-      (on.attempt === undefined || on.attempt === attempt) &&
-      (on.nth === undefined || on.nth === nth),
-    )?.respond;
-    if (rule?.hang) return; // the socket stays open until the client aborts or close() destroys it
-    const delay = rule?.delay_ms ?? scenario.delay_ms ?? 0;
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    if (res.destroyed) return;
-
+    const { rule, nth } = arrive(state, req, at, turn, fnv1a(JSON.stringify(messages)), body);
+    if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0)) return;
     const headers = rule?.headers ?? {};
-    if (rule?.raw !== undefined) return sendRaw(res, rule.status ?? 200, rule.raw, headers);
-    if (rule?.body !== undefined) return send(res, rule.status ?? 200, rule.body, headers);
-    if (rule?.status !== undefined && rule.status >= 400) {
-      return send(res, rule.status, { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } }, headers);
-    }
     const choice = answer(scenario, body.tools, turn, rule, messages);
     const completionText = JSON.stringify(choice.message);
     send(res, rule?.status ?? 200, {
@@ -308,6 +346,12 @@ function sendRaw(res: ServerResponse, status: number, text: string, headers: Rec
   if (res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+function bagOfWords(text: string): number[] {
+  const v = new Array<number>(16).fill(0);
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w) v[parseInt(fnv1a(w), 16) % 16] += 1;
+  return v;
 }
 
 /** FNV-1a 32-bit, hex: enough to tell conversations apart. */

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenAIClient } from "../../../src/providers/openai.ts";
+import { createOpenAIClient, createOpenAIEmbeddingClient } from "../../../src/providers/openai.ts";
 import type { OpenAIClientOptions } from "../../../src/providers/openai.ts";
 import { ProviderError } from "../../../src/providers/types.ts";
 import type { ChatRequest, ToolDefinition } from "../../../src/providers/types.ts";
@@ -253,6 +253,57 @@ describe("createOpenAIClient against the fake server", () => {
     const { chat, sleeps } = client({ timeoutMs: 5_000 });
     await expect(chat.chat(request(id), { signal: controller.signal })).rejects.toBe(reason);
     expect(sleeps).toEqual([]);
+  });
+});
+
+describe("createOpenAIEmbeddingClient against the fake server", () => {
+  const embedder = (opts: Partial<OpenAIClientOptions> = {}) => {
+    const sleeps: number[] = [];
+    const client = createOpenAIEmbeddingClient({ baseURL: fake.url, apiKey: API_KEY, random: () => 0, sleep: async (ms) => void sleeps.push(ms), ...opts });
+    return { client, sleeps };
+  };
+
+  it("asks for float vectors and returns one per input, in input order, with usage", async () => {
+    const id = await scenario({ id: "emb-ok" });
+    const { client } = embedder();
+    const res = await client.embed({ model: id, input: ["alpha beta", "gamma", "alpha beta"], dimensions: 16 });
+    expect(res.data.length).toBe(3);
+    expect(res.data[0]).toEqual(res.data[2]);
+    expect(res.data[0]).not.toEqual(res.data[1]);
+    expect(res.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(res.attempts).toBe(1);
+    const [req] = await recordedRequests(fake.url, id);
+    expect(req.body).toEqual({ model: id, input: ["alpha beta", "gamma", "alpha beta"], encoding_format: "float", dimensions: 16 });
+    expect(req.headers.authorization).toBe(`***${API_KEY.slice(-4)}`);
+  });
+
+  it("reorders vectors by their index", async () => {
+    const body = { object: "list", data: [{ index: 1, embedding: [0, 1] }, { index: 0, embedding: [1, 0] }] };
+    const id = await scenario({ id: "emb-order", faults: [{ respond: { body } }] });
+    expect((await embedder().client.embed({ model: id, input: ["a", "b"] })).data).toEqual([[1, 0], [0, 1]]);
+  });
+
+  it("retries a 503 through the one policy, then answers", async () => {
+    const id = await scenario({ id: "emb-503", faults: [{ on: { nth: 1 }, respond: { status: 503 } }] });
+    const { client, sleeps } = embedder();
+    const res = await client.embed({ model: id, input: ["x"] });
+    expect(res.attempts).toBe(2);
+    expect(sleeps).toEqual([500]);
+  });
+
+  it("names a wrong vector count or a non-numeric vector APIResponseValidationError, without the key", async () => {
+    const short = await scenario({ id: "emb-short", faults: [{ respond: { body: { data: [{ index: 0, embedding: [1] }] } } }] });
+    const e1 = await failure(embedder({ maxRetries: 0 }).client.embed({ model: short, input: ["a", "b"] }));
+    expect(e1.name).toBe("APIResponseValidationError");
+    expect(e1.message).toContain("1 embeddings for 2 inputs");
+    const bad = await scenario({ id: "emb-bad", faults: [{ respond: { body: { data: [{ index: 0, embedding: ["x"] }] } } }] });
+    const e2 = await failure(embedder({ maxRetries: 0 }).client.embed({ model: bad, input: ["a"] }));
+    expect(e2.message).toContain("not a list of numbers");
+    const auth = await scenario({ id: "emb-401", faults: [{ respond: { status: 401, body: { error: { message: `bad key ${API_KEY}` } } } }] });
+    const e3 = await failure(embedder().client.embed({ model: auth, input: ["a"] }));
+    expect(e3.name).toBe("AuthenticationError");
+    expect(e3.attempts).toBe(1);
+    expect(e3.message).not.toContain(API_KEY);
   });
 });
 

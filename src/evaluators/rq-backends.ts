@@ -1,0 +1,146 @@
+/**
+ * reasoning-quality's model-backed LS and SS (spec §11), on the platform's model clients:
+ *
+ * - LS `model`: an OpenAI-compatible chat model used as a contradiction checker. The primary generation's
+ *   unit sends its own trace's consecutive step pairs right after generating it (at most `batch_size`
+ *   pairs per call, T = 0, our prompt prompts/reasoning-quality/contradiction-checker.json) and records
+ *   one label per pair, null where the call or its answer failed. The aggregate reads the recorded labels.
+ * - SS `embeddings`: an OpenAI-compatible `/embeddings` endpoint, called when the run is aggregated (it
+ *   needs all K traces of an item), distinct traces of consecutive items batched per call.
+ *
+ * Both have a simulator (`sim:*`, no key) so the paths run offline.
+ */
+import prompt from "../../prompts/reasoning-quality/contradiction-checker.json" with { type: "json" };
+import type { EmbedFn, NliLabel, StepPair } from "../engines/reasoning-quality/index.ts";
+import { checkerResponder, createSimClient, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../providers/index.ts";
+
+export type LsModelConfig = {
+  method: "model";
+  model: string;
+  base_url: string | null;
+  batch_size: number;
+  timeout_s: number;
+  fallback: "neutral" | "lexical" | "none";
+};
+export type RqLs = { method: "lexical" } | { method: "none" } | LsModelConfig;
+
+export type SsEmbeddingsConfig = {
+  method: "embeddings";
+  model: string;
+  base_url: string | null;
+  batch_size: number;
+  timeout_s: number;
+  dimensions: number | null;
+  baseline: number | null;
+  fallback: "jaccard" | "none";
+};
+export type RqSs = { method: "jaccard" } | { method: "none" } | SsEmbeddingsConfig;
+
+/** Names of the backends' API keys among the run's secrets. */
+export const LS_SECRET = "ls";
+export const SS_SECRET = "ss";
+
+export const CHECKER_PROMPT = { name: prompt.name, version: prompt.version };
+
+const LABELS: readonly NliLabel[] = ["contradiction", "entailment", "neutral"];
+
+/** The checker's messages for one batch of pairs. */
+export function checkerMessages(pairs: readonly StepPair[]) {
+  const fill = (template: string, values: Record<string, string | number>) => template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
+  const body = pairs.map((p, i) => fill(prompt.pair_template, { n: i + 1, premise: p.premise, hypothesis: p.hypothesis })).join("\n\n");
+  return [
+    { role: "system" as const, content: prompt.system_prompt },
+    { role: "user" as const, content: `${body}\n\n${fill(prompt.closing, { count: pairs.length })}` },
+  ];
+}
+
+/**
+ * The labels in a checker's answer: `{"labels": [...]}` or a bare array, possibly in a code fence or
+ * after some prose (the first JSON value that parses); labels are matched case-insensitively. Throws
+ * with the reason when there is no such list or it does not hold exactly `count` known labels.
+ */
+export function parseCheckerLabels(text: string, count: number): NliLabel[] {
+  const value = firstJson(text);
+  const list = Array.isArray(value) ? value : value && typeof value === "object" ? (value as { labels?: unknown }).labels : undefined;
+  if (!Array.isArray(list)) throw new Error(`the checker's answer holds no label list: ${JSON.stringify(text.slice(0, 120))}`);
+  if (list.length !== count) throw new Error(`the checker answered ${list.length} labels for ${count} pairs`);
+  return list.map((l, i) => {
+    const label = typeof l === "string" ? (l.trim().toLowerCase() as NliLabel) : null;
+    if (!label || !LABELS.includes(label)) throw new Error(`label ${i + 1} is ${JSON.stringify(l)}, not one of ${LABELS.join(", ")}`);
+    return label;
+  });
+}
+
+function firstJson(text: string): unknown {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== "{" && text[i] !== "[") continue;
+    const close = text[i] === "{" ? "}" : "]";
+    for (let j = text.lastIndexOf(close); j > i; j = text.lastIndexOf(close, j - 1)) {
+      try {
+        return JSON.parse(text.slice(i, j + 1));
+      } catch {
+        // a shorter span may parse
+      }
+    }
+  }
+  return undefined;
+}
+
+/** What the primary unit records about LS: one label per pair (null = failed), and the checker's cost. */
+export type CheckerRecord = { labels: (NliLabel | null)[]; errors: string[]; calls: number; failed_calls: number; usage: Usage };
+
+/**
+ * Labels a trace's pairs, `batch_size` per call, the calls in parallel (so a unit's lease covers one
+ * call). A failed call or an unusable answer leaves its pairs null and its reason in `errors`.
+ */
+export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, client: (batch: readonly StepPair[]) => ChatClient, signal: AbortSignal): Promise<CheckerRecord> {
+  const record: CheckerRecord = { labels: [], errors: [], calls: 0, failed_calls: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
+  const batches: StepPair[][] = [];
+  for (let i = 0; i < pairs.length; i += ls.batch_size) batches.push(pairs.slice(i, i + ls.batch_size));
+  const results = await Promise.all(
+    batches.map(async (batch) => {
+      try {
+        const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
+        if (res.usage) {
+          record.usage.prompt_tokens += res.usage.prompt_tokens;
+          record.usage.completion_tokens += res.usage.completion_tokens;
+          record.usage.total_tokens += res.usage.total_tokens;
+        }
+        return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        record.errors.push(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+        return batch.map(() => null);
+      }
+    }),
+  );
+  record.calls = batches.length;
+  record.failed_calls = record.errors.length;
+  record.labels = results.flat();
+  return record;
+}
+
+/** The checker client for a batch: the simulator bound to the batch, or the endpoint's client. */
+export function checkerClient(ls: LsModelConfig, seed: number, endpoint: () => ChatClient): (batch: readonly StepPair[]) => ChatClient {
+  if (!isSimModel(ls.model)) return () => endpoint();
+  return (batch) => createSimClient({ model: ls.model, seed, responders: [checkerResponder(batch)] });
+}
+
+/** Counts of an aggregate-time backend's calls. */
+export type EmbeddingStats = { calls: number; texts: number; usage: { prompt_tokens: number; total_tokens: number } };
+
+/** The engine's embed function over an embeddings client, counting calls and usage into `stats`. */
+export function embedFn(ss: SsEmbeddingsConfig, client: EmbeddingClient, stats: EmbeddingStats, signal?: AbortSignal): EmbedFn {
+  return async (texts) => {
+    stats.calls++;
+    const res = await client.embed({ model: ss.model, input: texts, ...(ss.dimensions ? { dimensions: ss.dimensions } : {}) }, { signal });
+    stats.texts += texts.length;
+    stats.usage.prompt_tokens += res.usage?.prompt_tokens ?? 0;
+    stats.usage.total_tokens += res.usage?.total_tokens ?? 0;
+    return res.data;
+  };
+}
+
+export function embeddingClient(ss: SsEmbeddingsConfig, endpoint: () => EmbeddingClient): EmbeddingClient {
+  return isSimModel(ss.model) ? createSimEmbeddingClient() : endpoint();
+}
