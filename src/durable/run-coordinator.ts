@@ -238,7 +238,9 @@ export class RunCoordinator extends DurableObject<Env> {
   private async afterUnit(meta: Meta, lane: number | null): Promise<UnitMessage | null> {
     if (meta.status !== "running") return null;
     if (meta.done + meta.failed >= meta.total) {
-      await this.finish();
+      // A lane's report returns at once: the aggregate (which may call models) runs in the alarm.
+      if (lane === null) await this.finish();
+      else await this.ctx.storage.setAlarm(Date.now());
       return null;
     }
     const next = lane === null ? null : (this.assign([lane])[0] ?? null);
