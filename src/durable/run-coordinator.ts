@@ -42,6 +42,8 @@ export type UnitContextReply = { tenantId: string; evaluator: string; config: un
 
 /** How long a finish (aggregate included) may take before the alarm assumes it was lost and finishes again. */
 const FINISH_WATCHDOG_MS = 10 * 60_000;
+/** How long an aggregate may wait on model calls (SS embeddings) before they are stopped and its fallback applies. */
+const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 
 /** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
 const PROGRESS_FLUSH_MS = 250;
@@ -166,6 +168,8 @@ export class RunCoordinator extends DurableObject<Env> {
     this.put("meta", meta);
     const lanes = this.sql.exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'").toArray();
     await Promise.all(lanes.map(({ lane }) => this.env.UNITS.get(this.env.UNITS.idFromName(`${meta.runId}:${lane}`)).abort()));
+    // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
+    this.aggregateCalls?.abort(new Error("the run was canceled, and no model call is made after cancel"));
     await this.finish();
     return "canceled";
   }
@@ -173,7 +177,9 @@ export class RunCoordinator extends DurableObject<Env> {
   /** Lease expiry, retry backoffs, refills and progress flushes; also what resumes a run after an eviction. */
   async alarm(): Promise<void> {
     const meta = this.meta();
-    if (!meta || meta.status !== "running") return;
+    if (!meta || this.get<boolean>("finished")) return;
+    // A canceled run whose finish was lost (the watchdog): finish it again.
+    if (meta.status !== "running") return this.finish();
     const now = Date.now();
     const expired = this.sql
       .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' AND lease_until <= ?", now)
@@ -310,48 +316,72 @@ export class RunCoordinator extends DurableObject<Env> {
     }
   }
 
-  /** Model access for the aggregate (the run's secrets are dropped right after it, with the run's secret). */
-  private async aggregateContext(meta: Meta): Promise<AggregateContext> {
+  /**
+   * Model access for the aggregate. The run's secrets are decrypted only for a run still going (a
+   * canceled one makes no model call), and a secret that cannot be decrypted is simply absent, so the
+   * backend's call fails and its fallback applies rather than the whole run.
+   */
+  private async aggregateContext(canceled: boolean, signal: AbortSignal): Promise<AggregateContext> {
     const secretEnc = this.get<string | null>("secret") ?? null;
-    const secrets = secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, secretEnc)) as Record<string, string>) : {};
+    let secrets: Record<string, string> = {};
+    if (secretEnc && !canceled) {
+      try {
+        secrets = JSON.parse(await decryptSecret(this.env.SECRETS_KEY, secretEnc)) as Record<string, string>;
+      } catch {
+        secrets = {};
+      }
+    }
     return {
-      canceled: meta.status === "canceled",
+      canceled,
+      signal,
       embeddings: ({ baseUrl, apiKey, timeoutMs }) => createOpenAIEmbeddingClient({ baseURL: baseUrl, apiKey, timeoutMs }),
       secret: (name) => secrets[name],
     };
   }
 
   private finishing: Promise<void> | null = null;
+  /** Stops the model calls of an aggregate under way (cancel, or its time budget). */
+  private aggregateCalls: AbortController | null = null;
 
   /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */
   private finish(): Promise<void> {
-    // One finish at a time: the watchdog alarm may fire while a long aggregate is still running here.
+    // One finish at a time: the watchdog alarm or a cancel may come while a long aggregate runs here.
     return (this.finishing ??= this.finishOnce().finally(() => (this.finishing = null)));
   }
 
   private async finishOnce(): Promise<void> {
-    const meta = this.meta()!;
+    if (this.get<boolean>("finished")) return;
+    const started = this.meta()!;
     // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
-    // finds every unit ended and finishes again.
-    if (meta.status === "running") await this.ctx.storage.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
+    // finishes again. The aggregate's calls stop well before this fires.
+    await this.ctx.storage.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
     const db = openDb(this.env.DB);
-    const evaluator = evaluatorFor(meta.evaluator);
+    const evaluator = evaluatorFor(started.evaluator);
     const samples: StoredSample[] = [];
     for (let after: number | undefined = undefined; ; ) {
-      const page = await listSamples(db, meta.runId, { limit: 500, afterSeq: after });
+      const page = await listSamples(db, started.runId, { limit: 500, afterSeq: after });
       for (const s of page) samples.push(storedSample(evaluator, s));
       if (page.length < 500) break;
       after = page[page.length - 1].seq;
     }
-    let status: RunStatus = meta.status === "canceled" ? "canceled" : "succeeded";
     let result: unknown = null;
     let error: string | null = null;
+    const calls = (this.aggregateCalls = new AbortController());
+    const budget = setTimeout(
+      () => calls.abort(new Error(`the aggregate's model calls took over ${AGGREGATE_CALLS_BUDGET_MS / 60_000} minutes and were stopped`)),
+      AGGREGATE_CALLS_BUDGET_MS,
+    );
     try {
-      result = await evaluator.aggregate(this.get("config"), samples, await this.aggregateContext(meta));
+      result = await evaluator.aggregate(this.get("config"), samples, await this.aggregateContext(started.status === "canceled", calls.signal));
     } catch (err) {
       error = `aggregation failed: ${err instanceof Error ? err.message : String(err)}`;
-      if (status !== "canceled") status = "failed";
+    } finally {
+      clearTimeout(budget);
+      this.aggregateCalls = null;
     }
+    // Read again: a cancel may have come in while the aggregate ran.
+    const meta = this.meta()!;
+    let status: RunStatus = meta.status === "canceled" ? "canceled" : error ? "failed" : "succeeded";
     if (status === "succeeded" && meta.total > 0 && meta.failed === meta.total) {
       status = "failed";
       error = `all ${meta.total} units failed; first error: ${samples.find((s) => s.error)?.error ?? "unknown"}`;
@@ -382,10 +412,9 @@ export class RunCoordinator extends DurableObject<Env> {
         error = `follow-up failed: ${err instanceof Error ? err.message : String(err)}`;
       }
     }
-    meta.status = status;
-    this.put("meta", meta);
-    this.put("secret", null);
-    await this.ctx.storage.deleteAlarm();
+    // D1 and the event first, then this object's own final state: if anything here fails or the
+    // object is evicted, the watchdog alarm runs the whole finish again (the D1 write is idempotent,
+    // and the event keeps one webhook-id per run, so a receiver can drop a repeat).
     await updateRun(db, meta.runId, {
       status,
       result,
@@ -396,6 +425,11 @@ export class RunCoordinator extends DurableObject<Env> {
     });
     // A run that hands over to a follow-up is not the end of the work: only the last one notifies.
     const run = await getRunById(db, meta.runId);
-    if (run && !nextRunId) await enqueueRunEvent(this.env, run);
+    if (run && !nextRunId) await enqueueRunEvent(this.env, run, `msg_final_${meta.runId}`);
+    meta.status = status;
+    this.put("meta", meta);
+    this.put("secret", null);
+    this.put("finished", true);
+    await this.ctx.storage.deleteAlarm();
   }
 }

@@ -60,60 +60,95 @@ export function checkerMessages(pairs: readonly StepPair[]) {
  * with the reason when there is no such list or it does not hold exactly `count` known labels.
  */
 export function parseCheckerLabels(text: string, count: number): NliLabel[] {
-  const value = firstJson(text);
-  const list = Array.isArray(value) ? value : value && typeof value === "object" ? (value as { labels?: unknown }).labels : undefined;
-  if (!Array.isArray(list)) throw new Error(`the checker's answer holds no label list: ${JSON.stringify(text.slice(0, 120))}`);
+  // The label list is the first JSON value that is one (`{"labels": [...]}` or an array of strings):
+  // prose before it may hold other brackets ("pair [1] …").
+  let list: unknown[] | undefined;
+  for (const value of jsonValues(text)) {
+    const candidate = Array.isArray(value) ? value : value && typeof value === "object" ? (value as { labels?: unknown }).labels : undefined;
+    if (Array.isArray(candidate) && candidate.every((l) => typeof l === "string")) {
+      list = candidate;
+      break;
+    }
+  }
+  if (!list) throw new Error(`the checker's answer holds no label list: ${JSON.stringify(text.slice(0, 120))}`);
   if (list.length !== count) throw new Error(`the checker answered ${list.length} labels for ${count} pairs`);
   return list.map((l, i) => {
-    const label = typeof l === "string" ? (l.trim().toLowerCase() as NliLabel) : null;
-    if (!label || !LABELS.includes(label)) throw new Error(`label ${i + 1} is ${JSON.stringify(l)}, not one of ${LABELS.join(", ")}`);
+    const label = (l as string).trim().toLowerCase() as NliLabel;
+    if (!LABELS.includes(label)) throw new Error(`label ${i + 1} is ${JSON.stringify(l)}, not one of ${LABELS.join(", ")}`);
     return label;
   });
 }
 
-function firstJson(text: string): unknown {
-  for (let i = 0; i < text.length; i++) {
+/** Parse attempts per answer: a long answer full of brackets costs bounded work. */
+const MAX_PARSE_ATTEMPTS = 200;
+
+/** JSON objects and arrays in `text`, leftmost first; for each start, the longest span that parses. */
+function* jsonValues(text: string): Generator<unknown> {
+  let attempts = 0;
+  for (let i = 0; i < text.length && attempts < MAX_PARSE_ATTEMPTS; i++) {
     if (text[i] !== "{" && text[i] !== "[") continue;
     const close = text[i] === "{" ? "}" : "]";
-    for (let j = text.lastIndexOf(close); j > i; j = text.lastIndexOf(close, j - 1)) {
+    for (let j = text.lastIndexOf(close); j > i && attempts < MAX_PARSE_ATTEMPTS; j = text.lastIndexOf(close, j - 1)) {
+      attempts++;
       try {
-        return JSON.parse(text.slice(i, j + 1));
+        yield JSON.parse(text.slice(i, j + 1));
+        break;
       } catch {
         // a shorter span may parse
       }
     }
   }
-  return undefined;
 }
+
+/** Checker calls one unit makes at once. */
+export const CHECKER_PARALLEL = 4;
+
+/**
+ * Rounds of checker calls a primary unit's lease allows for: enough for a trace as long as
+ * `max_tokens` allows (a step is at least one token), at most MAX_LEASED_ROUNDS. A longer check only
+ * outlives its lease: the unit is dispatched again and finds the sample the first attempt wrote.
+ */
+export function checkerRounds(maxTokens: number, ls: LsModelConfig): number {
+  return Math.min(MAX_LEASED_ROUNDS, Math.ceil(Math.ceil(maxTokens / ls.batch_size) / CHECKER_PARALLEL));
+}
+const MAX_LEASED_ROUNDS = 8;
 
 /** What the primary unit records about LS: one label per pair (null = failed), and the checker's cost. */
 export type CheckerRecord = { labels: (NliLabel | null)[]; errors: string[]; calls: number; failed_calls: number; usage: Usage };
 
 /**
- * Labels a trace's pairs, `batch_size` per call, the calls in parallel (so a unit's lease covers one
- * call). A failed call or an unusable answer leaves its pairs null and its reason in `errors`.
+ * Labels a trace's pairs, `batch_size` per call, CHECKER_PARALLEL calls at a time. A failed call or an unusable answer leaves its pairs null and its reason in `errors`.
  */
 export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, client: (batch: readonly StepPair[]) => ChatClient, signal: AbortSignal): Promise<CheckerRecord> {
   const record: CheckerRecord = { labels: [], errors: [], calls: 0, failed_calls: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
   const batches: StepPair[][] = [];
   for (let i = 0; i < pairs.length; i += ls.batch_size) batches.push(pairs.slice(i, i + ls.batch_size));
-  const results = await Promise.all(
-    batches.map(async (batch) => {
-      try {
-        const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
-        if (res.usage) {
-          record.usage.prompt_tokens += res.usage.prompt_tokens;
-          record.usage.completion_tokens += res.usage.completion_tokens;
-          record.usage.total_tokens += res.usage.total_tokens;
-        }
-        return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        record.errors.push(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-        return batch.map(() => null);
+  // At most CHECKER_PARALLEL calls at once: a Worker invocation keeps only six connections open, and a
+  // call queued behind others would spend its timeout waiting.
+  const results: (NliLabel | null)[][] = new Array(batches.length);
+  let next = 0;
+  const check = async (batch: StepPair[]): Promise<(NliLabel | null)[]> => {
+    try {
+      const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
+      if (res.usage) {
+        record.usage.prompt_tokens += res.usage.prompt_tokens;
+        record.usage.completion_tokens += res.usage.completion_tokens;
+        record.usage.total_tokens += res.usage.total_tokens;
       }
-    }),
-  );
+      return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      record.errors.push(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      return batch.map(() => null);
+    }
+  };
+  const worker = async () => {
+    while (next < batches.length) {
+      const k = next++;
+      results[k] = await check(batches[k]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHECKER_PARALLEL, batches.length) }, worker));
   record.calls = batches.length;
   record.failed_calls = record.errors.length;
   record.labels = results.flat();

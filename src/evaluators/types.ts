@@ -42,6 +42,8 @@ export type UnitContext<Config> = {
 export type AggregateContext = {
   /** True when the run was canceled: no model call may be made (cancel promises none after it returns). */
   canceled: boolean;
+  /** Aborts when the run is canceled during the aggregate, or its calls run out of time: pass it to every call. */
+  signal: AbortSignal;
   /** An embeddings client for an OpenAI-compatible endpoint, with the one retry policy. */
   embeddings(target: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): EmbeddingClient;
   /** A secret of the run by name; undefined if the request gave none. */

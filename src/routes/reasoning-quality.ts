@@ -10,7 +10,7 @@ import { datasetItems, getDataset } from "../db/datasets.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { checkWeights, generateSynthetic, type DatasetItem } from "../engines/reasoning-quality/index.ts";
 import { modelSecret, type RqConfig, type RqModel } from "../evaluators/reasoning-quality.ts";
-import { LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "../evaluators/rq-backends.ts";
+import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "../evaluators/rq-backends.ts";
 import { rqDatasets } from "./rq-datasets.ts";
 
 const EVALUATOR = "reasoning-quality";
@@ -250,8 +250,10 @@ export const reasoningQuality = createRouter()
         secrets,
         webhookUrl: body.webhook_url,
         concurrency: body.concurrency,
-        // The primary unit also waits for the contradiction checker (its batches run in parallel).
-        leaseMs: singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))) + (ls.method === "model" ? singleCallLeaseMs(ls.timeout_s) : 0),
+        // The primary unit also waits for the contradiction checker's rounds of calls.
+        leaseMs:
+          singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))) +
+          (ls.method === "model" ? checkerRounds(Math.max(...models.map((m) => m.max_tokens)), ls) * singleCallLeaseMs(ls.timeout_s) : 0),
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });

@@ -141,6 +141,28 @@ describe("SS through an embeddings endpoint", () => {
     expect(m.extensions.ss_fallback.reason).toContain("canceled");
     expect(await recordedRequests(URL_(), emb)).toEqual([]);
   });
+
+  it("a cancel while the aggregate waits on embeddings stops the call and ends the run canceled", async () => {
+    const { key } = await newTenant();
+    const slow = await fake({ faults: [{ respond: { hang: true } }] });
+    const created = await startRq(key, { ...base, ss: ss(slow) });
+    // Every unit has ended and the aggregate is waiting on the embeddings endpoint.
+    for (let t = Date.now(); (await recordedRequests(URL_(), slow)).length === 0; ) {
+      if (Date.now() - t > 20_000) throw new Error("no embeddings request arrived");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const asked = Date.now();
+    const res = await send("POST", `/v1/runs/${created.id}/cancel`, key);
+    expect(res.status).toBe(200);
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    const run = await waitForRun(key, created.id, 10_000);
+    expect(run.status).toBe("canceled");
+    expect(run.progress.done).toBe(run.progress.total);
+    const m = run.result.models[0];
+    expect(m.extensions.ss_method).toBe("jaccard");
+    expect(m.extensions.ss_fallback.reason).toContain("canceled");
+    expect((await recordedRequests(URL_(), slow)).length).toBe(1);
+  });
 });
 
 describe("model-backed LS and SS offline, and their validation", () => {

@@ -15,6 +15,8 @@ describe("contradiction checker answers", () => {
     expect(parseCheckerLabels('{"labels": ["contradiction", "Neutral"]}', 2)).toEqual(["contradiction", "neutral"]);
     expect(parseCheckerLabels('Sure. ["entailment"] hope that helps', 1)).toEqual(["entailment"]);
     expect(parseCheckerLabels('```json\n{"labels":[" ENTAILMENT "]}\n```', 1)).toEqual(["entailment"]);
+    // Brackets in the prose before the list are not the list.
+    expect(parseCheckerLabels('Pair [1] contradicts; {"note": 1} then {"labels": ["contradiction"]}', 1)).toEqual(["contradiction"]);
   });
 
   it("refuses a wrong count, an unknown label, or no list, saying which", () => {
