@@ -168,7 +168,7 @@ export type RqModelResult = {
   aggregated: Record<string, number>;
   per_dataset: Record<string, { raw_metrics: RawMetrics; aggregated: Record<string, number>; num_samples: number }>;
   metadata: { num_samples: number; consistency_runs: number; stability_runs: number; robustness_perturbations: number; datasets: string[] };
-  extensions: Record<string, unknown>;
+  extensions: EvaluationResult["extensions"];
   calls: { planned: number; made: number; failed: number; missing: number };
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   generation_failed: number;
