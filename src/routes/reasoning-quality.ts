@@ -116,8 +116,8 @@ type Body = z.infer<typeof RunRequest>;
 
 type Backends = { ls: RqLs; ss: RqSs };
 
-/** A backend's endpoint: the simulator takes none, any other model needs one; its key joins the run's secrets. */
-function backendEndpoint(field: "ls" | "ss", b: { model: string; provider?: { base_url: string; api_key?: string } }, secretName: string, secrets: Record<string, string>, errors: FieldError[]): string | null {
+/** A model's or backend's endpoint: the simulator takes none, any other model needs one; its key joins the run's secrets. */
+function endpointOf(field: string, b: { model: string; provider?: { base_url: string; api_key?: string } }, secretName: string, secrets: Record<string, string>, errors: FieldError[]): string | null {
   const sim = b.model.startsWith("sim:");
   if (sim && b.provider) errors.push({ path: `${field}.provider`, message: "the simulator (sim:*) takes no provider" });
   if (!sim && !b.provider) errors.push({ path: `${field}.provider`, message: "required unless model is sim:* (provider.base_url, provider.api_key)" });
@@ -129,14 +129,14 @@ function resolveBackends(body: Body, secrets: Record<string, string>, errors: Fi
   const ls: RqLs =
     typeof body.ls === "string"
       ? { method: body.ls }
-      : { method: "model", model: body.ls.model, base_url: backendEndpoint("ls", body.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
+      : { method: "model", model: body.ls.model, base_url: endpointOf("ls", body.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
   const ss: RqSs =
     typeof body.ss === "string"
       ? { method: body.ss }
       : {
           method: "embeddings",
           model: body.ss.model,
-          base_url: backendEndpoint("ss", body.ss, SS_SECRET, secrets, errors),
+          base_url: endpointOf("ss", body.ss, SS_SECRET, secrets, errors),
           batch_size: body.ss.batch_size,
           timeout_s: body.ss.timeout_s,
           dimensions: body.ss.dimensions ?? null,
@@ -156,14 +156,12 @@ function resolveModels(body: Body): { models: RqModel[]; secrets: Record<string,
     if (names.has(name)) errors.push({ path: `models.${i}.name`, message: `'${name}' names two models; give each a distinct name` });
     names.add(name);
     const sim = m.model.startsWith("sim:");
-    if (sim && m.provider) errors.push({ path: `models.${i}.provider`, message: "the simulator (sim:*) takes no provider" });
-    if (!sim && !m.provider) errors.push({ path: `models.${i}.provider`, message: "required unless model is sim:* (provider.base_url, provider.api_key)" });
+    const baseUrl = endpointOf(`models.${i}`, m, modelSecret(i), secrets, errors);
     if (!sim && m.simulator) errors.push({ path: `models.${i}.simulator`, message: "only for sim:* models" });
-    if (m.provider?.api_key) secrets[modelSecret(i)] = m.provider.api_key;
     return {
       name,
       model: m.model,
-      base_url: m.provider?.base_url ?? null,
+      base_url: baseUrl,
       temperature: m.temperature,
       max_tokens: m.max_tokens,
       timeout_s: m.timeout_s,

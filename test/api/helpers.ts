@@ -1,4 +1,5 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { registerScenario, type Scenario } from "../support/fake-openai.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
@@ -75,4 +76,20 @@ export async function startRun(key: string, body: Record<string, unknown>, heade
   const text = await res.text();
   if (res.status !== 202) throw new Error(`run creation: ${res.status} ${text}`);
   return JSON.parse(text) as RunJson;
+}
+
+/** Creates a reasoning-quality run and returns its JSON (asserting 202). */
+export async function startRq(key: string, body: Record<string, unknown>): Promise<RunJson> {
+  const res = await send("POST", "/v1/reasoning-quality/runs", key, body);
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`rq run: ${res.status} ${text}`);
+  return JSON.parse(text) as RunJson;
+}
+
+let scenarios = 0;
+/** Registers a scenario with a fresh id on the fake OpenAI server and returns the id (the model name). */
+export async function fakeScenario(s: Omit<Scenario, "id">, prefix = "scn"): Promise<string> {
+  const id = `${prefix}-${Date.now()}-${scenarios++}`;
+  await registerScenario(env.FAKE_OPENAI_URL, { id, ...s });
+  return id;
 }

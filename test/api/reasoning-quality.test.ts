@@ -1,21 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { registerScenario, type Scenario } from "../support/fake-openai.ts";
-import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+import type { Scenario } from "../support/fake-openai.ts";
+import { fakeScenario, newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
 
-async function startRq(key: string, body: Record<string, unknown>): Promise<RunJson> {
-  const res = await send("POST", "/v1/reasoning-quality/runs", key, body);
-  const text = await res.text();
-  if (res.status !== 202) throw new Error(`rq run: ${res.status} ${text}`);
-  return JSON.parse(text) as RunJson;
-}
-
-let n = 0;
-async function fake(s: Omit<Scenario, "id">): Promise<string> {
-  const id = `rq-${Date.now()}-${n++}`;
-  await registerScenario(env.FAKE_OPENAI_URL, { id, ...s });
-  return id;
-}
+const fake = (s: Omit<Scenario, "id">) => fakeScenario(s, "rq");
 
 const synthetic = { synthetic: { num_reasoning: 6, num_adversarial: 2, num_robustness: 4 } };
 

@@ -2,22 +2,10 @@
 // endpoint), end to end in workerd against the fake OpenAI server, with their failures and fallbacks.
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { recordedRequests, registerScenario, type Scenario } from "../support/fake-openai.ts";
-import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+import { recordedRequests, type Scenario } from "../support/fake-openai.ts";
+import { fakeScenario, newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
 
-async function startRq(key: string, body: Record<string, unknown>): Promise<RunJson> {
-  const res = await send("POST", "/v1/reasoning-quality/runs", key, body);
-  const text = await res.text();
-  if (res.status !== 202) throw new Error(`rq run: ${res.status} ${text}`);
-  return JSON.parse(text) as RunJson;
-}
-
-let n = 0;
-async function fake(s: Omit<Scenario, "id">): Promise<string> {
-  const id = `rqb-${Date.now()}-${n++}`;
-  await registerScenario(env.FAKE_OPENAI_URL, { id, ...s });
-  return id;
-}
+const fake = (s: Omit<Scenario, "id">) => fakeScenario(s, "rqb");
 
 const URL_ = () => env.FAKE_OPENAI_URL;
 const items = { synthetic: { num_reasoning: 3, num_adversarial: 0, num_robustness: 0 } };
