@@ -70,6 +70,12 @@ export function unitRetryDelayMs(attempt: number): number {
  */
 export class RunCoordinator extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;
+  // Memory mirrors of what storage holds, for the per-unit path; after an eviction they start empty
+  // and are read again. `dirty` starts true so a fresh instance flushes progress once.
+  private metaCache: Meta | undefined;
+  private dirty = true;
+  /** When the alarm is set for, null when none is, undefined when not known (read from storage). */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -86,10 +92,21 @@ export class RunCoordinator extends DurableObject<Env> {
 
   private put(k: string, v: unknown): void {
     this.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, JSON.stringify(v));
+    if (k === "meta") this.metaCache = v as Meta;
   }
 
   private meta(): Meta | undefined {
-    return this.get<Meta>("meta");
+    return (this.metaCache ??= this.get<Meta>("meta"));
+  }
+
+  private async setAlarm(at: number): Promise<void> {
+    await this.ctx.storage.setAlarm(at);
+    this.alarmAt = at;
+  }
+
+  private async deleteAlarm(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    this.alarmAt = null;
   }
 
   /** Starts the run once; a repeated call (a retried request) changes nothing. */
@@ -176,6 +193,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** Lease expiry, retry backoffs, refills and progress flushes; also what resumes a run after an eviction. */
   async alarm(): Promise<void> {
+    this.alarmAt = null;
     const meta = this.meta();
     if (!meta || this.get<boolean>("finished")) return;
     // A canceled run whose finish was lost (the watchdog): finish it again.
@@ -187,8 +205,8 @@ export class RunCoordinator extends DurableObject<Env> {
     for (const u of expired) {
       await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
     }
-    if (this.get<boolean>("dirty")) {
-      this.put("dirty", false);
+    if (this.dirty) {
+      this.dirty = false;
       await updateRun(openDb(this.env.DB), meta.runId, { done: meta.done, failed: meta.failed });
     }
     await this.afterUnit(meta, null);
@@ -212,7 +230,7 @@ export class RunCoordinator extends DurableObject<Env> {
     if (status === "succeeded") meta.done++;
     else meta.failed++;
     this.put("meta", meta);
-    this.put("dirty", true);
+    this.dirty = true;
   }
 
   private async failAttempt(meta: Meta, unitId: string, attempt: number, error: string): Promise<void> {
@@ -246,14 +264,19 @@ export class RunCoordinator extends DurableObject<Env> {
     if (meta.done + meta.failed >= meta.total) {
       // A lane's report returns at once: the aggregate (which may call models) runs in the alarm.
       if (lane === null) await this.finish();
-      else await this.ctx.storage.setAlarm(Date.now());
+      else await this.setAlarm(Date.now());
       return null;
     }
     const next = lane === null ? null : (this.assign([lane])[0] ?? null);
-    // The common case, a lane taking its next unit, leaves no lane idle: only the alarm needs
-    // keeping (the progress flush is due). Otherwise idle lanes are refilled through the Queue.
-    if (next) await this.armAlarm();
-    else await this.dispatch();
+    if (!next) {
+      await this.dispatch();
+      return null;
+    }
+    // The common case, a lane taking its next unit, leaves no lane idle and moves no deadline
+    // earlier (a unit ended, and the new lease is the latest): an alarm already due within the
+    // progress flush covers everything, and it re-arms itself when it runs.
+    const now = Date.now();
+    if (this.alarmAt == null || this.alarmAt > now + PROGRESS_FLUSH_MS) await this.armAlarm();
     return next;
   }
 
@@ -306,13 +329,13 @@ export class RunCoordinator extends DurableObject<Env> {
         Date.now(),
       )
       .one().t;
-    const flush = this.get<boolean>("dirty") ? Date.now() + PROGRESS_FLUSH_MS : null;
+    const flush = this.dirty ? Date.now() + PROGRESS_FLUSH_MS : null;
     const at = next === null ? flush : flush === null ? next : Math.min(next, flush);
-    const current = await this.ctx.storage.getAlarm();
+    const current = this.alarmAt === undefined ? (this.alarmAt = await this.ctx.storage.getAlarm()) : this.alarmAt;
     if (at === null) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
+      if (current !== null) await this.deleteAlarm();
     } else if (current === null || current > at || current < Date.now()) {
-      await this.ctx.storage.setAlarm(Math.max(at, Date.now() + 10));
+      await this.setAlarm(Math.max(at, Date.now() + 10));
     }
   }
 
@@ -354,7 +377,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const started = this.meta()!;
     // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
     // finishes again. The aggregate's calls stop well before this fires.
-    await this.ctx.storage.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
+    await this.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
     const db = openDb(this.env.DB);
     const evaluator = evaluatorFor(started.evaluator);
     const samples: StoredSample[] = [];
@@ -430,6 +453,6 @@ export class RunCoordinator extends DurableObject<Env> {
     this.put("meta", meta);
     this.put("secret", null);
     this.put("finished", true);
-    await this.ctx.storage.deleteAlarm();
+    await this.deleteAlarm();
   }
 }

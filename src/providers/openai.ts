@@ -13,7 +13,6 @@
  * anything returned.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import { ProviderError } from "./types.ts";
@@ -70,7 +69,11 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
       retrying(
         () =>
           attempt(opts.signal, timeoutMs, secrets, async (signal) => {
-            const response = await sdk.chat.completions.create(requestBody(request), { signal, timeout: timeoutMs, maxRetries: 0 }).asResponse();
+            // The package's generic POST with a body we serialized (see requestJson): the request
+            // `chat.completions.create` makes, minus re-serializing the tool registry every turn.
+            const response = await sdk
+              .post("/chat/completions", { body: requestJson(request), headers: JSON_CONTENT, signal, timeout: timeoutMs, maxRetries: 0 })
+              .asResponse();
             return parseCompletion(await response.text(), response.status, response.headers, secrets);
           }),
         policy,
@@ -145,11 +148,30 @@ async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, se
   }
 }
 
-/** The request's own fields, in its own order; `undefined` ones are left out, nothing is added. */
-function requestBody(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
-  const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(request)) if (value !== undefined) body[key] = value;
-  return body as unknown as ChatCompletionCreateParamsNonStreaming;
+const JSON_CONTENT = { "content-type": "application/json" };
+
+/** Each tools array's JSON, written once: a suite's registry is most of a request's bytes and the same object on every turn. */
+const toolsJsonCache = new WeakMap<object, string>();
+
+/**
+ * The request as `JSON.stringify` writes it: its own fields in its own order, `undefined` ones left
+ * out, nothing added. A `tools` array is serialized once per array object, so it must not be
+ * changed after its first request (the engines never change a suite once loaded).
+ */
+export function requestJson(request: ChatRequest): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(request)) {
+    if (value === undefined) continue;
+    let json: string | undefined;
+    if (key === "tools" && Array.isArray(value)) {
+      json = toolsJsonCache.get(value);
+      if (json === undefined) toolsJsonCache.set(value, (json = JSON.stringify(value)));
+    } else {
+      json = JSON.stringify(value);
+    }
+    parts.push(`${JSON.stringify(key)}:${json}`);
+  }
+  return `{${parts.join(",")}}`;
 }
 
 const timeoutError = (timeoutMs: number) =>

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenAIClient, createOpenAIEmbeddingClient } from "../../../src/providers/openai.ts";
+import fc from "fast-check";
+import { createOpenAIClient, createOpenAIEmbeddingClient, requestJson } from "../../../src/providers/openai.ts";
 import type { OpenAIClientOptions } from "../../../src/providers/openai.ts";
 import { ProviderError } from "../../../src/providers/types.ts";
 import type { ChatRequest, ToolDefinition } from "../../../src/providers/types.ts";
@@ -101,6 +102,15 @@ describe("createOpenAIClient against the fake server", () => {
     expect(Object.keys(recorded.body as object)).toEqual(["model", "messages", "temperature", "seed"]);
     expect(recorded.body).toEqual({ model: id, messages: [{ role: "user", content: "hi" }], temperature: 0, seed: 7 });
     expect(recorded.headers.authorization).toBe("***CRET");
+  });
+
+  it("sends the same tools on every turn, from one tools array", async () => {
+    const id = await scenario({ id: "tools-twice" });
+    const req = (content: string): ChatRequest => ({ model: id, messages: [{ role: "user", content }], tools, temperature: 0 });
+    await client().chat.chat(req("one"));
+    await client().chat.chat(req("two"));
+    const recorded = await recordedRequests(fake.url, id);
+    expect(recorded.map((r) => r.body)).toEqual([JSON.parse(JSON.stringify(req("one"))), JSON.parse(JSON.stringify(req("two")))]);
   });
 
   it("retries a 500 and answers once, after 2 attempts", async () => {
@@ -315,3 +325,27 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+describe("requestJson", () => {
+  it("writes what JSON.stringify writes, also when a tools array is reused", () => {
+    const json = fc.jsonValue();
+    const requests = fc.record(
+      {
+        model: fc.string(),
+        messages: fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant", "tool"), content: fc.option(fc.string(), { nil: null }) })),
+        tools: fc.array(fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.string(), parameters: fc.dictionary(fc.string(), json) }) })),
+        temperature: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: undefined }),
+        max_tokens: fc.option(fc.nat(), { nil: undefined }),
+      },
+      { requiredKeys: ["model", "messages"] },
+    );
+    fc.assert(
+      fc.property(requests, (r) => {
+        const request = r as unknown as ChatRequest;
+        expect(requestJson(request)).toBe(JSON.stringify(request));
+        // The second time the tools come from the cache.
+        expect(requestJson({ ...request, messages: [] })).toBe(JSON.stringify({ ...request, messages: [] }));
+      }),
+    );
+  });
+});
