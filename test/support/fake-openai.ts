@@ -22,7 +22,7 @@
  *   text?: "…",                // the answer to a request without tools (default "ok")
  *   answers?: [{ contains, content }], // without tools: the first whose `contains` is in the last
  *                              // user message answers `content` (else `text`)
- *   delay_ms?: 0,              // before every response
+ *   delay_ms?: 0,              // every response is sent this long after its request arrived
  *   system_fingerprint?: "fp_fake", provider?: "…", // provider: top-level field, as OpenRouter sends
  *   record?: true,             // false: keep no request log (long benchmarks)
  *   embedding?: [1, 0],        // /v1/embeddings: this vector for every input
@@ -177,9 +177,12 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
   }
 
   /** Sends a fault's HTTP answer; true if one was sent (or the request is left hanging). */
-  async function fault(res: ServerResponse, rule: FaultRule["respond"] | undefined, delay: number): Promise<boolean> {
+  async function fault(res: ServerResponse, rule: FaultRule["respond"] | undefined, delay: number, at: number): Promise<boolean> {
     if (rule?.hang) return true; // the socket stays open until the client aborts or close() destroys it
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    // Counted from the request's arrival, so the server's own reading and parsing are not added to
+    // the delay (under a burst of requests they would be, one after another).
+    const wait = at + delay - Date.now();
+    if (delay > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (res.destroyed) return true;
     const headers = rule?.headers ?? {};
     if (rule?.raw !== undefined) return sendRaw(res, rule.status ?? 200, rule.raw, headers), true;
@@ -203,7 +206,7 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const inputs = Array.isArray(body.input) ? body.input.map(String) : typeof body.input === "string" ? [body.input] : [];
     const state = stateFor(model);
     const { rule } = arrive(state, req, at, 0, fnv1a(JSON.stringify(inputs)), body);
-    if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0)) return;
+    if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0, at)) return;
     const tokens = inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
     send(res, 200, {
       object: "list",
@@ -228,7 +231,7 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const turn = messages.filter((msg) => msg?.role === "assistant").length;
     const { rule, nth } = arrive(state, req, at, turn, fnv1a(JSON.stringify(messages)), body);
-    if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0)) return;
+    if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0, at)) return;
     const headers = rule?.headers ?? {};
     const choice = answer(scenario, body.tools, turn, rule, messages);
     const completionText = JSON.stringify(choice.message);
