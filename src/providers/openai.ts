@@ -150,25 +150,32 @@ async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, se
 
 const JSON_CONTENT = { "content-type": "application/json" };
 
-/** Each tools array's JSON, written once: a suite's registry is most of a request's bytes and the same object on every turn. */
-const toolsJsonCache = new WeakMap<object, string>();
+/**
+ * JSON already written for a tools array or a message: a replay sends the same registry on every
+ * turn and its messages again on every later turn, so each is serialized once.
+ */
+const jsonCache = new WeakMap<object, string>();
+
+function cachedJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  let json = jsonCache.get(value);
+  if (json === undefined) jsonCache.set(value, (json = JSON.stringify(value)));
+  return json;
+}
 
 /**
  * The request as `JSON.stringify` writes it: its own fields in its own order, `undefined` ones left
- * out, nothing added. A `tools` array is serialized once per array object, so it must not be
- * changed after its first request (the engines never change a suite once loaded).
+ * out, nothing added. Tools arrays and messages are cached by object, so neither may be changed
+ * once sent (the engines only ever append new messages to a conversation).
  */
 export function requestJson(request: ChatRequest): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(request)) {
     if (value === undefined) continue;
-    let json: string | undefined;
-    if (key === "tools" && Array.isArray(value)) {
-      json = toolsJsonCache.get(value);
-      if (json === undefined) toolsJsonCache.set(value, (json = JSON.stringify(value)));
-    } else {
-      json = JSON.stringify(value);
-    }
+    let json: string;
+    if (key === "tools" && Array.isArray(value)) json = cachedJson(value);
+    else if (key === "messages" && Array.isArray(value)) json = `[${value.map(cachedJson).join(",")}]`;
+    else json = JSON.stringify(value);
     parts.push(`${JSON.stringify(key)}:${json}`);
   }
   return `{${parts.join(",")}}`;

@@ -327,7 +327,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe("requestJson", () => {
-  it("writes what JSON.stringify writes, also when a tools array is reused", () => {
+  it("writes what JSON.stringify writes, also when tools and messages are reused", () => {
     const json = fc.jsonValue();
     const requests = fc.record(
       {
@@ -343,8 +343,9 @@ describe("requestJson", () => {
       fc.property(requests, (r) => {
         const request = r as unknown as ChatRequest;
         expect(requestJson(request)).toBe(JSON.stringify(request));
-        // The second time the tools come from the cache.
-        expect(requestJson({ ...request, messages: [] })).toBe(JSON.stringify({ ...request, messages: [] }));
+        // The second time, tools and messages come from the cache, as on a conversation's next turn.
+        const next = { ...request, messages: [...request.messages, { role: "user" as const, content: "next" }] };
+        expect(requestJson(next)).toBe(JSON.stringify(next));
       }),
     );
   });
