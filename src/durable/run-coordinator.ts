@@ -83,6 +83,10 @@ export class RunCoordinator extends DurableObject<Env> {
       id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL, lane INTEGER,
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
+    // Every lane's report looks up the next pending unit in plan order, and every alarm the leases
+    // in flight: without these, each is a scan of the whole plan.
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_by_state_ord ON units (state, ord)`);
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_by_state_lease ON units (state, lease_until)`);
   }
 
   private get<T>(k: string): T | undefined {
