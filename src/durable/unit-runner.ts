@@ -35,7 +35,18 @@ export class UnitRunner extends DurableObject<Env> {
     const current = await this.ctx.storage.get<UnitMessage>("msg");
     if (current && current.unitId === msg.unitId && current.attempt >= msg.attempt) return;
     await this.ctx.storage.put("msg", msg);
+    // The alarm is what carries the lane through an eviction (the runtime retries it), but it fires
+    // some time after being set; the lane starts at once and the alarm, when it fires, joins it.
     await this.ctx.storage.setAlarm(Date.now());
+    // A failure here is the alarm's to retry.
+    void this.kick().catch(() => {});
+  }
+
+  /** The one loop of this lane, started by a dispatch or by the alarm, whichever comes first. */
+  private running: Promise<void> | null = null;
+
+  private kick(): Promise<void> {
+    return (this.running ??= this.runLane().finally(() => (this.running = null)));
   }
 
   /** Stops the lane: no model call starts after this returns, and an unfinished unit writes nothing. */
@@ -53,6 +64,10 @@ export class UnitRunner extends DurableObject<Env> {
   }
 
   async alarm(): Promise<void> {
+    await this.kick();
+  }
+
+  private async runLane(): Promise<void> {
     const started = Date.now();
     for (;;) {
       const msg = await this.ctx.storage.get<UnitMessage>("msg");

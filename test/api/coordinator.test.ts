@@ -65,6 +65,24 @@ describe("RunCoordinator", () => {
     expect(new Set(await sampleIds(key, run)).size).toBe(10);
   });
 
+  it("finishes a run whose lane is evicted mid-unit: the lane's alarm resumes it, each sample once", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 6, min_success: 2, concurrency: 2, simulator: { latency_ms: 150 } });
+    const unit = await inflightUnit(created.id);
+    const lane = env.UNITS.get(env.UNITS.idFromName(`${created.id}:${unit.lane}`));
+    // The unit is in flight at the coordinator once dispatched; the lane runs once the Queue delivers it.
+    await waitUntil(() =>
+      evictDurableObject(lane).then(
+        () => true,
+        (e: Error) => (/not currently running/.test(e.message) ? false : Promise.reject(e)),
+      ),
+    );
+    const run = await waitForRun(key, created.id);
+    expect(run.status).toBe("succeeded");
+    expect(run.progress).toEqual({ done: 6, failed: 0, total: 6 });
+    expect((await sampleIds(key, run)).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3", "q0.r4", "q0.r5"]);
+  });
+
   it("re-dispatches a unit whose lease expired (a lost message) when its alarm fires", async () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 3, min_success: 2, concurrency: 1, simulator: { latency_ms: 300 } });
