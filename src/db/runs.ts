@@ -45,23 +45,45 @@ export async function updateRun(db: Db, id: string, patch: Partial<typeof runs.$
   await db.update(runs).set(patch).where(eq(runs.id, id));
 }
 
-/** Writes a unit's sample once: a second write for the same (run, unit) is ignored. Returns whether this call wrote it. */
-export async function insertSample(
-  db: Db,
-  s: { runId: string; unitId: string; status: SampleStatus; attempts: number; output: unknown; error: string | null },
-): Promise<boolean> {
-  // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are.
-  const output = s.output === undefined || s.output === null ? null : JSON.stringify(s.output);
-  const res = await db
-    .insert(samples)
-    .values({ ...s, output, createdAt: new Date() })
-    .onConflictDoNothing({ target: [samples.runId, samples.unitId] })
-    .run();
-  return (res.meta?.changes ?? 0) > 0;
+export type SampleInsert = {
+  runId: string;
+  unitId: string;
+  status: SampleStatus;
+  attempts: number;
+  /** The output's exact JSON text (made with JSON.stringify, which keeps JSON.rawJSON lexemes). */
+  output: string | null;
+  error: string | null;
+  createdAt: Date;
+};
+
+// D1 binds at most 100 parameters per statement (7 a row); one batch carries a bounded payload.
+const ROWS_PER_STATEMENT = 14;
+const BATCH_BYTES = 512 * 1024;
+
+/**
+ * Writes samples, each once: a second write for the same (run, unit) is ignored, so writing a
+ * batch again after an interruption changes nothing. Each `db.batch` is one round trip and one transaction.
+ */
+export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Promise<void> {
+  let statements: ReturnType<typeof insertStatement>[] = [];
+  let bytes = 0;
+  const send = async () => {
+    if (statements.length) await db.batch(statements as [ReturnType<typeof insertStatement>, ...ReturnType<typeof insertStatement>[]]);
+    statements = [];
+    bytes = 0;
+  };
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+    const size = chunk.reduce((n, r) => n + (r.output?.length ?? 0) + (r.error?.length ?? 0), 0);
+    if (bytes > 0 && bytes + size > BATCH_BYTES) await send();
+    statements.push(insertStatement(db, chunk));
+    bytes += size;
+  }
+  await send();
 }
 
-export async function getSample(db: Db, runId: string, unitId: string): Promise<SampleRow | undefined> {
-  return db.select().from(samples).where(and(eq(samples.runId, runId), eq(samples.unitId, unitId))).get();
+function insertStatement(db: Db, rows: readonly SampleInsert[]) {
+  return db.insert(samples).values([...rows]).onConflictDoNothing({ target: [samples.runId, samples.unitId] });
 }
 
 /** The samples of the given units (any order); D1 caps bound parameters, so ids go in chunks. */

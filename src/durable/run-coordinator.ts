@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
-import { getRunById, insertSample, listSamples, updateRun } from "../db/runs.ts";
+import { getRunById, insertSamples, listSamples, updateRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName } from "../evaluators/types.ts";
@@ -40,13 +40,18 @@ type Meta = {
 
 export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
 
+/** A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes survive the RPC. */
+export type UnitSample = { status: "succeeded" | "failed"; output: string | null; error: string | null };
+
 /** How long a finish (aggregate included) may take before the alarm assumes it was lost and finishes again. */
 const FINISH_WATCHDOG_MS = 10 * 60_000;
 /** How long an aggregate may wait on model calls (SS embeddings) before they are stopped and its fallback applies. */
 const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 
-/** Progress counters reach D1 at most this often while a run is going (and always when it ends). */
+/** Samples and progress counters reach D1 at most this often while a run is going (and always when it ends). */
 const PROGRESS_FLUSH_MS = 250;
+/** Samples per read of the outbox. */
+const FLUSH_ROWS = 200;
 
 function withNextRun(result: unknown, nextRunId: string): unknown {
   return { ...(result as Record<string, unknown>), next_run_id: nextRunId };
@@ -83,6 +88,10 @@ export class RunCoordinator extends DurableObject<Env> {
       id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL, lane INTEGER,
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
+    // Samples recorded with their unit's end, on their way to D1 (see flushSamples).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, unit_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+      attempts INTEGER NOT NULL, output TEXT, error TEXT, created_at INTEGER NOT NULL)`);
     // Every lane's report looks up the next pending unit in plan order, and every alarm the leases
     // in flight: without these, each is a scan of the whole plan.
     this.sql.exec(`CREATE INDEX IF NOT EXISTS units_by_state_ord ON units (state, ord)`);
@@ -154,14 +163,16 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * A unit ended with a stored sample. Returns the next unit for the same lane, if one is ready.
-   * Duplicate and stale reports are ignored (and get no next unit).
+   * A unit ended: its sample is recorded and the unit ended in one write, so a sample is never lost
+   * nor counted twice. Returns the next unit for the same lane, if one is ready. Duplicate and stale
+   * reports are ignored (and get no next unit).
    */
-  async unitDone(unitId: string, attempt: number, status: "succeeded" | "failed"): Promise<UnitMessage | null> {
+  async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> {
     const meta = this.meta();
     const unit = this.unit(unitId);
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
-    this.end(meta, unitId, status);
+    this.record(unitId, attempt, sample);
+    this.end(meta, unitId, sample.status);
     return this.afterUnit(meta, unit.lane);
   }
 
@@ -210,8 +221,18 @@ export class RunCoordinator extends DurableObject<Env> {
       await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
     }
     if (this.dirty) {
+      // Cleared first: a unit that ends during the writes below sets it again.
       this.dirty = false;
-      await updateRun(openDb(this.env.DB), meta.runId, { done: meta.done, failed: meta.failed });
+      try {
+        // The counts as they are now, written once D1 holds every sample they count: D1's progress
+        // never counts a unit whose sample it does not have yet.
+        const counts = { done: meta.done, failed: meta.failed };
+        await this.flushThrough(this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s);
+        await updateRun(openDb(this.env.DB), meta.runId, counts);
+      } catch (err) {
+        this.dirty = true;
+        throw err; // the runtime retries the alarm
+      }
     }
     await this.afterUnit(meta, null);
   }
@@ -248,15 +269,62 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     // Out of attempts: the failure itself becomes the unit's sample, so nothing is silently dropped.
     const reason = `gave up after ${attempt} attempts: ${error}`;
-    await insertSample(openDb(this.env.DB), {
-      runId: meta.runId,
-      unitId,
-      status: "failed",
-      attempts: attempt,
-      output: evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason),
-      error: reason,
-    });
+    const output = evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason);
+    this.record(unitId, attempt, { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason });
     this.end(meta, unitId, "failed");
+  }
+
+  private record(unitId: string, attempts: number, s: UnitSample): void {
+    this.sql.exec(
+      "INSERT OR IGNORE INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      unitId,
+      s.status,
+      attempts,
+      s.output,
+      s.error,
+      Date.now(),
+    );
+  }
+
+  private flushing: Promise<void> | null = null;
+
+  /**
+   * Moves recorded samples to D1 in batches (with the progress flush, and before a finish reads
+   * them), rather than one D1 write per unit. A row leaves the outbox only once D1 has it; a batch
+   * written twice (an eviction between the write and the delete) changes nothing in D1.
+   */
+  private flushSamples(): Promise<void> {
+    return (this.flushing ??= this.flushOnce().finally(() => (this.flushing = null)));
+  }
+
+  /**
+   * Flushes until D1 holds every sample recorded up to outbox row `seq` (a flush already under way
+   * may have read the outbox before those were recorded, so one call may not be enough).
+   */
+  private async flushThrough(seq: number | null): Promise<void> {
+    if (seq === null) return;
+    while (this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE seq <= ?", seq).one().n > 0) await this.flushSamples();
+  }
+
+  private async flushOnce(): Promise<void> {
+    const meta = this.meta();
+    if (!meta) return;
+    const db = openDb(this.env.DB);
+    for (;;) {
+      const rows = this.sql
+        .exec<{ unit_id: string; status: "succeeded" | "failed"; attempts: number; output: string | null; error: string | null; created_at: number }>(
+          "SELECT unit_id, status, attempts, output, error, created_at FROM outbox ORDER BY seq LIMIT ?",
+          FLUSH_ROWS,
+        )
+        .toArray();
+      if (rows.length === 0) return;
+      await insertSamples(
+        db,
+        rows.map((r) => ({ runId: meta.runId, unitId: r.unit_id, status: r.status, attempts: r.attempts, output: r.output, error: r.error, createdAt: new Date(r.created_at) })),
+      );
+      for (const r of rows) this.sql.exec("DELETE FROM outbox WHERE unit_id = ?", r.unit_id);
+      if (rows.length < FLUSH_ROWS) return;
+    }
   }
 
   /**
@@ -382,6 +450,7 @@ export class RunCoordinator extends DurableObject<Env> {
     // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
     // finishes again. The aggregate's calls stop well before this fires.
     await this.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
+    await this.flushThrough(Number.MAX_SAFE_INTEGER);
     const db = openDb(this.env.DB);
     const evaluator = evaluatorFor(started.evaluator);
     const samples: StoredSample[] = [];

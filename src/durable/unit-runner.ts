@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
-import { getSample, insertSample } from "../db/runs.ts";
 import { d1SampleCache } from "../db/sample-cache.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { createOpenAIClient, isSimModel, modelClient, PROVIDER_SECRET, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
@@ -103,11 +102,6 @@ export class UnitRunner extends DurableObject<Env> {
     }
     const context = this.context;
     const db = openDb(this.env.DB);
-    if (msg.attempt > 1) {
-      // An earlier attempt may have written the sample and then lost its report.
-      const existing = await getSample(db, msg.runId, msg.unitId);
-      if (existing) return coordinator.unitDone(msg.unitId, msg.attempt, existing.status);
-    }
 
     const controller = new AbortController();
     this.controller = controller;
@@ -144,15 +138,10 @@ export class UnitRunner extends DurableObject<Env> {
         controller.signal,
       );
       if (controller.signal.aborted) return null;
-      await insertSample(db, {
-        runId: msg.runId,
-        unitId: msg.unitId,
-        status: outcome.status,
-        attempts: msg.attempt,
-        output: outcome.output,
-        error: outcome.error ?? null,
-      });
-      return await coordinator.unitDone(msg.unitId, msg.attempt, outcome.status);
+      // The sample goes with the report: the coordinator records it and ends the unit in one write.
+      // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are.
+      const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
+      return await coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null });
     } catch (err) {
       if (controller.signal.aborted) return null;
       const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));

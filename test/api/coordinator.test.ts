@@ -83,6 +83,24 @@ describe("RunCoordinator", () => {
     expect((await sampleIds(key, run)).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3", "q0.r4", "q0.r5"]);
   });
 
+  it("D1 never counts a unit in progress before it holds the unit's sample", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 2, n_replays: 8, concurrency: 4, simulator: { latency_ms: 40 } });
+    let observations = 0;
+    for (;;) {
+      const run = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
+      const ids = await sampleIds(key, run);
+      expect(ids.length).toBeGreaterThanOrEqual(run.progress.done + run.progress.failed);
+      observations++;
+      if (run.status !== "running" && run.status !== "queued") {
+        expect(ids.length).toBe(16);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(observations).toBeGreaterThan(3);
+  });
+
   it("re-dispatches a unit whose lease expired (a lost message) when its alarm fires", async () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 3, min_success: 2, concurrency: 1, simulator: { latency_ms: 300 } });
