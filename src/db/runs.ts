@@ -56,9 +56,9 @@ export type SampleInsert = {
   createdAt: Date;
 };
 
-// D1 binds at most 100 parameters per statement (7 a row); one batch carries a bounded payload.
+// D1 binds at most 100 parameters per statement (7 a row); one batch carries about 512 K characters of text.
 const ROWS_PER_STATEMENT = 14;
-const BATCH_BYTES = 512 * 1024;
+const BATCH_CHARS = 512 * 1024;
 
 /**
  * Writes samples, each once: a second write for the same (run, unit) is ignored, so writing a
@@ -66,18 +66,18 @@ const BATCH_BYTES = 512 * 1024;
  */
 export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Promise<void> {
   let statements: ReturnType<typeof insertStatement>[] = [];
-  let bytes = 0;
+  let chars = 0;
   const send = async () => {
     if (statements.length) await db.batch(statements as [ReturnType<typeof insertStatement>, ...ReturnType<typeof insertStatement>[]]);
     statements = [];
-    bytes = 0;
+    chars = 0;
   };
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
     const size = chunk.reduce((n, r) => n + (r.output?.length ?? 0) + (r.error?.length ?? 0), 0);
-    if (bytes > 0 && bytes + size > BATCH_BYTES) await send();
+    if (chars > 0 && chars + size > BATCH_CHARS) await send();
     statements.push(insertStatement(db, chunk));
-    bytes += size;
+    chars += size;
   }
   await send();
 }

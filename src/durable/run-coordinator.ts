@@ -52,6 +52,16 @@ const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 const PROGRESS_FLUSH_MS = 250;
 /** Samples per read of the outbox. */
 const FLUSH_ROWS = 200;
+/** D1 (and a Durable Object's SQLite) store rows of at most 2,000,000 bytes; a sample's text stays under this. */
+const MAX_SAMPLE_BYTES = 1_900_000;
+
+/** The UTF-8 size of a sample's text, counted exactly only when it could be near the limit (else its length, a lower bound). */
+function sampleBytes(s: UnitSample): number {
+  const chars = (s.output?.length ?? 0) + (s.error?.length ?? 0);
+  if (chars * 3 <= MAX_SAMPLE_BYTES) return chars;
+  const encoder = new TextEncoder();
+  return encoder.encode(s.output ?? "").length + encoder.encode(s.error ?? "").length;
+}
 
 function withNextRun(result: unknown, nextRunId: string): unknown {
   return { ...(result as Record<string, unknown>), next_run_id: nextRunId };
@@ -171,8 +181,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const meta = this.meta();
     const unit = this.unit(unitId);
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
-    this.record(unitId, attempt, sample);
-    this.end(meta, unitId, sample.status);
+    this.end(meta, unitId, this.record(meta, unitId, attempt, sample));
     return this.afterUnit(meta, unit.lane);
   }
 
@@ -220,21 +229,29 @@ export class RunCoordinator extends DurableObject<Env> {
     for (const u of expired) {
       await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
     }
-    if (this.dirty) {
-      // Cleared first: a unit that ends during the writes below sets it again.
-      this.dirty = false;
-      try {
-        // The counts as they are now, written once D1 holds every sample they count: D1's progress
-        // never counts a unit whose sample it does not have yet.
-        const counts = { done: meta.done, failed: meta.failed };
-        await this.flushThrough(this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s);
-        await updateRun(openDb(this.env.DB), meta.runId, counts);
-      } catch (err) {
-        this.dirty = true;
-        throw err; // the runtime retries the alarm
-      }
-    }
+    // When every unit has ended, the finish flushes everything itself (after arming its watchdog).
+    if (this.dirty && meta.done + meta.failed < meta.total) await this.flushProgress(meta);
     await this.afterUnit(meta, null);
+  }
+
+  /**
+   * Writes the samples recorded so far and then the progress counters to D1. A failure (D1 down)
+   * leaves both for the next alarm, which the dirty flag keeps due: the run goes on meanwhile, and
+   * an alarm that threw could be retried out of existence, leaving the run stuck.
+   */
+  private async flushProgress(meta: Meta): Promise<void> {
+    // Cleared first: a unit that ends during the writes below sets it again.
+    this.dirty = false;
+    try {
+      // The counts as they are now, written once D1 holds every sample they count: D1's progress
+      // never counts a unit whose sample it does not have yet.
+      const counts = { done: meta.done, failed: meta.failed };
+      await this.flushThrough(this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s);
+      await updateRun(openDb(this.env.DB), meta.runId, counts);
+    } catch (err) {
+      this.dirty = true;
+      console.error(JSON.stringify({ level: "warn", run_id: meta.runId, error: `progress flush failed, retried at the next alarm: ${String(err)}` }));
+    }
   }
 
   /** For tests and operators: the coordinator's own view. */
@@ -270,11 +287,19 @@ export class RunCoordinator extends DurableObject<Env> {
     // Out of attempts: the failure itself becomes the unit's sample, so nothing is silently dropped.
     const reason = `gave up after ${attempt} attempts: ${error}`;
     const output = evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason);
-    this.record(unitId, attempt, { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason });
-    this.end(meta, unitId, "failed");
+    this.end(meta, unitId, this.record(meta, unitId, attempt, { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason }));
   }
 
-  private record(unitId: string, attempts: number, s: UnitSample): void {
+  /** Records a unit's sample in the outbox; returns the status it was recorded with. */
+  private record(meta: Meta, unitId: string, attempts: number, sample: UnitSample): "succeeded" | "failed" {
+    let s = sample;
+    const bytes = sampleBytes(s);
+    if (bytes > MAX_SAMPLE_BYTES) {
+      // Stored as it is, it would be refused by D1 on every flush: kept as a failed sample that says why.
+      const reason = `the unit's output is ${bytes} bytes, over the ${MAX_SAMPLE_BYTES}-byte limit of a stored sample`;
+      const output = evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason);
+      s = { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason };
+    }
     this.sql.exec(
       "INSERT OR IGNORE INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       unitId,
@@ -284,6 +309,7 @@ export class RunCoordinator extends DurableObject<Env> {
       s.error,
       Date.now(),
     );
+    return s.status;
   }
 
   private flushing: Promise<void> | null = null;

@@ -87,6 +87,17 @@ describe("model endpoint faults", () => {
     expect(samples[0].output.row.error_category).toMatch(/^replay_exception: KeyError: .*drop_all_tables/);
   });
 
+  it("an output too large to store: kept as a failed sample that says so, and the run ends", async () => {
+    const huge = JSON.stringify({ query: "x".repeat(2_000_000) });
+    const id = await scenario({ faults: [{ on: { turn: 0 }, respond: { arguments: huge } }] });
+    const { run, samples } = await runAgainst(id);
+    expect(run.status).toBe("failed");
+    expect(samples).toHaveLength(1);
+    expect(samples[0].status).toBe("failed");
+    expect(samples[0].error).toMatch(/^the unit's output is \d+ bytes, over the 1900000-byte limit of a stored sample$/);
+    expect(samples[0].output.row.error_category).toContain("over the 1900000-byte limit");
+  });
+
   it("connection refused: APIConnectionError, and the key is not in the error", async () => {
     const { key } = await newTenant();
     const created = await startRun(key, {
