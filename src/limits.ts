@@ -29,6 +29,8 @@ export const LIMITS = {
   datasetItems: 10_000,
   /** Units of one run in flight at once. */
   concurrency: 100,
+  /** UTF-8 bytes of one stored sample's output and error (a D1 row is at most 2,000,000 bytes); past it, a failed sample says so. */
+  sampleBytes: 1_900_000,
   /** Page size for list endpoints. */
   pageSize: { default: 20, max: 100 },
 } as const;

@@ -10,6 +10,7 @@ import { createRun } from "../runs/create.ts";
 import type { StoredSample } from "../evaluators/types.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
+import { LIMITS } from "../limits.ts";
 
 export type StartRun = {
   runId: string;
@@ -52,8 +53,7 @@ const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 const PROGRESS_FLUSH_MS = 250;
 /** Samples per read of the outbox. */
 const FLUSH_ROWS = 200;
-/** D1 (and a Durable Object's SQLite) store rows of at most 2,000,000 bytes; a sample's text stays under this. */
-const MAX_SAMPLE_BYTES = 1_900_000;
+const MAX_SAMPLE_BYTES = LIMITS.sampleBytes;
 
 /** The UTF-8 size of a sample's text, counted exactly only when it could be near the limit (else its length, a lower bound). */
 function sampleBytes(s: UnitSample): number {
