@@ -28,11 +28,23 @@ export class UnitRunner extends DurableObject<Env> {
   private client: ChatClient | null = null;
   private endpoints = new Map<string, ChatClient>();
 
+  // Mirrors of the stored "msg" and "aborted" (undefined: not read yet, e.g. after an eviction), so
+  // that going from one unit to the next needs no storage read.
+  private msg: UnitMessage | null | undefined;
+  private aborted: boolean | undefined;
+
+  private async current(): Promise<{ msg: UnitMessage | null; aborted: boolean }> {
+    if (this.msg === undefined) this.msg = (await this.ctx.storage.get<UnitMessage>("msg")) ?? null;
+    if (this.aborted === undefined) this.aborted = (await this.ctx.storage.get<boolean>("aborted")) ?? false;
+    return { msg: this.msg, aborted: this.aborted };
+  }
+
   /** Accepts a dispatched unit; a redelivered message for the same unit and attempt is a no-op. */
   async start(msg: UnitMessage): Promise<void> {
-    if (await this.ctx.storage.get("aborted")) return;
-    const current = await this.ctx.storage.get<UnitMessage>("msg");
+    const { msg: current, aborted } = await this.current();
+    if (aborted) return;
     if (current && current.unitId === msg.unitId && current.attempt >= msg.attempt) return;
+    this.msg = msg;
     await this.ctx.storage.put("msg", msg);
     // The alarm is what carries the lane through an eviction (the runtime retries it), but it fires
     // some time after being set; the lane starts at once and the alarm, when it fires, joins it.
@@ -50,6 +62,7 @@ export class UnitRunner extends DurableObject<Env> {
 
   /** Stops the lane: no model call starts after this returns, and an unfinished unit writes nothing. */
   async abort(): Promise<void> {
+    this.aborted = true;
     await this.ctx.storage.put("aborted", true);
     this.controller?.abort();
     this.forget();
@@ -69,18 +82,21 @@ export class UnitRunner extends DurableObject<Env> {
   private async runLane(): Promise<void> {
     const started = Date.now();
     for (;;) {
-      const msg = await this.ctx.storage.get<UnitMessage>("msg");
-      if (!msg || (await this.ctx.storage.get("aborted"))) return;
+      const { msg, aborted } = await this.current();
+      if (!msg || aborted) return;
       const next = await this.runUnit(msg);
       // A newer message may have arrived for this lane while the unit ran (a re-dispatch): keep it.
-      const latest = await this.ctx.storage.get<UnitMessage>("msg");
+      const latest = this.msg;
       if (latest && (latest.unitId !== msg.unitId || latest.attempt !== msg.attempt)) continue;
+      this.msg = next;
       if (!next) {
         await this.ctx.storage.delete("msg");
         this.forget();
         return;
       }
-      await this.ctx.storage.put("msg", next);
+      // Not awaited: writes apply in order, and the output gate holds the next unit's first request
+      // until this one is stored, so the lane goes straight on to its next unit.
+      void this.ctx.storage.put("msg", next);
       if (Date.now() - started > SLICE_MS) {
         await this.ctx.storage.setAlarm(Date.now());
         return;
