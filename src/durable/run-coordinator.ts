@@ -148,7 +148,8 @@ export class RunCoordinator extends DurableObject<Env> {
       failed: 0,
     };
     this.ctx.storage.transactionSync(() => {
-      init.unitIds.forEach((id, ord) => this.sql.exec("INSERT INTO units (id, ord, state) VALUES (?, ?, 'pending')", id, ord));
+      // One statement for the whole plan (up to 10,000 units), each id at its index.
+      this.sql.exec("INSERT INTO units (id, ord, state) SELECT value, key, 'pending' FROM json_each(?)", JSON.stringify(init.unitIds));
       this.put("config", init.config);
       this.put("secret", init.secretEnc);
       this.put("meta", meta);
