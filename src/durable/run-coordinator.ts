@@ -53,12 +53,11 @@ const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 const PROGRESS_FLUSH_MS = 250;
 /** Samples per read of the outbox. */
 const FLUSH_ROWS = 200;
-const MAX_SAMPLE_BYTES = LIMITS.sampleBytes;
 
 /** The UTF-8 size of a sample's text, counted exactly only when it could be near the limit (else its length, a lower bound). */
 function sampleBytes(s: UnitSample): number {
   const chars = (s.output?.length ?? 0) + (s.error?.length ?? 0);
-  if (chars * 3 <= MAX_SAMPLE_BYTES) return chars;
+  if (chars * 3 <= LIMITS.sampleBytes) return chars;
   const encoder = new TextEncoder();
   return encoder.encode(s.output ?? "").length + encoder.encode(s.error ?? "").length;
 }
@@ -287,20 +286,23 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     // Out of attempts: the failure itself becomes the unit's sample, so nothing is silently dropped.
     const reason = `gave up after ${attempt} attempts: ${error}`;
+    this.end(meta, unitId, this.record(meta, unitId, attempt, this.failedSample(meta, unitId, reason)));
+  }
+
+  /** A unit's sample when the unit itself could not produce one: the evaluator's failure output and the reason. */
+  private failedSample(meta: Meta, unitId: string, reason: string): UnitSample {
     const output = evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason);
-    this.end(meta, unitId, this.record(meta, unitId, attempt, { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason }));
+    return { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason };
   }
 
   /** Records a unit's sample in the outbox; returns the status it was recorded with. */
   private record(meta: Meta, unitId: string, attempts: number, sample: UnitSample): "succeeded" | "failed" {
-    let s = sample;
-    const bytes = sampleBytes(s);
-    if (bytes > MAX_SAMPLE_BYTES) {
-      // Stored as it is, it would be refused by D1 on every flush: kept as a failed sample that says why.
-      const reason = `the unit's output is ${bytes} bytes, over the ${MAX_SAMPLE_BYTES}-byte limit of a stored sample`;
-      const output = evaluatorFor(meta.evaluator).failureOutput(this.get("config"), unitId, reason);
-      s = { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason };
-    }
+    const bytes = sampleBytes(sample);
+    // Stored as it is, a larger one would be refused by D1 on every flush: kept as a failed sample that says why.
+    const s =
+      bytes > LIMITS.sampleBytes
+        ? this.failedSample(meta, unitId, `the unit's output is ${bytes} bytes, over the ${LIMITS.sampleBytes}-byte limit of a stored sample`)
+        : sample;
     this.sql.exec(
       "INSERT OR IGNORE INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       unitId,
