@@ -172,6 +172,16 @@ export class RunCoordinator extends DurableObject<Env> {
     };
   }
 
+  /** The unit in flight on `lane`, for a lane resuming after an eviction (its later units are known only here). */
+  async laneUnit(lane: number): Promise<UnitMessage | null> {
+    const meta = this.meta();
+    if (!meta || meta.status !== "running") return null;
+    const unit = this.sql
+      .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' AND lane = ? ORDER BY lease_until DESC LIMIT 1", lane)
+      .toArray()[0];
+    return unit ? { kind: "unit", runId: meta.runId, unitId: unit.id, attempt: unit.attempts, lane } : null;
+  }
+
   /**
    * A unit ended: its sample is recorded and the unit ended in one write, so a sample is never lost
    * nor counted twice. Returns the next unit for the same lane, if one is ready. Duplicate and stale

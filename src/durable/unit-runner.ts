@@ -28,29 +28,39 @@ export class UnitRunner extends DurableObject<Env> {
   private client: ChatClient | null = null;
   private endpoints = new Map<string, ChatClient>();
 
-  // Mirrors of the stored "msg" and "aborted" (undefined: not read yet, e.g. after an eviction), so
-  // that going from one unit to the next needs no storage read.
+  /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
   private msg: UnitMessage | null | undefined;
+  /** Mirrors of the stored "handed" (the last message the Queue gave this lane) and "aborted"; undefined: not read yet. */
+  private handed: UnitMessage | null | undefined;
   private aborted: boolean | undefined;
 
-  private async current(): Promise<{ msg: UnitMessage | null; aborted: boolean }> {
-    if (this.msg === undefined) this.msg = (await this.ctx.storage.get<UnitMessage>("msg")) ?? null;
-    if (this.aborted === undefined) this.aborted = (await this.ctx.storage.get<boolean>("aborted")) ?? false;
-    return { msg: this.msg, aborted: this.aborted };
+  private async isAborted(): Promise<boolean> {
+    return (this.aborted ??= (await this.ctx.storage.get<boolean>("aborted")) ?? false);
   }
 
-  /** Accepts a dispatched unit; a redelivered message for the same unit and attempt is a no-op. */
+  /**
+   * Accepts a dispatched unit; a redelivered message (the same unit, no newer attempt) is a no-op.
+   * Only these hand-overs are stored: the units that follow come in the coordinator's replies and
+   * are not written here, because the coordinator records which unit each lane runs, and a lane
+   * that was evicted asks it (see `resume`).
+   */
   async start(msg: UnitMessage): Promise<void> {
-    const { msg: current, aborted } = await this.current();
-    if (aborted) return;
-    if (current && current.unitId === msg.unitId && current.attempt >= msg.attempt) return;
-    this.msg = msg;
-    await this.ctx.storage.put("msg", msg);
+    if (await this.isAborted()) return;
+    const handed = (this.handed ??= (await this.ctx.storage.get<UnitMessage>("handed")) ?? null);
+    if (handed && handed.unitId === msg.unitId && handed.attempt >= msg.attempt) return;
+    this.handed = this.msg = msg;
     // The alarm is what carries the lane through an eviction (the runtime retries it), but it fires
     // some time after being set; the lane starts at once and the alarm, when it fires, joins it.
-    await this.ctx.storage.setAlarm(Date.now());
+    await Promise.all([this.ctx.storage.put("handed", msg), this.ctx.storage.setAlarm(Date.now())]);
     // A failure here is the alarm's to retry.
     void this.kick().catch(() => {});
+  }
+
+  /** After an eviction: the unit the coordinator has in flight on this lane, if any. */
+  private async resume(): Promise<UnitMessage | null> {
+    const handed = (this.handed ??= (await this.ctx.storage.get<UnitMessage>("handed")) ?? null);
+    if (!handed) return null;
+    return this.env.RUNS.get(this.env.RUNS.idFromName(handed.runId)).laneUnit(handed.lane);
   }
 
   /** The one loop of this lane, started by a dispatch or by the alarm, whichever comes first. */
@@ -82,21 +92,17 @@ export class UnitRunner extends DurableObject<Env> {
   private async runLane(): Promise<void> {
     const started = Date.now();
     for (;;) {
-      const { msg, aborted } = await this.current();
-      if (!msg || aborted) return;
+      if (this.msg === undefined) this.msg = await this.resume();
+      const msg = this.msg;
+      if (!msg || (await this.isAborted())) return;
       const next = await this.runUnit(msg);
       // A newer message may have arrived for this lane while the unit ran (a re-dispatch): keep it.
-      const latest = this.msg;
-      if (latest && (latest.unitId !== msg.unitId || latest.attempt !== msg.attempt)) continue;
+      if (this.msg !== msg) continue;
       this.msg = next;
       if (!next) {
-        await this.ctx.storage.delete("msg");
         this.forget();
         return;
       }
-      // Not awaited: writes apply in order, and the output gate holds the next unit's first request
-      // until this one is stored, so the lane goes straight on to its next unit.
-      void this.ctx.storage.put("msg", next);
       if (Date.now() - started > SLICE_MS) {
         await this.ctx.storage.setAlarm(Date.now());
         return;

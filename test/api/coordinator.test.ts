@@ -25,6 +25,17 @@ async function waitUntil(f: () => Promise<boolean>, timeoutMs = 10_000) {
   }
 }
 
+/**
+ * Resets a Durable Object at once, as a crash or a deploy would: its in-memory state and the work
+ * under way are lost (evictDurableObject, by contrast, waits for that work to finish).
+ */
+async function crash(stub: DurableObjectStub): Promise<void> {
+  await runInDurableObject(stub, (_, state) => state.abort("crashed by the test")).then(
+    () => Promise.reject(new Error("abort() returned")),
+    (e: Error) => expect(e.message).toMatch(/crashed by the test/),
+  );
+}
+
 async function inflightUnit(runId: string): Promise<{ id: string; attempts: number; lane: number }> {
   let unit: { id: string; attempts: number; lane: number } | undefined;
   await waitUntil(async () => {
@@ -66,18 +77,11 @@ describe("RunCoordinator", () => {
     expect(new Set(await sampleIds(key, run)).size).toBe(10);
   });
 
-  it("finishes a run whose lane is evicted mid-unit: the lane's alarm resumes it, each sample once", async () => {
+  it("finishes a run whose lane crashes mid-unit: the lane's alarm resumes it, each sample once", async () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 6, min_success: 2, concurrency: 2, simulator: { latency_ms: 150 } });
     const unit = await inflightUnit(created.id);
-    const lane = env.UNITS.get(env.UNITS.idFromName(`${created.id}:${unit.lane}`));
-    // The unit is in flight at the coordinator once dispatched; the lane runs once the Queue delivers it.
-    await waitUntil(() =>
-      evictDurableObject(lane).then(
-        () => true,
-        (e: Error) => (/not currently running/.test(e.message) ? false : Promise.reject(e)),
-      ),
-    );
+    await crash(env.UNITS.get(env.UNITS.idFromName(`${created.id}:${unit.lane}`)));
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");
     expect(run.progress).toEqual({ done: 6, failed: 0, total: 6 });
@@ -85,7 +89,21 @@ describe("RunCoordinator", () => {
     expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3", "q0.r4", "q0.r5"]);
     // Resumed by the lane's own alarm with the same attempt, not re-dispatched when a lease ran out.
     expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
-  });
+  }, 20_000);
+
+  it("resumes a crashed lane at the unit the coordinator gave it last, not the one the Queue handed it", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
+    // Wait until the lane runs a unit it got in a coordinator's reply (the Queue handed it q0.r0 only).
+    await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
+    await crash(env.UNITS.get(env.UNITS.idFromName(`${created.id}:0`)));
+    const run = await waitForRun(key, created.id);
+    expect(run.status).toBe("succeeded");
+    const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
+    expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
+    expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
+    // The runtime retries the crashed alarm after a backoff of about 2 s.
+  }, 20_000);
 
   it("D1 never counts a unit in progress before it holds the unit's sample, even when the unit ends during a flush", async () => {
     const { key } = await newTenant();
