@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
-import { getRunById, insertSamples, listSamples, updateRun } from "../db/runs.ts";
+import { getRunById, insertSamples, updateRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName } from "../evaluators/types.ts";
@@ -8,7 +8,7 @@ import { createOpenAIEmbeddingClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import { createRun } from "../runs/create.ts";
 import type { StoredSample } from "../evaluators/types.ts";
-import type { UnitMessage } from "../runs/messages.ts";
+import { laneName, type UnitMessage } from "../runs/messages.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 import { LIMITS } from "../limits.ts";
 
@@ -97,7 +97,8 @@ export class RunCoordinator extends DurableObject<Env> {
       id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL, lane INTEGER,
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
-    // Samples recorded with their unit's end, on their way to D1 (see flushSamples).
+    // Samples recorded with their unit's end: copied to D1 in batches (see flushSamples) and kept
+    // here until the run ends, for its aggregate.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       seq INTEGER PRIMARY KEY AUTOINCREMENT, unit_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
       attempts INTEGER NOT NULL, output TEXT, error TEXT, created_at INTEGER NOT NULL)`);
@@ -218,7 +219,7 @@ export class RunCoordinator extends DurableObject<Env> {
     meta.status = "canceled";
     this.put("meta", meta);
     const lanes = this.sql.exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'").toArray();
-    await Promise.all(lanes.map(({ lane }) => this.env.UNITS.get(this.env.UNITS.idFromName(`${meta.runId}:${lane}`)).abort()));
+    await Promise.all(lanes.map(({ lane }) => this.env.UNITS.get(this.env.UNITS.idFromName(laneName(meta.runId, lane))).abort()));
     // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
     this.aggregateCalls?.abort(new Error("the run was canceled, and no model call is made after cancel"));
     await this.finish();
@@ -256,7 +257,7 @@ export class RunCoordinator extends DurableObject<Env> {
       // The counts as they are now, written once D1 holds every sample they count: D1's progress
       // never counts a unit whose sample it does not have yet.
       const counts = { done: meta.done, failed: meta.failed };
-      await this.flushThrough(this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s);
+      await this.flushThrough(Number.MAX_SAFE_INTEGER);
       await updateRun(openDb(this.env.DB), meta.runId, counts);
     } catch (err) {
       this.dirty = true;
@@ -326,11 +327,17 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private flushing: Promise<void> | null = null;
+  /** Mirror of the stored "flushed": D1 holds every sample up to this outbox row. */
+  private flushedSeq: number | undefined;
+
+  private flushed(): number {
+    return (this.flushedSeq ??= this.get<number>("flushed") ?? 0);
+  }
 
   /**
-   * Moves recorded samples to D1 in batches (with the progress flush, and before a finish reads
-   * them), rather than one D1 write per unit. A row leaves the outbox only once D1 has it; a batch
-   * written twice (an eviction between the write and the delete) changes nothing in D1.
+   * Copies recorded samples to D1 in batches (with the progress flush, and before a finish), rather
+   * than one D1 write per unit. The mark moves only once D1 has a batch; a batch written twice (an
+   * eviction between the write and the mark) changes nothing in D1.
    */
   private flushSamples(): Promise<void> {
     return (this.flushing ??= this.flushOnce().finally(() => (this.flushing = null)));
@@ -340,9 +347,9 @@ export class RunCoordinator extends DurableObject<Env> {
    * Flushes until D1 holds every sample recorded up to outbox row `seq` (a flush already under way
    * may have read the outbox before those were recorded, so one call may not be enough).
    */
-  private async flushThrough(seq: number | null): Promise<void> {
-    if (seq === null) return;
-    while (this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE seq <= ?", seq).one().n > 0) await this.flushSamples();
+  private async flushThrough(seq: number): Promise<void> {
+    const last = this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s ?? 0;
+    while (this.flushed() < Math.min(seq, last)) await this.flushSamples();
   }
 
   private async flushOnce(): Promise<void> {
@@ -351,8 +358,9 @@ export class RunCoordinator extends DurableObject<Env> {
     const db = openDb(this.env.DB);
     for (;;) {
       const rows = this.sql
-        .exec<{ unit_id: string; status: "succeeded" | "failed"; attempts: number; output: string | null; error: string | null; created_at: number }>(
-          "SELECT unit_id, status, attempts, output, error, created_at FROM outbox ORDER BY seq LIMIT ?",
+        .exec<{ seq: number; unit_id: string; status: "succeeded" | "failed"; attempts: number; output: string | null; error: string | null; created_at: number }>(
+          "SELECT seq, unit_id, status, attempts, output, error, created_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+          this.flushed(),
           FLUSH_ROWS,
         )
         .toArray();
@@ -361,7 +369,7 @@ export class RunCoordinator extends DurableObject<Env> {
         db,
         rows.map((r) => ({ runId: meta.runId, unitId: r.unit_id, status: r.status, attempts: r.attempts, output: r.output, error: r.error, createdAt: new Date(r.created_at) })),
       );
-      for (const r of rows) this.sql.exec("DELETE FROM outbox WHERE unit_id = ?", r.unit_id);
+      this.put("flushed", (this.flushedSeq = rows[rows.length - 1].seq));
       if (rows.length < FLUSH_ROWS) return;
     }
   }
@@ -489,16 +497,16 @@ export class RunCoordinator extends DurableObject<Env> {
     // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
     // finishes again. The aggregate's calls stop well before this fires.
     await this.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
-    await this.flushThrough(Number.MAX_SAFE_INTEGER);
+    // D1 must hold every sample before it shows the run ended; the aggregate reads them here meanwhile.
+    const flushed = this.flushThrough(Number.MAX_SAFE_INTEGER);
+    // Not left unhandled if the aggregate throws first; awaited below.
+    flushed.catch(() => {});
     const db = openDb(this.env.DB);
     const evaluator = evaluatorFor(started.evaluator);
-    const samples: StoredSample[] = [];
-    for (let after: number | undefined = undefined; ; ) {
-      const page = await listSamples(db, started.runId, { limit: 500, afterSeq: after });
-      for (const s of page) samples.push(storedSample(evaluator, s));
-      if (page.length < 500) break;
-      after = page[page.length - 1].seq;
-    }
+    const samples: StoredSample[] = this.sql
+      .exec<{ unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null }>("SELECT unit_id, status, output, error FROM outbox ORDER BY seq")
+      .toArray()
+      .map((r) => storedSample(evaluator, { unitId: r.unit_id, status: r.status, output: r.output, error: r.error }));
     let result: unknown = null;
     let error: string | null = null;
     const calls = (this.aggregateCalls = new AbortController());
@@ -550,6 +558,7 @@ export class RunCoordinator extends DurableObject<Env> {
     // D1 and the event first, then this object's own final state: if anything here fails or the
     // object is evicted, the watchdog alarm runs the whole finish again (the D1 write is idempotent,
     // and the event keeps one webhook-id per run, so a receiver can drop a repeat).
+    await flushed;
     await updateRun(db, meta.runId, {
       status,
       result,
@@ -565,6 +574,8 @@ export class RunCoordinator extends DurableObject<Env> {
     this.put("meta", meta);
     this.put("secret", null);
     this.put("finished", true);
+    // D1 holds the samples from here on.
+    this.sql.exec("DELETE FROM outbox");
     await this.deleteAlarm();
   }
 }

@@ -4,7 +4,7 @@ import { d1SampleCache } from "../db/sample-cache.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { createOpenAIClient, isSimModel, modelClient, PROVIDER_SECRET, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
-import type { UnitMessage } from "../runs/messages.ts";
+import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
 
 /** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
@@ -30,37 +30,33 @@ export class UnitRunner extends DurableObject<Env> {
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
   private msg: UnitMessage | null | undefined;
-  /** Mirrors of the stored "handed" (the last message the Queue gave this lane) and "aborted"; undefined: not read yet. */
-  private handed: UnitMessage | null | undefined;
-  private aborted: boolean | undefined;
-
-  private async isAborted(): Promise<boolean> {
-    return (this.aborted ??= (await this.ctx.storage.get<boolean>("aborted")) ?? false);
-  }
+  /** The last message the Queue handed this lane, to recognise a redelivery. */
+  private handed: UnitMessage | null = null;
+  private aborted = false;
 
   /**
-   * Accepts a dispatched unit; a redelivered message (the same unit, no newer attempt) is a no-op.
-   * Only these hand-overs are stored: the units that follow come in the coordinator's replies and
-   * are not written here, because the coordinator records which unit each lane runs, and a lane
-   * that was evicted asks it (see `resume`).
+   * Accepts a dispatched unit; a redelivered message (the unit it has, no newer attempt) is a no-op.
+   * The lane stores nothing but its alarm: the coordinator records which unit each lane runs and
+   * checks every unit a lane starts without it (see `runUnit`), and a lane that lost its memory asks
+   * it (see `resume`). So a run's lanes cost no storage write between units.
    */
   async start(msg: UnitMessage): Promise<void> {
-    if (await this.isAborted()) return;
-    const handed = (this.handed ??= (await this.ctx.storage.get<UnitMessage>("handed")) ?? null);
-    if (handed && handed.unitId === msg.unitId && handed.attempt >= msg.attempt) return;
+    if (this.aborted) return;
+    const same = (m: UnitMessage | null | undefined) => m && m.unitId === msg.unitId && m.attempt >= msg.attempt;
+    if (same(this.handed) || same(this.msg)) return;
     this.handed = this.msg = msg;
     // The alarm is what carries the lane through an eviction (the runtime retries it), but it fires
     // some time after being set; the lane starts at once and the alarm, when it fires, joins it.
-    await Promise.all([this.ctx.storage.put("handed", msg), this.ctx.storage.setAlarm(Date.now())]);
+    await this.ctx.storage.setAlarm(Date.now());
     // A failure here is the alarm's to retry.
     void this.kick().catch(() => {});
   }
 
   /** After an eviction: the unit the coordinator has in flight on this lane, if any. */
   private async resume(): Promise<UnitMessage | null> {
-    const handed = (this.handed ??= (await this.ctx.storage.get<UnitMessage>("handed")) ?? null);
-    if (!handed) return null;
-    return this.env.RUNS.get(this.env.RUNS.idFromName(handed.runId)).laneUnit(handed.lane);
+    const self = this.ctx.id.name ? parseLaneName(this.ctx.id.name) : null;
+    if (!self) return null;
+    return this.env.RUNS.get(this.env.RUNS.idFromName(self.runId)).laneUnit(self.lane);
   }
 
   /** The one loop of this lane, started by a dispatch or by the alarm, whichever comes first. */
@@ -72,8 +68,8 @@ export class UnitRunner extends DurableObject<Env> {
 
   /** Stops the lane: no model call starts after this returns, and an unfinished unit writes nothing. */
   async abort(): Promise<void> {
+    // Only in memory: after an eviction the coordinator, which no longer runs the run, refuses the lane's units.
     this.aborted = true;
-    await this.ctx.storage.put("aborted", true);
     this.controller?.abort();
     this.forget();
   }
@@ -94,7 +90,7 @@ export class UnitRunner extends DurableObject<Env> {
     for (;;) {
       if (this.msg === undefined) this.msg = await this.resume();
       const msg = this.msg;
-      if (!msg || (await this.isAborted())) return;
+      if (!msg || this.aborted) return;
       const next = await this.runUnit(msg);
       // A newer message may have arrived for this lane while the unit ran (a re-dispatch): keep it.
       if (this.msg !== msg) continue;

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index.ts";
 import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { registerScenario, recordedRequests } from "../support/fake-openai.ts";
-import type { UnitMessage } from "../../src/runs/messages.ts";
+import { laneName, type UnitMessage } from "../../src/runs/messages.ts";
 import type { RunCoordinator } from "../../src/durable/run-coordinator.ts";
 import { newTenant, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
@@ -81,7 +81,7 @@ describe("RunCoordinator", () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 6, min_success: 2, concurrency: 2, simulator: { latency_ms: 150 } });
     const unit = await inflightUnit(created.id);
-    await crash(env.UNITS.get(env.UNITS.idFromName(`${created.id}:${unit.lane}`)));
+    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, unit.lane))));
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");
     expect(run.progress).toEqual({ done: 6, failed: 0, total: 6 });
@@ -96,7 +96,7 @@ describe("RunCoordinator", () => {
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
     // Wait until the lane runs a unit it got in a coordinator's reply (the Queue handed it q0.r0 only).
     await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
-    await crash(env.UNITS.get(env.UNITS.idFromName(`${created.id}:0`)));
+    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, 0))));
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");
     const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
