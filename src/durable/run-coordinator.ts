@@ -35,6 +35,7 @@ type Meta = {
   maxAttempts: number;
   status: RunStatus;
   total: number;
+  /** Stored when the status changes; while the run goes, kept in memory and counted from the outbox (see meta()). */
   done: number;
   failed: number;
 };
@@ -99,13 +100,16 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
     // Samples recorded with their unit's end: copied to D1 in batches (see flushSamples) and kept
     // here until the run ends, for its aggregate.
+    // One row per ended unit (the unit's state check lets only one through), so `seq` only grows
+    // until the run ends and the outbox is emptied.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, unit_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+      seq INTEGER PRIMARY KEY, unit_id TEXT NOT NULL, status TEXT NOT NULL,
       attempts INTEGER NOT NULL, output TEXT, error TEXT, created_at INTEGER NOT NULL)`);
     // Every lane's report looks up the next pending unit in plan order, and every alarm the leases
-    // in flight: without these, each is a scan of the whole plan.
-    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_by_state_ord ON units (state, ord)`);
-    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_by_state_lease ON units (state, lease_until)`);
+    // in flight: without these, each is a scan of the whole plan. Partial, so a unit that ends
+    // leaves both and a report rewrites few index pages (each page is a write of its own).
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_pending ON units (ord) WHERE state = 'pending'`);
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS units_inflight ON units (lease_until) WHERE state = 'inflight'`);
   }
 
   private get<T>(k: string): T | undefined {
@@ -119,7 +123,16 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private meta(): Meta | undefined {
-    return (this.metaCache ??= this.get<Meta>("meta"));
+    if (this.metaCache) return this.metaCache;
+    const meta = this.get<Meta>("meta");
+    if (meta?.status === "running") {
+      // A running run's counts are not stored with each report: the outbox holds the sample of
+      // every unit that ended until the run ends, so they are counted from it after an eviction.
+      const counts = this.sql.exec<{ status: string; n: number }>("SELECT status, count(*) AS n FROM outbox GROUP BY status").toArray();
+      meta.done = counts.find((c) => c.status === "succeeded")?.n ?? 0;
+      meta.failed = counts.find((c) => c.status === "failed")?.n ?? 0;
+    }
+    return (this.metaCache = meta);
   }
 
   private async setAlarm(at: number): Promise<void> {
@@ -282,7 +295,6 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql.exec("UPDATE units SET state = 'ended', lease_until = NULL WHERE id = ?", unitId);
     if (status === "succeeded") meta.done++;
     else meta.failed++;
-    this.put("meta", meta);
     this.dirty = true;
   }
 
@@ -315,7 +327,7 @@ export class RunCoordinator extends DurableObject<Env> {
         ? this.failedSample(meta, unitId, `the unit's output is ${bytes} bytes, over the ${LIMITS.sampleBytes}-byte limit of a stored sample`)
         : sample;
     this.sql.exec(
-      "INSERT OR IGNORE INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       unitId,
       s.status,
       attempts,
