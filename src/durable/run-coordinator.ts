@@ -202,6 +202,7 @@ export class RunCoordinator extends DurableObject<Env> {
    * reports are ignored (and get no next unit).
    */
   async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> {
+    await this.nextTurn();
     const meta = this.meta();
     const unit = this.unit(unitId);
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
@@ -219,6 +220,21 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
     await this.failAttempt(meta, unitId, attempt, error);
     return this.afterUnit(meta, unit.lane);
+  }
+
+  private turn: Promise<void> | null = null;
+
+  /**
+   * Reports that arrive while this object is busy are applied together in the next turn of its
+   * event loop, so their writes share one storage commit instead of one each.
+   */
+  private nextTurn(): Promise<void> {
+    return (this.turn ??= new Promise<void>((resolve) =>
+      setTimeout(() => {
+        this.turn = null;
+        resolve();
+      }, 0),
+    ));
   }
 
   /**
