@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { registerScenario } from "../test/support/fake-openai.ts";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
-import { startWranglerDev } from "./wrangler-dev.ts";
+import { startWranglerDev, type StateIn } from "./wrangler-dev.ts";
 
 /** The fake endpoint in a child process (see fake-openai-process.ts). */
 async function startFakeServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -51,10 +51,10 @@ async function startFinalHookReceiver(): Promise<{ url: string; final(runId: str
 
 export type RunBench = { replays: number; succeeded: number; concurrency: number; wall_s: number; ideal_s: number; ratio: number; status: string };
 
-export async function benchChainDeterminismRun({ port = 8798, queries = 10, replays = 50, concurrency = 50, turns = 5, delayMs = 200 } = {}): Promise<RunBench> {
+export async function benchChainDeterminismRun({ port = 8798, queries = 10, replays = 50, concurrency = 50, turns = 5, delayMs = 200, stateIn = "disk" as StateIn } = {}): Promise<RunBench> {
   const fake = await startFakeServer();
   const hooks = await startFinalHookReceiver();
-  const dev = await startWranglerDev(port);
+  const dev = await startWranglerDev(port, stateIn);
   try {
     const model = "bench";
     await registerScenario(fake.url, { id: model, agent: { calls: turns - 1 }, delay_ms: delayMs, record: false });

@@ -4,6 +4,7 @@ import os from "node:os";
 import { benchVrtyLatency } from "./vrty-latency.ts";
 import { benchHttpThroughput } from "./http-throughput.ts";
 import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
+import { MEMORY_DIR, type StateIn } from "./wrangler-dev.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
 import { benchJudgeAlpha } from "./judge-alpha.ts";
 import { benchRqMetrics } from "./rq-metrics.ts";
@@ -55,8 +56,13 @@ if (!process.argv.includes("--no-http")) {
 
 if (!process.argv.includes("--no-http")) {
   console.log("\nchain-determinism: 10 queries × 50 replays × 5 turns via wrangler dev, fake endpoint answering after 200 ms");
-  const r = await benchChainDeterminismRun();
-  console.log("| replays | succeeded | concurrency | wall s | ideal s | wall / ideal | status |");
-  console.log("|---:|---:|---:|---:|---:|---:|---|");
-  console.log(`| ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.status} |`);
+  // Both places for wrangler's local state: see StateIn in wrangler-dev.ts.
+  const places: StateIn[] = MEMORY_DIR ? ["disk", "memory"] : ["disk"];
+  console.log("| local state | replays | succeeded | concurrency | wall s | ideal s | wall / ideal | status |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const stateIn of places) {
+    const r = await benchChainDeterminismRun({ stateIn });
+    const where = stateIn === "memory" ? `memory (${MEMORY_DIR})` : `disk (${os.tmpdir()})`;
+    console.log(`| ${where} | ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.status} |`);
+  }
 }

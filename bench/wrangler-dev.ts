@@ -1,6 +1,6 @@
 // Starts `wrangler dev` on a fresh local state for a benchmark, and stops it with its workerd children.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureDevVars, prepareLocalDb } from "../scripts/dev-setup.ts";
@@ -9,8 +9,20 @@ const root = join(import.meta.dirname, "..");
 
 export type DevServer = { base: string; stop(): Promise<void> };
 
-export async function startWranglerDev(port: number): Promise<DevServer> {
-  const state = mkdtempSync(join(tmpdir(), "assay-bench-"));
+/**
+ * Where wrangler keeps the run's local state (D1, Durable Object storage): on disk, as `npm start`
+ * does, or in memory. Locally every Durable Object and D1 commit is an fsync of a SQLite file on
+ * the one thread that runs the Worker, its objects and D1, so on disk a benchmark measures the
+ * machine's disk as well as the API (in production, storage is not on that thread).
+ */
+export type StateIn = "disk" | "memory";
+
+/** Linux's RAM-backed /dev/shm, when the machine has it. */
+export const MEMORY_DIR = existsSync("/dev/shm") ? "/dev/shm" : null;
+
+export async function startWranglerDev(port: number, stateIn: StateIn = "disk"): Promise<DevServer> {
+  const parent = stateIn === "memory" && MEMORY_DIR ? MEMORY_DIR : tmpdir();
+  const state = mkdtempSync(join(parent, "assay-bench-"));
   ensureDevVars();
   prepareLocalDb(state);
   // detached: the whole process group (wrangler's node and its workerd children) is stopped together.
