@@ -191,7 +191,12 @@ export class RunCoordinator extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta || meta.status !== "running") return null;
     const unit = this.sql
-      .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' AND lane = ? ORDER BY lease_until DESC LIMIT 1", lane)
+      // An expired lease is the alarm's to re-dispatch, not the lane's to resume.
+      .exec<{ id: string; attempts: number }>(
+        "SELECT id, attempts FROM units WHERE state = 'inflight' AND lane = ? AND lease_until > ? ORDER BY lease_until DESC LIMIT 1",
+        lane,
+        Date.now(),
+      )
       .toArray()[0];
     return unit ? { kind: "unit", runId: meta.runId, unitId: unit.id, attempt: unit.attempts, lane } : null;
   }

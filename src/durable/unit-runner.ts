@@ -45,6 +45,9 @@ export class UnitRunner extends DurableObject<Env> {
     const same = (m: UnitMessage | null | undefined) => m && m.unitId === msg.unitId && m.attempt >= msg.attempt;
     if (same(this.handed) || same(this.msg)) return;
     this.handed = this.msg = msg;
+    // A Queue message may be stale (a late redelivery): the unit it names is checked with the
+    // coordinator before it runs, as the first unit of an activation is.
+    this.context = null;
     // The alarm is what carries the lane through an eviction (the runtime retries it), but it fires
     // some time after being set; the lane starts at once and the alarm, when it fires, joins it.
     await this.ctx.storage.setAlarm(Date.now());
@@ -92,10 +95,12 @@ export class UnitRunner extends DurableObject<Env> {
       const msg = this.msg;
       if (!msg || this.aborted) return;
       const next = await this.runUnit(msg);
-      // A newer message may have arrived for this lane while the unit ran (a re-dispatch): keep it.
-      if (this.msg !== msg) continue;
-      this.msg = next;
-      if (!next) {
+      // The coordinator hands a lane a unit only while none is in flight on it, so a next unit is
+      // its word and a Queue message that came meanwhile is stale. Without one, a message that came
+      // meanwhile (a re-dispatch after this lane's lease ran out) is the lane's unit.
+      if (next) this.msg = next;
+      else if (this.msg === msg) {
+        this.msg = null;
         this.forget();
         return;
       }
@@ -114,7 +119,8 @@ export class UnitRunner extends DurableObject<Env> {
     if (!this.context) {
       // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
       const context = (await coordinator.unitContext(msg.unitId, msg.attempt)) as UnitContextReply | null;
-      if (!context) return null;
+      // A stale message: the lane may still have a unit the coordinator gave it (say, after a crash).
+      if (!context) return this.resume();
       this.context = context;
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
     }
@@ -132,8 +138,9 @@ export class UnitRunner extends DurableObject<Env> {
       },
     });
     const apiKey = this.secrets[PROVIDER_SECRET];
+    let outcome;
     try {
-      const outcome = await evaluatorFor(context.evaluator).execute(
+      outcome = await evaluatorFor(context.evaluator).execute(
         msg.unitId,
         {
           config: context.config,
@@ -155,11 +162,6 @@ export class UnitRunner extends DurableObject<Env> {
         },
         controller.signal,
       );
-      if (controller.signal.aborted) return null;
-      // The sample goes with the report: the coordinator records it and ends the unit in one write.
-      // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are.
-      const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
-      return await coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null });
     } catch (err) {
       if (controller.signal.aborted) return null;
       const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));
@@ -167,5 +169,12 @@ export class UnitRunner extends DurableObject<Env> {
     } finally {
       this.controller = null;
     }
+    if (controller.signal.aborted) return null;
+    // The sample goes with the report: the coordinator records it and ends the unit in one write.
+    // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are. A report that
+    // fails (the coordinator was reset) is not the unit's failure: it throws, and the lane's alarm
+    // runs the unit again.
+    const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
+    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null });
   }
 }

@@ -36,6 +36,11 @@ async function crash(stub: DurableObjectStub): Promise<void> {
   );
 }
 
+/** Waits until the lane object holds a unit in memory (the Queue has handed it one), so a crash interrupts it. */
+async function laneBusy(lane: DurableObjectStub): Promise<void> {
+  await waitUntil(() => runInDurableObject(lane, (instance) => !!(instance as unknown as { msg?: unknown }).msg));
+}
+
 async function inflightUnit(runId: string): Promise<{ id: string; attempts: number; lane: number }> {
   let unit: { id: string; attempts: number; lane: number } | undefined;
   await waitUntil(async () => {
@@ -81,7 +86,9 @@ describe("RunCoordinator", () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 6, min_success: 2, concurrency: 2, simulator: { latency_ms: 150 } });
     const unit = await inflightUnit(created.id);
-    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, unit.lane))));
+    const lane = env.UNITS.get(env.UNITS.idFromName(laneName(created.id, unit.lane)));
+    await laneBusy(lane);
+    await crash(lane);
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");
     expect(run.progress).toEqual({ done: 6, failed: 0, total: 6 });
@@ -103,6 +110,24 @@ describe("RunCoordinator", () => {
     expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
     expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
     // The runtime retries the crashed alarm after a backoff of about 2 s.
+  }, 20_000);
+
+  it("a stale Queue message reaching a crashed lane does not strand the unit the coordinator gave it", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
+    await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
+    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, 0))));
+    // The Queue redelivers the lane's first message, long since done, before the lane's alarm resumes it.
+    const body: UnitMessage = { kind: "unit", runId: created.id, unitId: "q0.r0", attempt: 1, lane: 0 };
+    const batch = createMessageBatch("assay-units", [{ id: "late", timestamp: new Date(), attempts: 2, body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    await getQueueResult(batch, ctx);
+    const run = await waitForRun(key, created.id);
+    expect(run.status).toBe("succeeded");
+    const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
+    expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
+    expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
   }, 20_000);
 
   it("D1 never counts a unit in progress before it holds the unit's sample, even when the unit ends during a flush", async () => {
