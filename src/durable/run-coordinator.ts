@@ -99,9 +99,8 @@ export class RunCoordinator extends DurableObject<Env> {
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
     // Samples recorded with their unit's end: copied to D1 in batches (see flushSamples) and kept
-    // here until the run ends, for its aggregate.
-    // One row per ended unit (the unit's state check lets only one through), so `seq` only grows
-    // until the run ends and the outbox is emptied.
+    // here until the run ends, for its aggregate. One row per ended unit (the unit's state check
+    // lets only one through), so `seq` only grows until the run ends and the outbox is emptied.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       seq INTEGER PRIMARY KEY, unit_id TEXT NOT NULL, status TEXT NOT NULL,
       attempts INTEGER NOT NULL, output TEXT, error TEXT, created_at INTEGER NOT NULL)`);
@@ -253,7 +252,7 @@ export class RunCoordinator extends DurableObject<Env> {
     meta.status = "canceled";
     this.put("meta", meta);
     const lanes = this.sql.exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'").toArray();
-    await Promise.all(lanes.map(({ lane }) => this.env.UNITS.get(this.env.UNITS.idFromName(laneName(meta.runId, lane))).abort()));
+    await Promise.all(lanes.map(({ lane }) => this.env.UNITS.getByName(laneName(meta.runId, lane)).abort()));
     // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
     this.aggregateCalls?.abort(new Error("the run was canceled, and no model call is made after cancel"));
     await this.finish();
@@ -291,7 +290,7 @@ export class RunCoordinator extends DurableObject<Env> {
       // The counts as they are now, written once D1 holds every sample they count: D1's progress
       // never counts a unit whose sample it does not have yet.
       const counts = { done: meta.done, failed: meta.failed };
-      await this.flushThrough(Number.MAX_SAFE_INTEGER);
+      await this.flushRecorded();
       await updateRun(openDb(this.env.DB), meta.runId, counts);
     } catch (err) {
       this.dirty = true;
@@ -377,12 +376,12 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * Flushes until D1 holds every sample recorded up to outbox row `seq` (a flush already under way
-   * may have read the outbox before those were recorded, so one call may not be enough).
+   * Flushes until D1 holds every sample recorded so far (a flush already under way may have read
+   * the outbox before the latest were recorded, so one call may not be enough).
    */
-  private async flushThrough(seq: number): Promise<void> {
+  private async flushRecorded(): Promise<void> {
     const last = this.sql.exec<{ s: number | null }>("SELECT max(seq) AS s FROM outbox").one().s ?? 0;
-    while (this.flushed() < Math.min(seq, last)) await this.flushSamples();
+    while (this.flushed() < last) await this.flushSamples();
   }
 
   private async flushOnce(): Promise<void> {
@@ -531,7 +530,7 @@ export class RunCoordinator extends DurableObject<Env> {
     // finishes again. The aggregate's calls stop well before this fires.
     await this.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
     // D1 must hold every sample before it shows the run ended; the aggregate reads them here meanwhile.
-    const flushed = this.flushThrough(Number.MAX_SAFE_INTEGER);
+    const flushed = this.flushRecorded();
     // Not left unhandled if the aggregate throws first; awaited below.
     flushed.catch(() => {});
     const db = openDb(this.env.DB);

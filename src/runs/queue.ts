@@ -11,7 +11,7 @@ export async function handleQueue(batch: MessageBatch<QueueMessage>, env: Env, _
       try {
         if (m.body.kind === "unit") {
           const { runId, lane } = m.body;
-          await env.UNITS.get(env.UNITS.idFromName(laneName(runId, lane))).start(m.body);
+          await env.UNITS.getByName(laneName(runId, lane)).start(m.body);
           m.ack();
         } else {
           const delay = await deliverWebhook(env, m.body, m.attempts);

@@ -12,9 +12,32 @@ import { newTenant, send, startRun, waitForRun, type RunJson } from "./helpers.t
 
 const coordinator = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId));
 
+async function samplesOf(key: string, run: RunJson): Promise<{ unit_id: string; attempts: number }[]> {
+  const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
+  return page.data;
+}
+
 async function sampleIds(key: string, run: RunJson): Promise<string[]> {
-  const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: { unit_id: string }[] };
-  return page.data.map((s) => s.unit_id);
+  return (await samplesOf(key, run)).map((s) => s.unit_id);
+}
+
+/** The run succeeded with one sample per unit in `ids`, each from its first attempt (nothing re-dispatched). */
+async function expectEachUnitOnceFirstAttempt(key: string, runId: string, ids: string[]): Promise<void> {
+  const run = await waitForRun(key, runId);
+  expect(run.status).toBe("succeeded");
+  const samples = await samplesOf(key, run);
+  expect(samples.map((s) => s.unit_id).sort()).toEqual(ids);
+  expect(samples.map((s) => s.attempts)).toEqual(ids.map(() => 1));
+}
+
+const lane = (runId: string, n: number) => env.UNITS.getByName(laneName(runId, n));
+
+/** A 4-unit run on one lane, whose lane is crashed once it runs a unit it got in a coordinator's reply (the Queue handed it q0.r0 only). */
+async function crashLaneAfterItsFirstUnit(key: string): Promise<RunJson> {
+  const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
+  await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
+  await crash(lane(created.id, 0));
+  return created;
 }
 
 async function waitUntil(f: () => Promise<boolean>, timeoutMs = 10_000) {
@@ -37,8 +60,8 @@ async function crash(stub: DurableObjectStub): Promise<void> {
 }
 
 /** Waits until the lane object holds a unit in memory (the Queue has handed it one), so a crash interrupts it. */
-async function laneBusy(lane: DurableObjectStub): Promise<void> {
-  await waitUntil(() => runInDurableObject(lane, (instance) => !!(instance as unknown as { msg?: unknown }).msg));
+async function laneBusy(stub: DurableObjectStub): Promise<void> {
+  await waitUntil(() => runInDurableObject(stub, (instance) => !!(instance as unknown as { msg?: unknown }).msg));
 }
 
 async function inflightUnit(runId: string): Promise<{ id: string; attempts: number; lane: number }> {
@@ -86,48 +109,30 @@ describe("RunCoordinator", () => {
     const { key } = await newTenant();
     const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 6, min_success: 2, concurrency: 2, simulator: { latency_ms: 150 } });
     const unit = await inflightUnit(created.id);
-    const lane = env.UNITS.get(env.UNITS.idFromName(laneName(created.id, unit.lane)));
-    await laneBusy(lane);
-    await crash(lane);
-    const run = await waitForRun(key, created.id);
-    expect(run.status).toBe("succeeded");
-    expect(run.progress).toEqual({ done: 6, failed: 0, total: 6 });
-    const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
-    expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3", "q0.r4", "q0.r5"]);
+    await laneBusy(lane(created.id, unit.lane));
+    await crash(lane(created.id, unit.lane));
+    expect((await waitForRun(key, created.id)).progress).toEqual({ done: 6, failed: 0, total: 6 });
     // Resumed by the lane's own alarm with the same attempt, not re-dispatched when a lease ran out.
-    expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+    await expectEachUnitOnceFirstAttempt(key, created.id, ["q0.r0", "q0.r1", "q0.r2", "q0.r3", "q0.r4", "q0.r5"]);
   }, 20_000);
 
+  // The runtime retries a crashed lane's alarm after a backoff of about 2 s: these tests take longer.
   it("resumes a crashed lane at the unit the coordinator gave it last, not the one the Queue handed it", async () => {
     const { key } = await newTenant();
-    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
-    // Wait until the lane runs a unit it got in a coordinator's reply (the Queue handed it q0.r0 only).
-    await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
-    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, 0))));
-    const run = await waitForRun(key, created.id);
-    expect(run.status).toBe("succeeded");
-    const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
-    expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
-    expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
-    // The runtime retries the crashed alarm after a backoff of about 2 s.
+    const created = await crashLaneAfterItsFirstUnit(key);
+    await expectEachUnitOnceFirstAttempt(key, created.id, ["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
   }, 20_000);
 
   it("a stale Queue message reaching a crashed lane does not strand the unit the coordinator gave it", async () => {
     const { key } = await newTenant();
-    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 4, min_success: 2, concurrency: 1, simulator: { latency_ms: 150 } });
-    await waitUntil(async () => (await inflightUnit(created.id)).id !== "q0.r0");
-    await crash(env.UNITS.get(env.UNITS.idFromName(laneName(created.id, 0))));
+    const created = await crashLaneAfterItsFirstUnit(key);
     // The Queue redelivers the lane's first message, long since done, before the lane's alarm resumes it.
     const body: UnitMessage = { kind: "unit", runId: created.id, unitId: "q0.r0", attempt: 1, lane: 0 };
     const batch = createMessageBatch("assay-units", [{ id: "late", timestamp: new Date(), attempts: 2, body }]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
     await getQueueResult(batch, ctx);
-    const run = await waitForRun(key, created.id);
-    expect(run.status).toBe("succeeded");
-    const page = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=10`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
-    expect(page.data.map((s) => s.unit_id).sort()).toEqual(["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
-    expect(page.data.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
+    await expectEachUnitOnceFirstAttempt(key, created.id, ["q0.r0", "q0.r1", "q0.r2", "q0.r3"]);
   }, 20_000);
 
   it("D1 never counts a unit in progress before it holds the unit's sample, even when the unit ends during a flush", async () => {
