@@ -13,6 +13,7 @@ export default defineConfig(async () => {
           test: {
             name: "node",
             environment: "node",
+            globalSetup: ["./test/reference-notice.ts"],
             include: ["test/engines/**/*.test.ts", "test/node/**/*.test.ts"],
           },
         },
