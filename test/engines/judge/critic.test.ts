@@ -1,45 +1,60 @@
 // Request parity (spec cross-judge.md §2): every line of $REFERENCE_DIR/cross-judge/request_vectors.jsonl.
 // The exact URL, headers and body (key order included) a critic sends, the verdict it returns, and the
-// failures that escape judgeCritic instead of becoming ERROR verdicts.
+// failures that escape judgeCritic instead of becoming ERROR verdicts (the line's own `raises` class,
+// mapped to ours by expectPythonError).
 import { describe, expect, it } from "vitest";
 import { buildChatRequest, judgeCritic, renderPrompt, type Critic } from "../../../src/engines/judge/index.ts";
-import { referenceFiles } from "../../support/reference.ts";
-import { contentAnswer, fakeEndpoint } from "./support.ts";
+import { describeReference, expectPythonError, type RefLine } from "../../support/reference.ts";
+import { contentAnswer, fakeEndpoint, lineName } from "./support.ts";
 
-const vectors = referenceFiles("cross-judge").lines("request_vectors.jsonl").map((l) => JSON.parse(l));
 const ANSWER = '{"kind": "KEEP", "confidence": 0.9, "reasoning": "r"}';
 
 /**
- * r10 loads a bundled YAML prompt file, which the engine does not read (prompts are stored records, spec
- * §8). Its critic is rebuilt from the expected request: system prompt as sent, and the user message turned
- * back into a template (braces escaped, the query replaced by {query}), which also exercises `{{ }}`.
+ * A line with a `yaml_path` loads a bundled YAML prompt file, which the engine does not read (prompts are
+ * stored records, spec §8). Its critic is rebuilt from the expected request: system prompt as sent, and the
+ * user message turned back into a template (braces escaped, the query replaced by {query}), which also
+ * exercises `{{ }}`. Without an expected request there is nothing to rebuild it from.
  */
-function criticOf(v: any): Critic {
-  if (v.yaml_path === null) return v.critic;
-  const [system, user] = v.expected.request.body.messages;
-  const template = user.content.replace(/\{/g, "{{").replace(/\}/g, "}}").split(v.query).join("{query}");
-  return { name: "b3", model: v.expected.request.body.model, system_prompt: system.content, prompt_template: template, ...v.critic };
+function criticOf(v: any, line: number): Critic {
+  if (v.yaml_path === null || v.yaml_path === undefined) return v.critic;
+  const request = v.expected?.request;
+  if (!request) throw new Error(`line ${line} loads a YAML prompt and records no request to rebuild its critic from`);
+  const [system, user] = request.body.messages.length === 2 ? request.body.messages : [{ content: "" }, request.body.messages[0]];
+  const escape = (t: string) => t.replace(/\{/g, "{{").replace(/\}/g, "}}");
+  const template = (v.query ? user.content.split(v.query) : [user.content]).map(escape).join("{query}");
+  return { name: "yaml", model: request.body.model, system_prompt: system.content, prompt_template: template, ...v.critic };
 }
 
-describe("request vectors", () => {
-  it("reads every line", () => expect(vectors.length).toBe(11));
+describeReference("request vectors", "cross-judge", ["request_vectors.jsonl"], (ref) => {
+  const records = ref.records("request_vectors.jsonl");
 
-  it.each(vectors.map((v) => [`${v.id} ${v.note}`, v]))("%s", async (_n, v) => {
+  it("holds at least one line", () => expect(records.length).toBeGreaterThan(0));
+
+  it.each(records.map((r) => [lineName(r), r] as const))("%s", async (_n, r: RefLine) => {
+    const v = r.value;
     const { calls, connect } = fakeEndpoint(contentAnswer(ANSWER));
-    const run = () => judgeCritic(criticOf(v), v.query, { context: v.context ?? {}, env: v.env, connect, now: () => 0 });
+    const run = () => judgeCritic(criticOf(v, r.line), v.query, { context: v.context ?? {}, env: v.env ?? {}, connect, now: () => 0 });
     const e = v.expected;
     if (e.raises) {
-      // KeyError (template) and ValueError (unknown vendor) escape judge() in the reference; here: RangeError.
-      await expect(run()).rejects.toThrow(RangeError);
+      // Escapes judge() in the reference (template KeyError, unknown vendor ValueError): it must reject here too.
+      const failure = await run().then(
+        (verdict) => ({ verdict }),
+        (error: unknown) => ({ error }),
+      );
+      expectPythonError(() => {
+        if ("error" in failure) throw failure.error;
+      }, e.raises);
       expect(calls).toHaveLength(0);
       return;
     }
     const got = await run();
     expect(got.kind).toBe(e.verdict.kind);
     if (e.request === null) {
+      // Failed before sending (missing key): an ERROR verdict. The error's class name is Python's
+      // ("RuntimeError: …"); the message after it must match.
       expect(calls).toHaveLength(0);
-      // "RuntimeError: <message>": the class name is Python's; the message must match.
-      const message = e.verdict.error.replace(/^RuntimeError: /, "");
+      expect(e.verdict.error).not.toBeNull();
+      const message = e.verdict.error.replace(/^[A-Za-z_][\w.]*: /, "");
       expect(got.error?.endsWith(`: ${message}`), got.error ?? "").toBe(true);
       expect(got.reasoning).toBe(got.error);
       return;
@@ -62,7 +77,8 @@ describe("renderPrompt", () => {
     expect(() => renderPrompt("{query} {x}", { query: "q" })).toThrow(/'x'/);
     expect(() => renderPrompt("a } b", {})).toThrow(RangeError);
   });
-  it("lets a context `query` override the query argument (r09) and omits an empty system prompt (r03)", () => {
+  it("lets a context `query` override the query argument and omits an empty system prompt", () => {
+    // Spec §2: variables = context plus query unless the context has its own; system_prompt "" sends none.
     const req = buildChatRequest({ name: "n", model: "m", system_prompt: "", prompt_template: "{query}" }, "arg", { query: "ctx" });
     expect(req.messages).toEqual([{ role: "user", content: "ctx" }]);
   });

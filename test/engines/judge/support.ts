@@ -1,12 +1,21 @@
-// Shared helpers of the judge parity tests: a fake endpoint that records what a critic sends and answers
-// with canned content, and a float comparison at the README's tolerance (1e-9 absolute).
+// Shared helpers of the judge tests: a fake endpoint that records what a critic sends and answers with
+// canned content, a float comparison at the reference README's tolerance (1e-9 absolute), a test name for
+// a reference line, and the content predicate that says which of the four deliberate parser fixes
+// (README "judge", last paragraph; src/engines/judge/parse.ts FIX-*) an answer triggers.
 import { expect } from "vitest";
 import type { ChatRequest, ChatResponse } from "../../../src/providers/types.ts";
 import type { CriticEndpoint } from "../../../src/engines/judge/index.ts";
+import type { RefLine } from "../../support/reference.ts";
 
 export function closeTo(actual: number | null, expected: number | null, tol = 1e-9): void {
   if (expected === null || actual === null) return expect(actual).toBe(expected);
   expect(Math.abs(actual - expected), `${actual} vs ${expected}`).toBeLessThanOrEqual(tol);
+}
+
+/** "line 12 p12: note" — what a per-line parity test is called. */
+export function lineName(r: RefLine): string {
+  const v = r.value ?? {};
+  return `line ${r.line} ${v.id ?? "(no id)"}${v.note ? `: ${v.note}` : ""}`;
 }
 
 /** A `connect` that records endpoint and request; `answer` returns the body or throws like a provider. */
@@ -27,4 +36,63 @@ export const contentAnswer = (content: string | null) => (): ChatResponse => ({ 
 export function stepClock(): () => number {
   let t = 0;
   return () => (t += 1.5);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The four deliberate differences from the original parser, recognised from an answer's text alone.
+
+export type Fix = "think" | "comma" | "nan" | "percent";
+
+const THINK_BLOCK = /<think>[\s\S]*?<\/think>/g;
+/** A trailing comma, then whitespace holding a line break, then a closing bracket. */
+const TRAILING_COMMA = /,(\s*\n\s*)([}\]])/g;
+/** `"confidence": NaN` (the bare token Python's json accepts) or a string Python's float() reads as nan. */
+const NAN_CONFIDENCE = /("confidence"\s*:\s*)(?:NaN|"\s*[+-]?[nN][aA][nN]\s*")/g;
+/** `"confidence": "85%"`: a number and a percent sign in a string (Python's float() rejects it). */
+const PERCENT_CONFIDENCE = /("confidence"\s*:\s*)"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*%\s*"/g;
+
+/**
+ * Which deliberate fixes an answer's text triggers, i.e. where the original's parser and ours may differ:
+ * - think:   a `<think>…</think>` block holding a brace (the original takes the JSON span from the first
+ *            `{` of the whole text, so such a block hides the answer);
+ * - comma:   a trailing comma before a line break and a closing bracket, in any form other than the exact
+ *            `,\n}` / `,\n]` the original repairs (e.g. `,\n  }`);
+ * - nan:     a confidence Python reads as NaN (the original's min/max turns it into 1.0; ours gives 0);
+ * - percent: a confidence like `"85%"` (the original gives 0; ours 0.85).
+ * Anything else must parse exactly as the original did.
+ */
+export function deliberateFixes(raw: string): Fix[] {
+  const fixes: Fix[] = [];
+  if ([...raw.matchAll(THINK_BLOCK)].some((m) => /[{}]/.test(m[0]))) fixes.push("think");
+  if ([...raw.matchAll(TRAILING_COMMA)].some((m) => m[1] !== "\n")) fixes.push("comma");
+  if (new RegExp(NAN_CONFIDENCE.source).test(raw)) fixes.push("nan");
+  if (new RegExp(PERCENT_CONFIDENCE.source).test(raw)) fixes.push("percent");
+  return fixes;
+}
+
+/**
+ * The answer rewritten so that none of the fixes is needed, stating what each fix means as a text edit:
+ * think blocks dropped, a trailing comma before an indented bracket turned into the `,\n}` form the original
+ * repairs, a NaN confidence written as 0, a percentage as its fraction ("85%" → 0.85).
+ */
+export function withoutFixTriggers(raw: string): string {
+  return raw
+    .replace(THINK_BLOCK, "")
+    .replace(TRAILING_COMMA, ",\n$2")
+    .replace(NAN_CONFIDENCE, "$10")
+    .replace(PERCENT_CONFIDENCE, (_m, key: string, num: string) => `${key}${Number(num) / 100}`);
+}
+
+/**
+ * The PARSE_FAIL verdict of spec §3 for an answer, derived from the spec alone: kind PARSE_FAIL,
+ * confidence 0, reasoning = first 300 code points of the stripped answer, raw_response = stripped answer.
+ */
+export function parseFailOf(raw: string, criticId: string) {
+  const stripped = raw.trim();
+  return { kind: "PARSE_FAIL", confidence: 0, reasoning: [...stripped].slice(0, 300).join(""), error: "parse_fail", raw_response: stripped, critic_id: criticId };
+}
+
+/** The verdict fields the reference files record (no elapsed_s). */
+export function verdictFields(v: { kind: string; confidence: number; reasoning: string; error: string | null; raw_response: string | null; critic_id: string }) {
+  return { kind: v.kind, confidence: v.confidence, reasoning: v.reasoning, error: v.error, raw_response: v.raw_response, critic_id: v.critic_id };
 }

@@ -1,23 +1,33 @@
 // Voting parity (spec cross-judge.md §4, §5, §7): every line of $REFERENCE_DIR/cross-judge/voting_vectors.jsonl.
-// "custom:<fn>" vectors pass the legacy function itself as the strategy, as the reference did.
+// "custom:<fn>" lines pass the legacy function itself as the strategy, as the reference did. A line that
+// raises in the reference must throw here, with its own `raises` class mapped by expectPythonError.
 import { describe, expect, it } from "vitest";
 import { aggregateVerdicts, first_disagreement, majority, weighted, type Strategy, type Verdict } from "../../../src/engines/judge/index.ts";
-import { referenceFiles } from "../../support/reference.ts";
-import { closeTo } from "./support.ts";
+import { describeReference, expectPythonError, type RefLine } from "../../support/reference.ts";
+import { closeTo, lineName } from "./support.ts";
 
-const vectors = referenceFiles("cross-judge").lines("voting_vectors.jsonl").map((l) => JSON.parse(l));
+/** The legacy `cross_judge.aggregation` functions the README names as `custom:<name>`. */
 const CUSTOM: Record<string, Strategy> = { "custom:weighted": weighted, "custom:first_disagreement": first_disagreement, "custom:majority_legacy": majority };
 
-describe("voting vectors", () => {
-  it("reads every line", () => expect(vectors.length).toBe(40));
+function strategyOf(name: string): string | Strategy {
+  if (!name.startsWith("custom:")) return name;
+  const fn = CUSTOM[name];
+  if (!fn) throw new Error(`unknown custom strategy ${name}: the README lists ${Object.keys(CUSTOM).join(", ")}`);
+  return fn;
+}
 
-  it.each(vectors.map((v) => [`${v.id} ${v.note}`, v]))("%s", (_n, v) => {
-    const voting = CUSTOM[v.strategy] ?? v.strategy;
-    const run = () => aggregateVerdicts("q", v.verdicts as Verdict[], { voting, votingKwargs: v.kwargs });
+describeReference("voting vectors", "cross-judge", ["voting_vectors.jsonl"], (ref) => {
+  const records = ref.records("voting_vectors.jsonl");
+
+  it("holds at least one line", () => expect(records.length).toBeGreaterThan(0));
+
+  it.each(records.map((r) => [lineName(r), r] as const))("%s", (_n, r: RefLine) => {
+    const v = r.value;
+    const run = () => aggregateVerdicts("q", v.verdicts as Verdict[], { voting: strategyOf(v.strategy), votingKwargs: v.kwargs ?? {} });
     const e = v.expected;
     if (e.raises) {
-      // Only the failure (and its class as a hint) is portable: KeyError → RangeError, TypeError → TypeError.
-      expect(run).toThrow(e.raises === "TypeError" ? TypeError : RangeError);
+      // Only the failure (and its class, as a hint) is portable (README).
+      expectPythonError(run, e.raises);
       return;
     }
     const got = run();
