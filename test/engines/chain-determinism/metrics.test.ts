@@ -1,33 +1,62 @@
 import { describe, expect, it } from "vitest";
 import { chainDivergenceRate, formatSummary, queryDivergenceDetails, type DivergenceRow } from "../../../src/engines/chain-determinism/index.ts";
-import { lossless, referenceFiles } from "../../support/reference.ts";
+import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import { asJsNumbers, lineName } from "./parity.ts";
 
-const { lines: refLines } = referenceFiles("chain-determinism");
+type SummaryLine = {
+  desc?: string;
+  runs: DivergenceRow[];
+  min_success?: number;
+  needs_lossless_parse?: boolean;
+  expected?: Record<string, unknown>;
+  expected_text?: string;
+  expected_error?: string;
+};
 
-// `expected` is read with JSON.parse (plain numbers); `runs` losslessly, because some lines carry
-// 1.0 vs 1 in tool args (needs_lossless_parse) which JSON.parse would merge.
-const vectors = refLines("summary_vectors.jsonl").map((line, i) => {
-  const v = JSON.parse(line);
-  const raw = lossless(line) as { runs: DivergenceRow[] };
-  return { i, desc: v.desc as string, runs: raw.runs, minSuccess: v.min_success as number | undefined, v };
-});
+// `runs` are read losslessly (Python json.loads): some lines carry 1.0 vs 1 in tool args, which JSON.parse
+// would merge. The expected stats are compared as JS numbers, because that is what the engine returns
+// (see asJsNumbers): a JS number cannot carry Python's float type, only its value.
+const runsOf = (r: RefLine<SummaryLine>) => (lossless(r.text) as { runs: DivergenceRow[] }).runs;
 
-describe("summary_vectors.jsonl", () => {
-  it("has the 18 lines the README announces", () => {
-    expect(vectors).toHaveLength(18);
+describeReference("summary_vectors.jsonl", "chain-determinism", ["summary_vectors.jsonl"], (ref) => {
+  const lines = ref.records<SummaryLine>("summary_vectors.jsonl");
+  const measured = lines.filter((r) => r.value.expected !== undefined);
+  const raising = lines.filter((r) => r.value.expected_error !== undefined);
+
+  it("has only lines with expected stats or an expected error", () => {
+    for (const r of lines) expect(r.value.expected !== undefined || typeof r.value.expected_error === "string", lineName(r)).toBe(true);
   });
 
-  it.each(vectors.filter((x) => x.v.expected).map((x) => [x.i, x.desc, x] as const))("line %i (%s): stats and summary text", (_i, _d, x) => {
-    const stats = chainDivergenceRate(x.runs, x.minSuccess);
-    expect(stats).toEqual(x.v.expected);
-    // Key order as the reference emits it (the summary JSON spreads these keys).
-    expect(Object.keys(stats)).toEqual(Object.keys(x.v.expected));
-    expect(formatSummary(stats, "test-model")).toBe(x.v.expected_text);
+  itEachCase(measured, (r) => lineName(r, "stats"), "line with expected stats", (r) => {
+    const stats = chainDivergenceRate(runsOf(r), r.value.min_success);
+    const want = asJsNumbers((lossless(r.text) as { expected: unknown }).expected) as Record<string, unknown>;
+    expect(stats).toEqual(want);
+    // Key order as the reference emits it (the summary JSON spreads these keys), per query too.
+    expect(Object.keys(stats)).toEqual(Object.keys(want));
+    const perQuery = want.per_query as Array<Record<string, unknown>>;
+    stats.per_query.forEach((q, k) => expect(Object.keys(q)).toEqual(Object.keys(perQuery[k])));
   });
 
-  it.each(vectors.filter((x) => x.v.expected_error).map((x) => [x.i, x.desc, x] as const))("line %i (%s): throws", (_i, _d, x) => {
-    expect(x.v.expected_error).toBe("ValueError");
-    expect(() => chainDivergenceRate(x.runs, x.minSuccess)).toThrow(RangeError);
+  itEachCase(
+    measured.filter((r) => typeof r.value.expected_text === "string"),
+    (r) => lineName(r, "summary text"),
+    "line with an expected_text",
+    (r) => {
+      expect(formatSummary(chainDivergenceRate(runsOf(r), r.value.min_success), "test-model")).toBe(r.value.expected_text);
+    },
+  );
+
+  itEachCase(
+    measured.filter((r) => r.value.needs_lossless_parse === false),
+    (r) => lineName(r, "runs read with plain JSON.parse give the same stats"),
+    "line whose runs JSON.parse keeps intact (needs_lossless_parse false)",
+    (r) => {
+      expect(chainDivergenceRate(r.value.runs, r.value.min_success)).toEqual(asJsNumbers((lossless(r.text) as { expected: unknown }).expected));
+    },
+  );
+
+  itEachCase(raising, (r) => lineName(r, `raises like ${r.value.expected_error}`), "line with an expected_error", (r) => {
+    expectPythonError(() => chainDivergenceRate(runsOf(r), r.value.min_success), r.value.expected_error!);
   });
 });
 

@@ -1,25 +1,40 @@
-import path from "node:path";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { wilson } from "../../../src/engines/stats/index.ts";
+import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import { asJsNumbers, lineName } from "../chain-determinism/parity.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../../..");
-const FILE = path.resolve(ROOT, process.env.REFERENCE_DIR ?? "../shared/reference", "chain-determinism", "wilson_vectors.jsonl");
-const vectors = readFileSync(FILE, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+type WilsonLine = { k: number; n: number; z?: number; expected?: [number, number] | [null, null]; expected_error?: string };
 
-describe("wilson (wilson_vectors.jsonl)", () => {
-  it("has the 45 lines the README announces", () => {
-    expect(vectors).toHaveLength(45);
+// The reference's z when a line gives one; without it, the default (1.96, as the harness).
+const run = ({ k, n, z }: WilsonLine) => (z === undefined ? wilson(k, n) : wilson(k, n, z));
+const call = (r: RefLine<WilsonLine>) => `wilson(${r.value.k}, ${r.value.n}${r.value.z === undefined ? "" : `, ${r.value.z}`})`;
+
+describeReference("wilson (wilson_vectors.jsonl)", "chain-determinism", ["wilson_vectors.jsonl"], (ref) => {
+  const lines = ref.records<WilsonLine>("wilson_vectors.jsonl");
+
+  it("has only lines with an expected interval or an expected error", () => {
+    for (const r of lines) expect(r.value.expected !== undefined || typeof r.value.expected_error === "string", lineName(r)).toBe(true);
   });
 
-  it.each(vectors.filter((v) => v.expected).map((v) => [v.k, v.n, v.z, v.expected]))("wilson(%i, %i, %d) is bit-exact", (k, n, z, expected) => {
-    // Same IEEE operation order as the reference, so exact equality (not a tolerance) must hold.
-    expect(wilson(k, n, z)).toEqual(expected);
-  });
+  itEachCase(
+    lines.filter((r) => r.value.expected !== undefined),
+    (r) => lineName(r, `${call(r)} is bit-exact`),
+    "line with an expected interval",
+    (r) => {
+      // Same IEEE operation order as the reference, so exact equality (not a tolerance) must hold.
+      // The expected pair is read losslessly; wilson returns JS numbers, so `1.0` there is the number 1.
+      expect(run(r.value)).toEqual(asJsNumbers((lossless(r.text) as { expected: unknown }).expected));
+    },
+  );
 
-  it.each(vectors.filter((v) => v.expected_error).map((v) => [v.k, v.n, v.z]))("wilson(%i, %i, %d) rejects", (k, n, z) => {
-    expect(() => wilson(k, n, z)).toThrow(RangeError);
-  });
+  itEachCase(
+    lines.filter((r) => r.value.expected_error !== undefined),
+    (r) => lineName(r, `${call(r)} raises like ${r.value.expected_error}`),
+    "line with an expected_error",
+    (r) => {
+      expectPythonError(() => run(r.value), r.value.expected_error!);
+    },
+  );
 });
 
 describe("wilson", () => {
