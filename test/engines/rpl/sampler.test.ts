@@ -1,20 +1,55 @@
-// Sampling-plan parity (spec rpl.md §3, §5): every line of $REFERENCE_DIR/rpl/sampler_vectors.jsonl, exact.
+// Sampling-plan parity (spec rpl.md §3, §5): every line of $REFERENCE_DIR/rpl/sampler_vectors.jsonl, exact
+// (README: "sampler/seed/cache/run_id must match exactly"). The cases are whatever lines the folder holds: a
+// plan line (claim, model, prompt_version, T_bank, T, K → outputs) or a `kind: "balanced_only"` line
+// (balanced_indices_with_rotation(T, K, offset) called directly). A line that names an expected Python
+// exception instead of outputs must make the engine throw the matching error.
 import { describe, expect, it } from "vitest";
 import { balancedIndices, imbalanceRatio, planSampling, plannedCounts, replicateIndices } from "../../../src/engines/rpl/index.ts";
-import { referenceFiles } from "../../support/reference.ts";
+import { describeReference, expectPythonError, itEachCase, type RefLine } from "../../support/reference.ts";
 
-const lines = referenceFiles("rpl").lines("sampler_vectors.jsonl").map((l) => JSON.parse(l));
-const plans = lines.filter((v) => v.kind === undefined);
-const balancedOnly = lines.filter((v) => v.kind === "balanced_only");
+/** The Python exception class a line expects instead of outputs (`expected_error`, `raises` or `error`), if any. */
+function pythonErrorOf(v: any): string | null {
+  for (const k of ["expected_error", "raises", "error"]) {
+    const e = v?.[k];
+    if (typeof e === "string" && e !== "") return e;
+    const cls = e?.class ?? e?.type ?? e?.raises;
+    if (typeof cls === "string" && cls !== "") return cls;
+  }
+  return null;
+}
 
-describe("sampler vectors", () => {
-  it("covers every line of the file", () => {
-    expect(plans.length + balancedOnly.length).toBe(lines.length);
-    expect(plans.length).toBeGreaterThan(0);
-    expect(balancedOnly.length).toBeGreaterThan(0);
+/** expectPythonError for an engine function that may reject instead of throwing. */
+async function expectPythonErrorAsync(fn: () => unknown, pyClass: string): Promise<void> {
+  let failed = false;
+  let error: unknown;
+  try {
+    await fn();
+  } catch (e) {
+    failed = true;
+    error = e;
+  }
+  expectPythonError(() => {
+    if (failed) throw error;
+  }, pyClass);
+}
+
+const isBalancedOnly = (v: any): boolean => v?.kind === "balanced_only";
+const isPlan = (v: any): boolean => v?.kind === undefined && typeof v?.claim === "string" && v?.T_bank !== undefined;
+const label = (r: RefLine): string => `line ${r.line}${typeof r.value.claim === "string" ? ` (${JSON.stringify(r.value.claim)})` : ""}`;
+
+describeReference("sampler vectors", "rpl", ["sampler_vectors.jsonl"], (ref) => {
+  const lines = ref.records("sampler_vectors.jsonl");
+  const withOutputs = lines.filter((r) => pythonErrorOf(r.value) === null);
+  const plans = withOutputs.filter((r) => isPlan(r.value));
+  const balancedOnly = withOutputs.filter((r) => isBalancedOnly(r.value));
+  const errors = lines.filter((r) => pythonErrorOf(r.value) !== null);
+
+  // A line of a shape this file does not recognise would otherwise be silently unchecked.
+  it("recognises every line as a plan or a balanced_only line", () => {
+    expect(lines.filter((r) => !isPlan(r.value) && !isBalancedOnly(r.value)).map((r) => r.line)).toEqual([]);
   });
 
-  it.each(plans.map((v, i) => [i, v.claim, v]))("plan %i (%s) matches exactly", async (_i, _c, v) => {
+  itEachCase(plans, (r) => `${label(r)}: plan matches exactly`, "sampling-plan line", async ({ value: v }) => {
     const plan = await planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K });
     expect(plan.sha256_hex_prefix8).toBe(v.sha256_hex_prefix8);
     expect(plan.rotation_offset).toBe(v.offset);
@@ -26,11 +61,22 @@ describe("sampler vectors", () => {
     expect(plan.planned_imbalance_ratio).toBe(v.imbalance);
   });
 
-  it.each(balancedOnly.map((v) => [v.T, v.K, v.offset, v]))("balanced_indices_with_rotation(T=%i, K=%i, offset=%i)", (T, K, offset, v) => {
-    const seq = balancedIndices(T, K, offset);
-    expect(seq).toEqual(v.seq);
-    expect(plannedCounts(seq, T)).toEqual(v.counts);
-    expect(imbalanceRatio(plannedCounts(seq, T))).toBe(v.imbalance);
+  itEachCase(
+    balancedOnly,
+    (r) => `${label(r)}: balanced_indices_with_rotation(T=${r.value.T}, K=${r.value.K}, offset=${r.value.offset})`,
+    'kind: "balanced_only" line',
+    ({ value: v }) => {
+      const seq = balancedIndices(v.T, v.K, v.offset);
+      expect(seq).toEqual(v.seq);
+      expect(plannedCounts(seq, v.T)).toEqual(v.counts);
+      expect(imbalanceRatio(plannedCounts(seq, v.T))).toBe(v.imbalance);
+    },
+  );
+
+  itEachCase(errors, (r) => `${label(r)}: raises like Python's ${pythonErrorOf(r.value)}`, "line with an expected error", async ({ value: v }) => {
+    const py = pythonErrorOf(v)!;
+    if (isBalancedOnly(v)) expectPythonError(() => balancedIndices(v.T, v.K, v.offset), py);
+    else await expectPythonErrorAsync(() => planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K }), py);
   });
 });
 

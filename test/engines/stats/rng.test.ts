@@ -1,77 +1,165 @@
-// numpy `default_rng` parity (spec rpl.md §9): every seed of $REFERENCE_DIR/rpl/numpy_rng_vectors.json,
-// every recorded stream, matched exactly.
+// numpy `default_rng` parity (spec rpl.md §9): every seed entry of $REFERENCE_DIR/rpl/numpy_rng_vectors.json
+// and every recorded stream or call sequence in it, matched exactly. The file is read losslessly and every
+// integer is compared as a decimal string, so a 64/128-bit value is exact whether it is written as a string
+// (as the file's notes say) or as a JSON number. Streams are recognised by their names, which carry the
+// call's arguments (`integers_0_<n>_size<m>`, `choice_<n>keys_size<m>_x<k>_then_integers_0_<n2>_size<m2>`),
+// and call sequences by their content (`calls` + `state_after`).
 import { describe, expect, it } from "vitest";
+import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
 import { defaultRng, Pcg64, seedSequence } from "../../../src/engines/stats/index.ts";
-import { referenceFiles } from "../../support/reference.ts";
+import { describeReference, itEachCase, lossless } from "../../support/reference.ts";
 
-type SeedVector = {
-  seed: string;
-  seedsequence_entropy_words_u32_le: number[];
-  seedsequence_pool_u32: number[];
-  seedsequence_generate_state_u32x8: number[];
-  seedsequence_generate_state_u64x4: string[];
-  pcg64_initial_state: { state: string; inc: string };
-  pcg64_random_raw_first20: string[];
-  generator_streams: Record<string, number[]> & { choice_16keys_size16_x3_then_integers_0_3_size50: { choice: number[][]; integers: number[] } };
-  aggregate_pattern_counts_2_2_3_1: {
-    calls: ({ call: "choice"; n: number; size: number; out_idx: number[] } | { call: "integers"; low: number; high: number; size: number; out: number[] })[];
-    state_after: { state: string; has_uint32: number; uinteger: number | string };
-  };
+/** A losslessly read integer (JSON number of any size, or decimal string) as a decimal string. */
+function decimal(v: PyPlain | undefined): string {
+  if (typeof v === "string" && /^\d+$/.test(v)) return v;
+  if (typeof v === "number" && Number.isInteger(v)) return String(v);
+  if (isRawJson(v) && /^\d+$/.test(v.rawJSON)) return v.rawJSON;
+  throw new TypeError(`not an unsigned integer: ${JSON.stringify(v)}`);
+}
+const decimals = (vs: PyPlain | undefined): string[] => {
+  if (!Array.isArray(vs)) throw new TypeError(`not a list: ${JSON.stringify(vs)}`);
+  return vs.map(decimal);
 };
+const strs = (xs: Iterable<number | bigint>): string[] => Array.from(xs, (x) => x.toString());
+const obj = (v: PyPlain | undefined): Record<string, PyPlain> => v as Record<string, PyPlain>;
 
-const vectors = referenceFiles("rpl").json<{ seeds: SeedVector[] }>("numpy_rng_vectors.json").seeds;
+/** numpy `integers(low, high, size)` (int64): low + the bounded draw on [0, high − low). */
+function integers(rng: Pcg64, low: number, high: number, size: number): number[] {
+  return rng.integers(high - low, size).map((x) => x + low);
+}
 
-describe("numpy default_rng parity", () => {
-  it("reads all seeds of the vector file", () => {
-    expect(vectors.length).toBe(7);
-  });
+type Check = { name: string; run: () => void };
 
-  describe.each(vectors.map((v) => [v.seed, v] as const))("seed %s", (_seed, v) => {
-    it("mixes the SeedSequence pool and generates the state words", () => {
-      const { pool, state } = seedSequence(BigInt(v.seed));
-      expect(pool).toEqual(v.seedsequence_pool_u32);
-      expect(state).toEqual(v.seedsequence_generate_state_u32x8);
-      const u64 = [0, 1, 2, 3].map((i) => ((BigInt(state[2 * i + 1]) << 32n) | BigInt(state[2 * i])).toString());
-      expect(u64).toEqual(v.seedsequence_generate_state_u64x4);
-    });
+/** The checks one seed entry supports, found by the entry's fields. */
+function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: string[] } {
+  const seed = decimal(entry.seed);
+  const checks: Check[] = [];
+  const unknown: string[] = [];
+  const known = new Set(["seed", "seed_hex"]);
 
-    it("seeds PCG64 to the recorded state and increment", () => {
-      const { state, inc, has_uint32 } = defaultRng(BigInt(v.seed)).state;
-      expect(state.toString()).toBe(v.pcg64_initial_state.state);
-      expect(inc.toString()).toBe(v.pcg64_initial_state.inc);
-      expect(has_uint32).toBe(0);
-    });
+  if (entry.seed_hex !== undefined) {
+    checks.push({ name: "seed_hex is the seed", run: () => expect(BigInt(`0x${String(entry.seed_hex).replace(/^0x/i, "")}`).toString()).toBe(seed) });
+  }
 
-    it("emits the first 20 random_raw outputs", () => {
-      const rng = defaultRng(v.seed);
-      expect(Array.from({ length: 20 }, () => rng.next64().toString())).toEqual(v.pcg64_random_raw_first20);
-    });
-
-    it.each([2, 3, 5, 8, 16])("draws integers(0, %i, size=50) on a fresh generator", (n) => {
-      expect(defaultRng(v.seed).integers(n, 50)).toEqual(v.generator_streams[`integers_0_${n}_size50`]);
-    });
-
-    it("draws choice x3 then integers(0, 3) from one stream, sharing the 32-bit buffer", () => {
-      const rng = defaultRng(v.seed);
-      const rec = v.generator_streams.choice_16keys_size16_x3_then_integers_0_3_size50;
-      expect([rng.integers(16, 16), rng.integers(16, 16), rng.integers(16, 16)]).toEqual(rec.choice);
-      expect(rng.integers(3, 50)).toEqual(rec.integers);
-    });
-
-    it("replays the aggregate-style call sequence and ends in the recorded state", () => {
-      const rng = defaultRng(v.seed);
-      const rec = v.aggregate_pattern_counts_2_2_3_1;
-      for (const call of rec.calls) {
-        if (call.call === "choice") expect(rng.integers(call.n, call.size)).toEqual(call.out_idx);
-        else {
-          expect(call.low).toBe(0);
-          expect(rng.integers(call.high, call.size)).toEqual(call.out);
+  const ssFields = ["seedsequence_entropy_words_u32_le", "seedsequence_pool_u32", "seedsequence_generate_state_u32x8", "seedsequence_generate_state_u64x4"];
+  ssFields.forEach((f) => known.add(f));
+  if (ssFields.some((f) => entry[f] !== undefined)) {
+    checks.push({
+      name: "mixes the SeedSequence pool and generates the state words",
+      run: () => {
+        // Entropy = the seed's little-endian 32-bit words, [0] for seed 0 (§9).
+        if (entry.seedsequence_entropy_words_u32_le !== undefined) {
+          const words: string[] = [];
+          for (let s = BigInt(seed); words.length === 0 || s > 0n; s >>= 32n) words.push((s & 0xffffffffn).toString());
+          expect(words).toEqual(decimals(entry.seedsequence_entropy_words_u32_le));
         }
-      }
-      const st = rng.state;
-      expect(st.state.toString()).toBe(rec.state_after.state);
-      expect(st.has_uint32).toBe(rec.state_after.has_uint32);
-      expect(String(st.uinteger)).toBe(String(rec.state_after.uinteger));
+        const u32 = entry.seedsequence_generate_state_u32x8 === undefined ? null : decimals(entry.seedsequence_generate_state_u32x8);
+        const u64 = entry.seedsequence_generate_state_u64x4 === undefined ? null : decimals(entry.seedsequence_generate_state_u64x4);
+        const nWords = u32?.length ?? 2 * (u64?.length ?? 4);
+        const { pool, state } = seedSequence(BigInt(seed), nWords);
+        if (entry.seedsequence_pool_u32 !== undefined) expect(strs(pool)).toEqual(decimals(entry.seedsequence_pool_u32));
+        if (u32) expect(strs(state)).toEqual(u32);
+        // u64 word i = u32[2i] | u32[2i+1] << 32 (§9).
+        if (u64) expect(u64.map((_, i) => ((BigInt(state[2 * i + 1]) << 32n) | BigInt(state[2 * i])).toString())).toEqual(u64);
+      },
+    });
+  }
+
+  known.add("pcg64_initial_state");
+  if (entry.pcg64_initial_state !== undefined) {
+    const init = obj(entry.pcg64_initial_state);
+    checks.push({
+      name: "seeds PCG64 to the recorded state and increment",
+      run: () => {
+        const st = defaultRng(BigInt(seed)).state;
+        expect(st.state.toString()).toBe(decimal(init.state));
+        expect(st.inc.toString()).toBe(decimal(init.inc));
+        if (init.state_hex !== undefined) expect(st.state).toBe(BigInt(`0x${init.state_hex}`));
+        if (init.inc_hex !== undefined) expect(st.inc).toBe(BigInt(`0x${init.inc_hex}`));
+        expect(st.has_uint32).toBe(0);
+      },
+    });
+  }
+
+  for (const key of Object.keys(entry).filter((k) => k.startsWith("pcg64_random_raw"))) {
+    known.add(key);
+    const expected = decimals(entry[key]);
+    checks.push({
+      name: `emits the first ${expected.length} random_raw outputs (${key})`,
+      run: () => {
+        const rng = defaultRng(seed);
+        expect(expected.map(() => rng.next64().toString())).toEqual(expected);
+      },
+    });
+  }
+
+  known.add("generator_streams");
+  for (const [key, stream] of Object.entries(obj(entry.generator_streams ?? {}))) {
+    let m: RegExpMatchArray | null;
+    if ((m = key.match(/^integers_(\d+)_(\d+)_size(\d+)$/))) {
+      const [low, high, size] = m.slice(1).map(Number);
+      checks.push({ name: `draws integers(${low}, ${high}, size=${size}) on a fresh generator`, run: () => expect(strs(integers(defaultRng(seed), low, high, size))).toEqual(decimals(stream)) });
+    } else if ((m = key.match(/^choice_(\d+)keys_size(\d+)_x(\d+)_then_integers_(\d+)_(\d+)_size(\d+)$/))) {
+      const [n, size, times, low, high, size2] = m.slice(1).map(Number);
+      const rec = obj(stream);
+      checks.push({
+        name: `draws choice(${n} keys, size=${size}) x${times} then integers(${low}, ${high}, size=${size2}) from one stream, sharing the 32-bit buffer`,
+        run: () => {
+          const rng = defaultRng(seed);
+          const choices = Array.from({ length: times }, () => strs(rng.integers(n, size)));
+          expect(choices).toEqual((rec.choice as PyPlain[]).map(decimals));
+          expect(strs(integers(rng, low, high, size2))).toEqual(decimals(rec.integers));
+        },
+      });
+    } else unknown.push(`generator_streams.${key}`);
+  }
+
+  // Recorded call sequences on one generator: any field holding `calls` and `state_after`.
+  for (const [key, value] of Object.entries(entry)) {
+    const rec = value as Record<string, PyPlain> | null;
+    if (known.has(key) || !rec || typeof rec !== "object" || !Array.isArray(rec.calls) || rec.state_after === undefined) continue;
+    known.add(key);
+    checks.push({
+      name: `replays the recorded call sequence ${key} and ends in the recorded state`,
+      run: () => {
+        const rng = defaultRng(seed);
+        (rec.calls as PyPlain[]).forEach((c, i) => {
+          const call = obj(c);
+          // numpy choice(list of n, size, replace=True) draws the same stream as integers(0, n, size) (file notes).
+          if (call.call === "choice") expect(strs(rng.integers(Number(decimal(call.n)), Number(decimal(call.size)))), `call ${i}`).toEqual(decimals(call.out_idx));
+          else if (call.call === "integers") expect(strs(integers(rng, Number(decimal(call.low ?? 0)), Number(decimal(call.high)), Number(decimal(call.size)))), `call ${i}`).toEqual(decimals(call.out));
+          else expect.fail(`call ${i}: unknown call ${JSON.stringify(call.call)}`);
+        });
+        const after = obj(rec.state_after);
+        const st = rng.state;
+        expect(st.state.toString()).toBe(decimal(after.state));
+        expect(String(st.has_uint32)).toBe(decimal(after.has_uint32));
+        expect(String(st.uinteger)).toBe(decimal(after.uinteger));
+      },
+    });
+  }
+
+  for (const key of Object.keys(entry)) if (!known.has(key)) unknown.push(key);
+  return { checks, unknown };
+}
+
+describeReference("numpy default_rng parity", "rpl", ["numpy_rng_vectors.json"], (ref) => {
+  const doc = obj(lossless(ref.text("numpy_rng_vectors.json")));
+  const entries = (Array.isArray(doc.seeds) ? doc.seeds : []).map(obj);
+
+  it("has a list of seed entries", () => expect(Array.isArray(doc.seeds)).toBe(true));
+
+  itEachCase(
+    entries.map((e, i) => ({ i, e, ...checksFor(e) })),
+    ({ i, e }) => `entry ${i} (seed ${decimal(e.seed)}): every field is one this file checks`,
+    "seed entry",
+    ({ unknown }) => expect(unknown).toEqual([]),
+  );
+
+  entries.forEach((e, i) => {
+    describe(`entry ${i}: seed ${decimal(e.seed)}`, () => {
+      const { checks } = checksFor(e);
+      itEachCase(checks, (c) => c.name, `recorded output for seed ${decimal(e.seed)}`, (c) => c.run());
     });
   });
 });
