@@ -2,6 +2,7 @@ import defaultSuite from "../../prompts/chain-determinism/default-suite.json" wi
 import {
   chainDivergenceRate,
   parseLossless,
+  pyFloatJson,
   formatSummary,
   queryDivergenceDetails,
   runReplay,
@@ -11,7 +12,7 @@ import {
   type Suite,
   type TurnInfo,
 } from "../engines/chain-determinism/index.ts";
-import type { ModelSettings } from "../providers/index.ts";
+import { ProviderError, type ChatClient, type ModelSettings } from "../providers/index.ts";
 import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
 
 /** Our default suite (prompts/chain-determinism/default-suite.json), validated once at load. */
@@ -31,7 +32,32 @@ export type ChainDeterminismConfig = ModelSettings & {
 /** The original harness's per-replay row, in its key order (spec §7). */
 export type ReplayRow = ReplayRecord & { query_id: string; query_type: string | null; run_idx: number };
 
-type Output = { row: ReplayRow; turns: TurnInfo[] };
+/**
+ * A unit's stored output: the harness's row, what each response reported, and `requests`, the HTTP
+ * requests sent for it (retries and failed requests included; absent in samples stored before it was
+ * counted, which then count one per response).
+ */
+type Output = { row: ReplayRow; turns: TurnInfo[]; requests?: number };
+
+/** The chat client with a count of the HTTP requests its calls sent, failed ones and retries included. */
+function counted(chat: ChatClient): { chat: ChatClient; requests: () => number } {
+  let requests = 0;
+  return {
+    requests: () => requests,
+    chat: {
+      async chat(request, options) {
+        try {
+          const response = await chat.chat(request, options);
+          requests += response.attempts ?? 1;
+          return response;
+        } catch (e) {
+          requests += (e instanceof ProviderError ? e.attempts : undefined) ?? 1;
+          throw e;
+        }
+      },
+    },
+  };
+}
 
 const unitId = (q: number, r: number) => `q${q}.r${r}`;
 
@@ -88,8 +114,9 @@ export const chainDeterminism: Evaluator<ChainDeterminismConfig> = {
     const config = ctx.config;
     const suite = config.suite_data;
     const query = suite.queries[q];
+    const client = counted(ctx.chat(r));
     const { record, turns } = await runReplay({
-      chat: ctx.chat(r),
+      chat: client.chat,
       model: config.model,
       systemPrompt: suite.system_prompt,
       user: query.user,
@@ -102,7 +129,7 @@ export const chainDeterminism: Evaluator<ChainDeterminismConfig> = {
       signal,
     });
     const row = rowOf(record, query, r);
-    const output: Output = { row, turns };
+    const output: Output = { row, turns, requests: client.requests() };
     return row.error_category ? { status: "failed", output, error: row.error_category } : { status: "succeeded", output };
   },
 
@@ -116,8 +143,9 @@ export const chainDeterminism: Evaluator<ChainDeterminismConfig> = {
     const providers: Record<string, number> = {};
     let requests = 0;
     for (const s of samples) {
-      for (const t of (s.output as Output | null)?.turns ?? []) {
-        requests++;
+      const output = s.output as Output | null;
+      requests += output?.requests ?? output?.turns.length ?? 0;
+      for (const t of output?.turns ?? []) {
         addUsage(usage, t);
         tally(fingerprints, t.system_fingerprint);
         tally(models, t.model);
@@ -132,6 +160,17 @@ export const chainDeterminism: Evaluator<ChainDeterminismConfig> = {
       per_query: stats.per_query.map((p) => ({ ...p, ...(details.get(p.query_id) ?? {}) })),
       summary_text: formatSummary(stats, config.model),
       endpoint: { requests, usage, system_fingerprints: fingerprints, models, providers },
+    };
+  },
+
+  // The harness's summary is written by json.dumps, so its float fields read `0.0`, not `0`.
+  wireResult(result) {
+    const r = result as { temperature?: number; divergence_rate?: number | null; wilson_ci_95?: (number | null)[] };
+    return {
+      ...r,
+      ...(typeof r.temperature === "number" ? { temperature: pyFloatJson(r.temperature) } : {}),
+      ...(typeof r.divergence_rate === "number" ? { divergence_rate: pyFloatJson(r.divergence_rate) } : {}),
+      ...(Array.isArray(r.wilson_ci_95) ? { wilson_ci_95: r.wilson_ci_95.map((x) => (typeof x === "number" ? pyFloatJson(x) : x)) } : {}),
     };
   },
 

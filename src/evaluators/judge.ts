@@ -218,6 +218,17 @@ function emptyCounts(): Counts {
 
 const COUNT_KEY: Record<VerdictClass, keyof Counts> = { valid: "valid", error: "errors", parse_fail: "parse_failures", off_vocabulary: "off_vocabulary" };
 
+/**
+ * An alpha as a person reads it: the original's per-item alpha leaves floating-point noise where the
+ * exact value is 0 or 1 (`1.1102230246251565e-16`), so a value within 1e-12 of a whole number is that
+ * number (and -0 is 0). The engine keeps the raw value; its parity tests compare it bit for bit.
+ */
+export function readableAlpha(x: number | null): number | null {
+  if (x === null) return null;
+  const whole = Math.round(x);
+  return Math.abs(x - whole) < 1e-12 ? whole + 0 : x;
+}
+
 /** The run's result: per item the panel's consensus and agreement, per batch alpha and critic statistics. */
 export function aggregateJudge(config: JudgeConfig, samples: readonly StoredSample[]) {
   const byUnit = new Map(samples.map((s) => [s.unitId, s.output as JudgeOutput | null]));
@@ -265,7 +276,7 @@ export function aggregateJudge(config: JudgeConfig, samples: readonly StoredSamp
       disagreement: ev.disagreement,
       agreement_pct: ev.agreement_pct,
       avg_confidence: ev.avg_confidence,
-      krippendorff_alpha: ev.krippendorff_alpha,
+      krippendorff_alpha: readableAlpha(ev.krippendorff_alpha),
       verdicts: verdicts.map((v) => ({ critic: v.critic_id, kind: v.kind, confidence: v.confidence, error: v.error })),
       counts,
       contested: [],
@@ -274,7 +285,12 @@ export function aggregateJudge(config: JudgeConfig, samples: readonly StoredSamp
     return result;
   });
   const criticNames = config.critics.map((c) => c.name);
-  const agreement = batchAgreement(matrix, criticNames, consensus);
+  const raw = batchAgreement(matrix, criticNames, consensus);
+  const agreement = {
+    ...raw,
+    alpha: { ...raw.alpha, alpha: readableAlpha(raw.alpha.alpha) },
+    pairwise: raw.pairwise.map((p) => ({ ...p, alpha: readableAlpha(p.alpha) })),
+  };
   const labelDistribution = criticNames.map((critic, c) => {
     const labels: Record<string, number> = {};
     for (const row of matrix) if (row[c] !== null) labels[row[c]!] = (labels[row[c]!] ?? 0) + 1;

@@ -73,6 +73,11 @@ export interface Evaluator<Config> {
    * part of it; null leaves the run as it is.
    */
   followUp?(config: Config, result: unknown): Promise<FollowUp | null>;
+  /**
+   * Optional: the result as the API shows it, where that differs from the stored one (chain-determinism
+   * writes the harness's float fields with float lexemes, `0.0`, as the harness's summary does).
+   */
+  wireResult?(result: unknown): unknown;
   /** Reads a stored output back from its exact JSON text. */
   parseOutput(text: string): unknown;
   /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */

@@ -11,7 +11,8 @@ export type ModelSettings = {
   provider: { base_url: string } | null;
   timeout_s: number;
   seed: number | null;
-  simulator: { divergence: number; latency_ms: number } | null;
+  /** `sim:*` only; `divergence` for the tool-calling agent (chain-determinism). */
+  simulator: { divergence?: number; latency_ms: number } | null;
 };
 
 /**

@@ -13,6 +13,7 @@
  * anything returned.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { parsePyJson, pyRepr } from "../engines/chain-determinism/index.ts";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import { ProviderError } from "./types.ts";
@@ -63,12 +64,12 @@ export type OpenAIClientOptions = {
  * status. If the caller's signal aborts, its `reason` is thrown (not a ProviderError) and nothing is retried.
  */
 export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
-  const { sdk, secrets, timeoutMs, policy } = setup(options);
+  const { sdk, secrets, timeoutMs, policy, host } = setup(options);
   return {
     chat: (request, opts = {}) =>
       retrying(
         () =>
-          attempt(opts.signal, timeoutMs, secrets, async (signal) => {
+          attempt(opts.signal, timeoutMs, secrets, host, async (signal) => {
             // The package's generic POST with a body we serialized (see requestJson): the request
             // `chat.completions.create` makes, minus re-serializing the tool registry every turn.
             const response = await sdk
@@ -89,12 +90,12 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
  * a vector that is not all numbers of one length, is an `APIResponseValidationError` (retried).
  */
 export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): EmbeddingClient {
-  const { sdk, secrets, timeoutMs, policy } = setup(options);
+  const { sdk, secrets, timeoutMs, policy, host } = setup(options);
   return {
     embed: (request, opts = {}) =>
       retrying(
         () =>
-          attempt(opts.signal, timeoutMs, secrets, async (signal) => {
+          attempt(opts.signal, timeoutMs, secrets, host, async (signal) => {
             const body = { model: request.model, input: request.input, encoding_format: "float" as const, ...(request.dimensions ? { dimensions: request.dimensions } : {}) };
             const response = await sdk.embeddings.create(body, { signal, timeout: timeoutMs, maxRetries: 0 }).asResponse();
             return parseEmbeddings(await response.text(), response.status, request.input.length, secrets);
@@ -106,7 +107,7 @@ export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): Embed
 }
 
 function setup(options: OpenAIClientOptions) {
-  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch, sleep, random, onRetry } = options;
+  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch = globalThis.fetch, sleep, random, onRetry } = options;
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
   const policy: RetryPolicy = { maxRetries, sleep, random, onRetry };
   checkRetryPolicy(policy);
@@ -118,13 +119,46 @@ function setup(options: OpenAIClientOptions) {
     timeout: timeoutMs,
     organization: null,
     project: null,
-    ...(fetch ? { fetch } : {}),
+    fetch: statusCapturingFetch(fetch),
   });
-  return { sdk, secrets: apiKey ? [apiKey] : [], timeoutMs, policy };
+  return { sdk, secrets: apiKey ? [apiKey] : [], timeoutMs, policy, host: targetOf(baseURL) };
+}
+
+/**
+ * An answer that is not 2xx, with its body text. The package keeps only the body's `error` field of
+ * such an answer, but the Python SDK's message (`Error code: 400 - {'error': {...}}`, which the
+ * original harnesses record) is made from the whole body, so our `fetch` throws this instead and
+ * `toProviderError` classifies it. Its message names only the status: the package sniffs the text of
+ * a thrown error for "timed out", and a body saying so must not turn a 504 into a timeout.
+ */
+class HttpStatus extends Error {
+  constructor(readonly status: number, readonly headers: Headers, readonly body: string) {
+    super(`HTTP ${status}`);
+  }
+}
+
+function statusCapturingFetch(inner: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.ok) return response;
+    throw new HttpStatus(response.status, response.headers, await response.text());
+  };
+}
+
+/** Where a client's requests go, for messages: `host[:port]` and whether the connection uses TLS. */
+type Target = { host: string; https: boolean };
+
+function targetOf(baseURL: string): Target {
+  try {
+    const url = new URL(baseURL);
+    return { host: url.host, https: url.protocol === "https:" };
+  } catch {
+    return { host: baseURL, https: false };
+  }
 }
 
 /** One HTTP attempt under our own deadline, its failures classified as `ProviderError`s. */
-async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, secrets: string[], exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, secrets: string[], target: Target, exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (signal?.aborted) throw signal.reason;
   // Our own deadline, because the package's timeout may stop at the response headers; aborting this
   // controller also cancels reading the body.
@@ -140,8 +174,8 @@ async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, se
     return await exchange(controller.signal);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    if (timedOut) throw timeoutError(timeoutMs);
-    throw toProviderError(error, secrets, timeoutMs);
+    if (timedOut) throw timeoutError(target, timeoutMs);
+    throw toProviderError(error, secrets, target, timeoutMs);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -181,38 +215,78 @@ export function requestJson(request: ChatRequest): string {
   return `{${parts.join(",")}}`;
 }
 
-const timeoutError = (timeoutMs: number) =>
-  new ProviderError({ name: "APITimeoutError", kind: "timeout", message: `Request timed out after ${timeoutMs} ms.` });
+const timeoutError = (target: Target, timeoutMs: number) =>
+  new ProviderError({ name: "APITimeoutError", kind: "timeout", message: `Request timed out: no answer from ${target.host} within ${timeoutMs} ms.` });
 
-function toProviderError(error: unknown, secrets: string[], timeoutMs: number): ProviderError {
+function toProviderError(error: unknown, secrets: string[], target: Target, timeoutMs: number): ProviderError {
   if (error instanceof ProviderError) return error;
-  if (error instanceof APIConnectionTimeoutError) return timeoutError(timeoutMs);
-  if (error instanceof APIConnectionError || error instanceof APIUserAbortError) {
-    return new ProviderError({
-      name: "APIConnectionError",
-      kind: "connection",
-      message: scrubSecrets(withCauses("Connection error", error), secrets),
-    });
-  }
-  if (error instanceof APIError && typeof error.status === "number") {
+  const status = causeOf(error, HttpStatus);
+  if (status) return statusError(status.status, pythonStatusMessage(status.status, status.body), status.headers, secrets);
+  if (error instanceof APIConnectionTimeoutError) return timeoutError(target, timeoutMs);
+  if (error instanceof APIError && typeof error.status === "number" && !(error instanceof APIConnectionError) && !(error instanceof APIUserAbortError)) {
     return statusError(error.status, error.message, error.headers, secrets);
   }
-  // A fetch or runtime failure the package did not wrap (e.g. an unparsable baseURL).
-  return new ProviderError({
-    name: "APIConnectionError",
-    kind: "connection",
-    message: scrubSecrets(withCauses("Connection error", error), secrets),
-  });
+  // A connection failure: wrapped by the package, or a fetch or runtime failure it did not wrap.
+  return new ProviderError({ name: "APIConnectionError", kind: "connection", message: scrubSecrets(connectionMessage(target, error), secrets) });
 }
 
-/** "Connection error: fetch failed: connect ECONNREFUSED 127.0.0.1:9": the root cause is what helps. */
-function withCauses(prefix: string, error: unknown): string {
+function causeOf<E extends Error>(error: unknown, type: new (...args: any[]) => E): E | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof type) return e;
+  return undefined;
+}
+
+/**
+ * The OpenAI Python SDK's message for an error status: `Error code: 400 - {'error': {...}}`, the
+ * body parsed as JSON and written as Python's `str()` of it (so `None`, `True`, `1.0`, single
+ * quotes); a body that is not JSON as its stripped text, or `Error code: 400` when empty.
+ */
+export function pythonStatusMessage(status: number, body: string): string {
+  const text = body.trim();
+  const parsed = parsePyJson(text);
+  if (!parsed.ok) return text || `Error code: ${status}`;
+  const v = parsed.value;
+  return `Error code: ${status} - ${v.t === "str" ? v.v : pyRepr(v)}`;
+}
+
+/**
+ * "Connection error: could not reach api.example.com:8443 (connection refused or closed by the host;
+ * Network connection lost)": the host and, as far as the runtime tells, the cause. workerd reports a
+ * refused or reset connection as "Network connection lost." and both a failed DNS lookup and a
+ * failed TLS handshake as "internal error; reference = …", so those causes are named together; Node
+ * (the CLI, tests) gives error codes that tell them apart.
+ */
+function connectionMessage(target: Target, error: unknown): string {
+  const details = causeMessages(error);
+  const all = details.join(" ");
+  const codes = causeCodes(error).join(" ");
+  let cause = "network error";
+  if (/ECONNREFUSED|connection refused/i.test(codes + all)) cause = "connection refused";
+  else if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS/i.test(codes + all)) cause = "DNS lookup failed";
+  else if (/CERT|SSL|TLS|certificate|wrong version number|self[- ]signed/i.test(codes + all)) cause = "TLS handshake failed";
+  else if (/ETIMEDOUT|timed? ?out/i.test(codes + all)) cause = "connection timed out";
+  else if (/ECONNRESET|socket hang up|Network connection lost|other side closed/i.test(codes + all)) cause = "connection refused or closed by the host";
+  else if (/internal error; reference/i.test(all)) cause = target.https ? "DNS lookup or TLS handshake failed" : "DNS lookup failed or host unreachable";
+  const detail = details.filter((m) => m !== "Connection error" && m !== "fetch failed");
+  return `Connection error: could not reach ${target.host} (${cause}${detail.length ? `; ${detail.join(": ")}` : ""})`;
+}
+
+/** The messages of an error and its causes, outermost first, without repeats or trailing dots. */
+function causeMessages(error: unknown): string[] {
   const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const m = e.message.replace(/\.$/, "");
-    if (m && m !== prefix && !parts.includes(m)) parts.push(m);
+    if (m && !parts.includes(m)) parts.push(m);
   }
-  return [prefix, ...parts].join(": ");
+  return parts;
+}
+
+function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+  }
+  return codes;
 }
 
 const STATUS_CLASSES: Record<number, [string, ProviderErrorKind]> = {

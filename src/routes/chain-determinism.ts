@@ -14,13 +14,14 @@ import { runToWire } from "../db/runs.ts";
 import type { Db } from "../db/client.ts";
 import { createRun } from "../runs/create.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
-import { ModelFields, modelConfig } from "./model-fields.ts";
+import { AgentSimulator, ModelFields, modelConfig } from "./model-fields.ts";
 
 const EVALUATOR = "chain-determinism";
 
 const RunRequest = z
   .strictObject({
     ...ModelFields,
+    simulator: AgentSimulator,
     suite: z.string().min(1).default("default").openapi({ description: "`default` (ours, 10 queries) or the id of an uploaded suite" }),
     n_queries: z.number().int().min(1).max(1000).default(5).openapi({ description: "The first N queries of the suite" }),
     n_replays: z.number().int().min(1).max(500).default(10),
@@ -83,7 +84,7 @@ export const chainDeterminism = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const { db, tenantId } = c.var;
-      const model = modelConfig(body);
+      const model = modelConfig(body, { divergence: 0.25, latency_ms: 0 });
       const suite = await loadSuite(db, tenantId, body.suite);
       if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
       if (body.n_queries > suite.suite.queries.length) {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ProviderKey } from "./model-fields.ts";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonBody, jsonResponse, pageOf, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
@@ -40,7 +41,7 @@ const Critic = z.strictObject({
   provider: z
     .strictObject({
       base_url: z.url({ protocol: /^https?$/ }).optional().openapi({ description: "Any OpenAI-compatible endpoint; overrides the vendor's" }),
-      api_key: z.string().min(1).max(4096).optional().openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" }),
+      api_key: ProviderKey.optional(),
     })
     .optional(),
   temperature: z.number().min(0).max(2).default(0),

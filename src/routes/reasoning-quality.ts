@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ProviderKey } from "./model-fields.ts";
 import { createRouter } from "./router.ts";
 import { jsonBody, jsonResponse, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
@@ -18,7 +19,7 @@ const METRICS = ["correctness", "consistency", "robustness", "logical_coherence"
 
 const Endpoint = z.strictObject({
   base_url: z.url({ protocol: /^https?$/ }),
-  api_key: z.string().min(1).max(4096).optional().openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" }),
+  api_key: ProviderKey.optional(),
 });
 
 const Model = z.strictObject({

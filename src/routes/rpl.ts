@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonBody, jsonResponse, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
-import { ModelFields, modelConfig } from "./model-fields.ts";
+import { LatencySimulator, ModelFields, modelConfig } from "./model-fields.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
@@ -36,6 +36,7 @@ const RunRequest = z
   .strictObject({
     claim: z.string().trim().min(1).max(2000).openapi({ example: "Tariffs raise consumer prices." }),
     ...ModelFieldsWithoutSeed,
+    simulator: LatencySimulator,
     prompt_version: z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(8)])
       .default(DEFAULT_RPL_PROMPT)
@@ -108,7 +109,7 @@ export const rpl = createRouter().openapi(
   async (c) => {
     const body = c.req.valid("json");
     const { db, tenantId } = c.var;
-    const model = modelConfig({ ...body, seed: undefined });
+    const model = modelConfig({ ...body, seed: undefined }, { latency_ms: 0 });
     const versions = Array.isArray(body.prompt_version) ? body.prompt_version : [body.prompt_version];
     for (const [i, v] of versions.entries()) {
       if (!RPL_PROMPTS[v]) {

@@ -111,7 +111,11 @@ describe("model endpoint faults", () => {
     const run = await waitForRun(key, created.id, 30_000);
     const samples = await samplesOf(key, run);
     expect(samples).toHaveLength(2);
-    for (const s of samples) expect(s.output.row.error_category).toMatch(/^api_error: APIConnectionError: /);
+    // Issue "A suite you can trust": the error names the host and the cause. workerd reports a
+    // refused connection as "Network connection lost.", so refused and closed are named together.
+    for (const s of samples) {
+      expect(s.output.row.error_category).toMatch(/^api_error: APIConnectionError: Connection error: could not reach 127\.0\.0\.1:9 \(connection refused or closed by the host/);
+    }
     expect(run.status).toBe("failed");
     expect(JSON.stringify({ run, samples })).not.toContain("sk-secret-never-shown");
   });
@@ -126,5 +130,38 @@ describe("model endpoint faults", () => {
     expect(run.result.n_errors).toBe(1);
     expect(run.result.per_query[0].status).toBe("insufficient");
     expect(run.result.divergence_rate).toBeNull();
+    // Issue "A suite you can trust": the harness records the OpenAI Python SDK's message, which is
+    // `Error code: <status> - ` and Python's str() of the parsed body (the fake's body for a bare 400).
+    expect(samples.find((s) => s.status === "failed")!.output.row.error_category).toBe(
+      "api_error: BadRequestError: Error code: 400 - {'error': {'message': 'fake error 400', 'type': 'fake_error', 'code': 400}}",
+    );
+    // Every request sent is counted, the one answered with a 400 included.
+    expect(run.result.endpoint.requests).toBe((await recordedRequests(env.FAKE_OPENAI_URL, id)).length);
+  });
+
+  it("counts retried requests in endpoint.requests", async () => {
+    const id = await scenario({ faults: [{ on: { turn: 0, attempt: 1 }, respond: { status: 500 } }] });
+    const { run, samples } = await runAgainst(id, { n_replays: 2 });
+    const sent = (await recordedRequests(env.FAKE_OPENAI_URL, id)).length;
+    const answered = samples.reduce((n, s) => n + s.output.turns.length, 0);
+    // The 500 was retried, so one request more was sent than answered, and it is counted.
+    expect(sent).toBe(answered + 1);
+    expect(run.result.endpoint.requests).toBe(sent);
+  });
+});
+
+describe("where the result claims the harness's summary format", () => {
+  it("writes its float fields as json.dumps does: 0.0, not 0", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2, simulator: { divergence: 0 } });
+    await waitForRun(key, created.id, 30_000);
+    const text = await (await send("GET", `/v1/runs/${created.id}`, key)).text();
+    // Two identical replays: measurable, not diverged, so rate 0/1 = 0.0 and Wilson (0, 1) gives
+    // lo = max(0, center − half) = 0.0 exactly; temperature is the default 0.0.
+    expect(text).toContain('"divergence_rate":0.0,');
+    expect(text).toMatch(/"wilson_ci_95":\[0\.0,0\.\d+\]/);
+    expect(text).toMatch(/"temperature":0\.0,/);
+    // Still numbers to any JSON reader.
+    expect(JSON.parse(text).result.divergence_rate).toBe(0);
   });
 });

@@ -129,6 +129,9 @@ describe("POST /v1/judge/runs against an OpenAI-compatible endpoint", () => {
     expect(JSON.stringify(run)).not.toContain(secret);
     const r = run.result;
     expect(r.items.map((it: any) => [it.id, it.consensus, it.agreement_pct])).toEqual([["A", "KEEP", 1], ["B", "REJECT", 2 / 3]]);
+    // Issue "A suite you can trust": the library's per-item alpha of K R R is 1.1102230246251565e-16
+    // (floating-point noise for 0); a person reads 0.
+    expect(r.items.map((it: any) => it.krippendorff_alpha)).toEqual([1, 0]);
     // Textbook nominal alpha of {A: K K K, B: K R R}, by hand: o_KK = 3, o_KR = o_RK = 1, o_RR = 1; n_K = 4, n_R = 2, n = 6;
     // D_o = 2/6, D_e = 2·4·2/(6·5) = 16/30, alpha = 1 − (1/3)/(16/30) = 0.375.
     expect(r.batch.alpha.alpha).toBeCloseTo(0.375, 12);

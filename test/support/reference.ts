@@ -63,7 +63,10 @@ export function missingReference(suite: string, files: readonly string[]): strin
  */
 export function describeReference(title: string, suite: string, files: readonly string[], body: (ref: ReferenceSuite) => void): void {
   const missing = missingReference(suite, files);
-  if (missing.length === 0) return describe(title, () => body(referenceFiles(suite)));
+  if (missing.length === 0) {
+    describe(title, () => body(referenceFiles(suite)));
+    return;
+  }
   const what = `needs ${missing.map((f) => `${suite}/${f}`).join(", ")} in REFERENCE_DIR (${REFERENCE_ROOT})`;
   describe(title, () => {
     if (REFERENCE_REQUIRED) it(what, () => expect.fail(`REFERENCE_REQUIRED=1 and the golden vectors are missing: ${what}`));

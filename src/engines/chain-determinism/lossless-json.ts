@@ -194,6 +194,15 @@ export function isRawJson(value: unknown): value is RawJson {
   return RAW.isRawJSON(value);
 }
 
+/**
+ * A Python float as JSON writes it: an integral value keeps its float lexeme (`0.0`, `1.0`), which
+ * `JSON.stringify` then writes as is; other values stay numbers. For outputs that claim the original's
+ * format, where `json.dumps` writes `0.0`.
+ */
+export function pyFloatJson(x: number): number | RawJson {
+  return Number.isFinite(x) && Number.isInteger(x) ? RAW.rawJSON(pyFloatRepr(x)) : x;
+}
+
 /** Tree → stored form (see {@link PyPlain}). Object keys are defined, never assigned, so `__proto__` is safe. */
 export function toPlain(value: PyValue): PyPlain {
   switch (value.t) {

@@ -1,4 +1,5 @@
 /** Long-format CSV of a reasoning-quality run: one row per model × strategy. */
+import { round4 } from "../../engines/reasoning-quality/index.ts";
 import { cellNumber, METRIC_KEYS, strategyKeys } from "./columns.ts";
 import type { RqReport } from "./types.ts";
 
@@ -12,7 +13,8 @@ export const CSV_COLUMNS = ["model", "strategy", "q", "rank", ...METRIC_KEYS] as
  * order (balanced, safety_priority, accuracy_priority, efficiency_priority, then others as first
  * seen). A model without a Q for a strategy gets no row for it: there is nothing to rank.
  * `rank` is the model's 1-based competition rank within the strategy (higher Q first; equal Q
- * share the better rank: 1, 1, 3). Q values are compared exactly as given.
+ * share the better rank: 1, 1, 3). Q values are ranked exactly as given (as the run's `rankings` are)
+ * and written rounded to 4 decimals, like the metrics beside them.
  * The six metric columns repeat the model's overall raw metrics; a null metric is an empty field.
  */
 export function reportCsv(r: RqReport): string {
@@ -23,7 +25,7 @@ export function reportCsv(r: RqReport): string {
     for (const s of strategies) {
       const q = cellNumber(m.aggregated[s]);
       if (q === null) continue;
-      const fields = [textField(m.model), textField(s), numberField(q), String(ranks.get(s)![i])];
+      const fields = [textField(m.model), textField(s), numberField(round4(q)), String(ranks.get(s)![i])];
       for (const k of METRIC_KEYS) fields.push(numberField(cellNumber(m.raw_metrics[k])));
       lines.push(fields.join(","));
     }

@@ -2,6 +2,7 @@
  * The reasoning-quality workbook (spec §10): four sheets in the reference's order —
  * "Overall Raw Metrics", "Aggregated Scores", "Per-Dataset Breakdown", "Experiment Metadata".
  */
+import { round4 } from "../../engines/reasoning-quality/index.ts";
 import { cellNumber, METRIC_KEYS, METRIC_LABELS, strategyKeys, strategyLabel } from "./columns.ts";
 import type { RqMetrics, RqModelReport, RqReport } from "./types.ts";
 import { xlsxPackage, type XlsxCell, type XlsxSheet } from "./xlsx-writer.ts";
@@ -165,8 +166,10 @@ function count(n: number, row: number): XlsxCell {
   return v === null ? { kind: "blank", style } : { kind: "number", value: v, style };
 }
 
+/** A metric or Q cell, rounded to 4 decimals as the run's raw metrics are (Q is stored unrounded). */
 function score(v: number | null | undefined, row: number): XlsxCell {
-  const n = cellNumber(v);
+  const c = cellNumber(v);
+  const n = c === null ? null : round4(c);
   const style = STYLE_ID[shaded(row) ? "scoreAlt" : "score"];
   return n === null ? { kind: "blank", style } : { kind: "number", value: n, style };
 }

@@ -71,6 +71,20 @@ describe("reportCsv", () => {
     }
   });
 
+  // Issue "A suite you can trust": Q is stored unrounded, so it was written as 0.6821900000000001.
+  it("writes Q rounded to 4 decimals like the metrics, and ranks on the exact values", () => {
+    // 0.1 + 0.2 + 0.38219 = 0.6821900000000001 in doubles; to 4 decimals 0.6822. 0.68215 is the
+    // double 0.68215000000000003411…, above the tie, so it rounds up to 0.6822 as well (as Python's
+    // round does); its rank stays 2, because ranks compare the exact values, like the run's rankings.
+    const a = model("a", { aggregated: { balanced: 0.1 + 0.2 + 0.38219 } });
+    const b = model("b", { aggregated: { balanced: 0.68215 } });
+    const out = rows(reportCsv(report([a, b])));
+    expect(out.map((r) => [r.model, r.q, r.rank])).toEqual([
+      ["a", "0.6822", "1"],
+      ["b", "0.6822", "2"],
+    ]);
+  });
+
   it("orders strategies: the four built-ins first, then others as first seen", () => {
     const a = model("a", { aggregated: { edge_device: 0.1, efficiency_priority: 0.2, balanced: 0.3 } });
     const b = model("b", { aggregated: { legal_compliance: 0.4, safety_priority: 0.5, edge_device: 0.6 } });

@@ -158,11 +158,21 @@ describe("reportXlsx", () => {
     r.models.forEach((m, i) =>
       keys.forEach((k, j) => {
         const cell = s.cells.get(ref(j + 1, i + 2))!;
-        expect(cell.value).toBe(m.aggregated[k] ?? null);
+        const q = m.aggregated[k];
+        // Written to 4 decimals, like the metrics: the fixture's values already are.
+        expect(cell.value).toBe(q === undefined ? null : Number(q.toFixed(4)));
         expect(formatOf(b, cell)).toBe("0.0000");
       }),
     );
     expect(s.xml).toMatch(/<pane\s[^>]*topLeftCell="B2"[^>]*state="frozen"/);
+  });
+
+  // Issue "A suite you can trust": Q is stored unrounded; the workbook shows it like the metrics.
+  it("Aggregated Scores: Q rounded to 4 decimals (0.6821900000000001 → 0.6822)", async () => {
+    const r = fixture();
+    r.models[0].aggregated.balanced = 0.1 + 0.2 + 0.38219;
+    const cell = readBook(await reportXlsx(r)).sheets[1].cells.get(ref(1, 2))!;
+    expect(cell.value).toBe(0.6822);
   });
 
   it("Per-Dataset Breakdown: datasets sorted, and an 'overall' row for a model without a breakdown", async () => {
