@@ -1,14 +1,13 @@
 // First-run setup for `npm start`: .dev.vars from the example, local D1 migrated, and the dev tenant's
 // key stored (hashed) so the API can be called at once. Idempotent: safe on every start.
 import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { DEV_API_KEY, devSeedSql } from "./dev-seed.ts";
+
+export { DEV_API_KEY };
 
 const root = join(import.meta.dirname, "..");
-
-/** A fixed, documented key for local use only; it exists only in the local D1 this script seeds. */
-export const DEV_API_KEY = "assay_sk_local_dev_key";
 
 function wrangler(args: string[]): void {
   execFileSync("wrangler", args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
@@ -18,12 +17,7 @@ function wrangler(args: string[]): void {
 export function prepareLocalDb(persistTo?: string): void {
   const where = persistTo ? ["--persist-to", persistTo] : [];
   wrangler(["d1", "migrations", "apply", "DB", "--local", ...where]);
-  const hash = createHash("sha256").update(DEV_API_KEY).digest("hex");
-  const now = Date.now();
-  const sql =
-    `INSERT OR IGNORE INTO tenants (id, name, created_at) VALUES ('ten_dev', 'dev', ${now});` +
-    `INSERT OR IGNORE INTO api_keys (id, tenant_id, name, prefix, key_hash, created_at) ` +
-    `VALUES ('key_dev', 'ten_dev', 'local dev key', '${DEV_API_KEY.slice(0, 16)}', '${hash}', ${now});`;
+  const sql = devSeedSql(Date.now());
   wrangler(["d1", "execute", "DB", "--local", ...where, "--command", sql]);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
+import { DEV_API_KEY, devSeedSql } from "../../scripts/dev-seed.ts";
 import { ADMIN_TOKEN, call, newTenant, problem, send } from "./helpers.ts";
 
 async function sha256Hex(text: string): Promise<string> {
@@ -81,6 +82,29 @@ describe("API keys on /v1", () => {
     expect(new Set(ids).size).toBe(4);
     expect([...ids].sort().reverse()).toEqual(ids);
   });
+
+  // Issue "A suite you can trust": keys created in one request or one millisecond came out in random order.
+  it("lists keys newest first, also those made in the same millisecond", async () => {
+    const { key } = await newTenant();
+    for (let i = 0; i < 3; i++) await send("POST", "/v1/keys", key, { name: `k${i}` });
+    const list = (await (await send("GET", "/v1/keys?limit=3", key)).json()) as { data: { name: string }[] };
+    expect(list.data.map((k) => k.name)).toEqual(["k2", "k1", "k0"]);
+  });
+});
+
+describe("the local dev key (scripts/dev-seed.ts, run by npm start)", () => {
+  // Issue "A suite you can trust": the dev tenant and key had ids ('ten_dev', 'key_dev') that sort
+  // after every generated id, so lists put them first although they are the oldest.
+  it("works, is seeded once, and lists after keys made later", async () => {
+    const seed = devSeedSql(Date.now() - 60_000);
+    await env.DB.exec(seed.replace(/;(?=.)/g, ";\n"));
+    await env.DB.exec(devSeedSql(Date.now()).replace(/;(?=.)/g, ";\n")); // a second start changes nothing
+    const keys = (await (await send("GET", "/v1/keys", DEV_API_KEY)).json()) as { data: { name: string }[] };
+    expect(keys.data.map((k) => k.name)).toEqual(["local dev key"]);
+    await send("POST", "/v1/keys", DEV_API_KEY, { name: "later" });
+    const after = (await (await send("GET", "/v1/keys", DEV_API_KEY)).json()) as { data: { name: string }[] };
+    expect(after.data.map((k) => k.name)).toEqual(["later", "local dev key"]);
+  });
 });
 
 describe("operator routes (ADMIN_TOKEN)", () => {
@@ -104,6 +128,13 @@ describe("operator routes (ADMIN_TOKEN)", () => {
     await problem(await send("GET", "/v1/keys", created.key), 401);
     const list = (await (await send("GET", `/v1/admin/tenants/${tenantId}/keys`, ADMIN_TOKEN)).json()) as { data: unknown[] };
     expect(list.data).toHaveLength(2);
+  });
+
+  it("lists tenants newest first", async () => {
+    for (const name of ["t-a", "t-b", "t-c"]) await newTenant(name);
+    const list = (await (await send("GET", "/v1/admin/tenants", ADMIN_TOKEN)).json()) as { data: { name: string }[] };
+    // The suite's D1 is shared by its tests, so only the newest three are this test's.
+    expect(list.data.slice(0, 3).map((t) => t.name)).toEqual(["t-c", "t-b", "t-a"]);
   });
 
   it("404s keys for an unknown tenant", async () => {
