@@ -36,10 +36,18 @@ const RunRequest = z
     example: { model: "sim:agent", n_queries: 5, n_replays: 10, simulator: { divergence: 0.3 } },
   });
 
+// A suite read with GET can be POSTed back as it is: `version` is kept, and the fields a GET adds
+// (id, sha256, counts, created_at) are accepted and ignored, since the server computes them.
 const SuiteBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
+    id: z.string().optional().openapi({ description: "Read-only: ignored (a new id is assigned)" }),
+    sha256: z.string().optional().openapi({ description: "Read-only: ignored (computed from the suite)" }),
+    n_queries: z.number().optional().openapi({ description: "Read-only: ignored" }),
+    n_tools: z.number().optional().openapi({ description: "Read-only: ignored" }),
+    created_at: z.string().nullable().optional().openapi({ description: "Read-only: ignored" }),
     suite: z.strictObject({
+      version: z.string().min(1).max(200).optional().openapi({ description: "Your label for this version of the suite (default `upload`); part of its sha256" }),
       system_prompt: z.string().min(1),
       tools: z.array(z.record(z.string(), z.unknown())).min(2).max(128),
       stubs: z.record(z.string(), z.string()),
@@ -135,7 +143,7 @@ export const chainDeterminism = createRouter()
       const { name, suite: raw } = c.req.valid("json");
       let suite: Suite;
       try {
-        suite = validateSuite({ version: "upload", ...raw });
+        suite = validateSuite({ ...raw, version: raw.version ?? "upload" });
       } catch (err) {
         if (err instanceof TypeError || err instanceof RangeError) {
           const m = err.message.match(/^(?:validateSuite: )?([\w.[\]]+)(?::| )\s*(.*)$/);

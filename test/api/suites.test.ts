@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRun, waitForRun } from "./helpers.ts";
+import exampleSuite from "../../examples/chain-determinism/suite.json" with { type: "json" };
 
 const tool = (name: string, params: Record<string, unknown> = {}) => ({
   type: "function",
@@ -55,5 +56,38 @@ describe("chain-determinism suites", () => {
     const { key } = await newTenant();
     const p = await problem(await send("POST", "/v1/chain-determinism/suites", key, { name: "bad", suite }), 400);
     expect(p.errors!.map((e) => e.path).join(" ")).toContain(path);
+  });
+});
+
+// Issue "A suite you can trust": a suite read with GET could not be POSTed back (its `version` was
+// refused), and the README's `-d @…` example named a file that did not exist.
+describe("suites round-trip", () => {
+  it("POSTs a GET's answer back as it is: same suite, same sha256, new id", async () => {
+    const { key } = await newTenant();
+    const got = (await (await send("GET", "/v1/chain-determinism/suites/default", key)).json()) as { id: string; sha256: string; suite: { version: string } };
+    expect(got.suite.version).toBe("cd-default-v1");
+    const res = await send("POST", "/v1/chain-determinism/suites", key, got);
+    expect(res.status).toBe(201);
+    const copy = (await res.json()) as { id: string; sha256: string; name: string };
+    expect(copy.id).not.toBe("default");
+    expect(copy.sha256).toBe(got.sha256);
+    const again = (await (await send("GET", `/v1/chain-determinism/suites/${copy.id}`, key)).json()) as { suite: unknown };
+    expect(again.suite).toEqual(got.suite);
+  });
+
+  it("uploads the README's example file (examples/chain-determinism/suite.json) and runs it", async () => {
+    const { key } = await newTenant();
+    const res = await send("POST", "/v1/chain-determinism/suites", key, exampleSuite);
+    expect(res.status).toBe(201);
+    const suite = (await res.json()) as { id: string; n_queries: number };
+    expect(suite.n_queries).toBe(exampleSuite.suite.queries.length);
+    const run = await waitForRun(key, (await startRun(key, { model: "sim:agent", suite: suite.id, n_queries: suite.n_queries, n_replays: 5 })).id);
+    expect(run.status).toBe("succeeded");
+  });
+
+  it("still refuses fields a GET does not have", async () => {
+    const { key } = await newTenant();
+    const p = await problem(await send("POST", "/v1/chain-determinism/suites", key, { ...exampleSuite, owner: "me" }), 400);
+    expect(p.errors?.map((e) => e.path)).toEqual(["owner"]);
   });
 });
