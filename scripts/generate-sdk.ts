@@ -19,7 +19,9 @@ export async function generateSdk(dir = SDK_DIR): Promise<void> {
   writeFileSync(spec, openApiText());
   await createClient({
     input: spec,
-    output: { path: join(dir, "src") },
+    // Explicit `.ts` specifiers (`./client/index.ts`), so Node 22 runs the sources as they are (type stripping)
+    // where bare directory imports fail with ERR_UNSUPPORTED_DIR_IMPORT.
+    output: { path: join(dir, "src"), module: { extension: ".ts" } },
     plugins: ["@hey-api/client-fetch", "@hey-api/typescript", "@hey-api/sdk"],
     logs: { level: "silent" },
   });

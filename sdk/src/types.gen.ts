@@ -22,9 +22,12 @@ export type VrtyPair = {
     response: string;
 };
 
-export type Health = {
-    status: 'ok';
+export type Index = {
+    name: 'assay';
     version: string;
+    docs: string;
+    openapi: string;
+    health: string;
 };
 
 /**
@@ -40,6 +43,11 @@ export type Problem = {
         path: string;
         message: string;
     }>;
+};
+
+export type Health = {
+    status: 'ok';
+    version: string;
 };
 
 export type CreatedTenant = Tenant & {
@@ -292,11 +300,17 @@ export type ChainDeterminismRunRequest = {
      * Sent as `seed` to providers that take one; seeds the simulator
      */
     seed?: number;
+    /**
+     * `sim:*` models only
+     */
     simulator?: {
         /**
          * Probability that a replay departs from the query's usual tool sequence
          */
         divergence?: number;
+        /**
+         * Delay before each simulated answer
+         */
         latency_ms?: number;
     };
     /**
@@ -336,7 +350,31 @@ export type Suite = {
 
 export type CreateSuiteRequest = {
     name: string;
+    /**
+     * Read-only: ignored (a new id is assigned)
+     */
+    id?: string;
+    /**
+     * Read-only: ignored (computed from the suite)
+     */
+    sha256?: string;
+    /**
+     * Read-only: ignored
+     */
+    n_queries?: number;
+    /**
+     * Read-only: ignored
+     */
+    n_tools?: number;
+    /**
+     * Read-only: ignored
+     */
+    created_at?: string | null;
     suite: {
+        /**
+         * Your label for this version of the suite (default `upload`); part of its sha256
+         */
+        version?: string;
         system_prompt: string;
         tools: Array<{
             [key: string]: unknown;
@@ -390,11 +428,13 @@ export type RplRunRequest = {
      * Per model call; timed-out calls are retried twice
      */
     timeout_s?: number;
+    /**
+     * `sim:*` models only
+     */
     simulator?: {
         /**
-         * Probability that a replay departs from the query's usual tool sequence
+         * Delay before each simulated answer
          */
-        divergence?: number;
         latency_ms?: number;
     };
     /**
@@ -809,6 +849,31 @@ export type SsEmbeddingsBackend = {
      */
     fallback?: 'jaccard' | 'none';
 };
+
+export type GetIndexData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/';
+};
+
+export type GetIndexErrors = {
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetIndexError = GetIndexErrors[keyof GetIndexErrors];
+
+export type GetIndexResponses = {
+    /**
+     * Links to the reference and the OpenAPI document
+     */
+    200: Index;
+};
+
+export type GetIndexResponse = GetIndexResponses[keyof GetIndexResponses];
 
 export type GetHealthData = {
     body?: never;

@@ -132,8 +132,15 @@ function setup(options: OpenAIClientOptions) {
  * a thrown error for "timed out", and a body saying so must not turn a 504 into a timeout.
  */
 class HttpStatus extends Error {
-  constructor(readonly status: number, readonly headers: Headers, readonly body: string) {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+
+  constructor(status: number, headers: Headers, body: string) {
     super(`HTTP ${status}`);
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
   }
 }
 

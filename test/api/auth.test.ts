@@ -12,6 +12,16 @@ describe("public routes", () => {
   it.each(["/healthz", "/openapi.json", "/docs"])("serves %s without a key", async (path) => {
     expect((await call(path)).status).toBe(200);
   });
+
+  // Issue "A suite you can trust": GET / was a 404.
+  it("answers GET / with the docs for a browser and the links for other clients", async () => {
+    const browser = await call("/", { headers: { Accept: "text/html,application/xhtml+xml" }, redirect: "manual" });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe("/docs");
+    const api = await call("/");
+    expect(api.status).toBe(200);
+    expect(await api.json()).toMatchObject({ name: "assay", docs: "/docs", openapi: "/openapi.json", health: "/healthz" });
+  });
 });
 
 describe("API keys on /v1", () => {
