@@ -1,7 +1,9 @@
-// Composite Q parity (spec §8): every line of aggregation_vectors.jsonl. weight_table lines: the tables and
-// effective weights exact, strategy order exact. aggregate lines: Q of every strategy of the three tables and
-// every custom entry within 1e-12. The custom entries with an unknown key or a negative weight are what §8
-// [D] rejects: each is asserted to throw a RangeError naming the key, and to match [C] in codeCompatible mode.
+// Composite Q parity (spec §8): every line of aggregation_vectors.jsonl, expected values read losslessly.
+// weight_table lines: the table as loaded exact, its effective weights within 1e-12, strategy and key order exact.
+// aggregate lines: Q of every strategy of every table the line lists and every custom entry within 1e-12 (README
+// tolerances). The custom entries with an unknown key or a negative weight (found by content) are what §8 [D]
+// rejects: each is asserted to throw a RangeError naming the key, and to match [C] in codeCompatible mode.
+// round4 lines are checked in round.test.ts.
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_PRESET,
@@ -17,53 +19,58 @@ import {
   resolveWeightTable,
   type WeightTable,
 } from "../../../src/engines/reasoning-quality/index.ts";
-import { closeRecord, closeTo, vectors } from "./support.ts";
+import { itEachCase } from "../../support/reference.ts";
+import { TOL, closeTo, describeRq, expectPy, vectorLines } from "./support.ts";
 
-const lines = vectors("aggregation_vectors.jsonl");
-const tables = lines.filter((v) => v.kind === "weight_table");
-const aggregates = lines.filter((v) => v.kind === "aggregate");
-
-/** The custom entries §8 [D] rejects: an unknown metric key or a negative weight. */
+/** The first key of a custom entry that §8 [D] rejects: an unknown metric key or a negative weight. */
 function rejectedKey(weights: Record<string, number>): string | null {
   for (const [k, v] of Object.entries(weights)) if (!(METRIC_KEYS as readonly string[]).includes(k) || v < 0) return k;
   return null;
 }
 
-describe("aggregation_vectors.jsonl", () => {
-  it("reads every line (3 tables, 16 aggregates, 1 round4)", () => {
-    expect(lines.length).toBe(20);
-    expect(tables.length).toBe(3);
-    expect(aggregates.length).toBe(16);
-    expect(lines.filter((v) => v.kind === "round4").length).toBe(1);
+const KINDS = ["weight_table", "aggregate", "round4"];
+
+describeRq("aggregation_vectors.jsonl", ["aggregation_vectors.jsonl"], (ref) => {
+  const lines = vectorLines(ref, "aggregation_vectors.jsonl");
+  const tables = lines.filter((l) => l.value.kind === "weight_table");
+  const aggregates = lines.filter((l) => l.value.kind === "aggregate");
+
+  itEachCase(lines, (l) => `${l.label} is a kind these tests check`, "line in aggregation_vectors.jsonl", (l) => {
+    expect(KINDS).toContain(l.value.kind);
   });
 
-  it.each(tables.map((v) => [v.table, v]))("weight table %s", (name, v: any) => {
-    const table: WeightTable = WEIGHT_TABLES[name as keyof typeof WEIGHT_TABLES];
-    expect(table).toEqual(v.weights);
+  itEachCase(tables, (l) => `${l.label} weight table ${l.value.table}`, "weight_table line", (l) => {
+    const v = l.value;
+    expect(Object.keys(WEIGHT_TABLES), "a table we ship").toContain(v.table);
+    const table: WeightTable = WEIGHT_TABLES[v.table as keyof typeof WEIGHT_TABLES];
+    expectPy(table, l.exact.weights, `${l.label} weights`);
     expect(Object.keys(table)).toEqual(v.strategy_order);
     for (const s of v.strategy_order) {
-      expect(Object.keys(table[s])).toEqual(Object.keys(v.weights[s]));
-      expect(effectiveWeights(table[s])).toEqual(v.effective_weights[s]);
+      expect(Object.keys(table[s]), s).toEqual(Object.keys(v.weights[s]));
+      expectPy(effectiveWeights(table[s]), l.exact.effective_weights[s], `${l.label} effective ${s}`, { tol: TOL });
     }
   });
 
-  it.each(aggregates.map((v) => [v.id, v]))("%s: every table strategy", (_n, v: any) => {
-    for (const [name, expected] of Object.entries(v.expected.tables)) {
+  itEachCase(aggregates, (l) => `${l.label}: every table strategy`, "aggregate line", (l) => {
+    const v = l.value;
+    for (const name of Object.keys(v.expected.tables)) {
+      expect(Object.keys(WEIGHT_TABLES), "a table we ship").toContain(name);
       const got = aggregateAll(v.raw_metrics, name as keyof typeof WEIGHT_TABLES);
-      expect(Object.keys(got)).toEqual(Object.keys(expected as object));
-      closeRecord(got, expected as Record<string, number>, `${v.id} ${name}`);
+      expect(Object.keys(got), name).toEqual(Object.keys(v.expected.tables[name]));
+      expectPy(got, l.exact.expected.tables[name], `${l.label} ${name}`, { tol: TOL, numbers: "float" });
     }
   });
 
-  it.each(aggregates.map((v) => [v.id, v]))("%s: every custom entry", (_n, v: any) => {
-    expect(v.expected.custom.length).toBe(10);
-    for (const c of v.expected.custom) {
-      const label = `${v.id} ${JSON.stringify(c.weights)}`;
+  itEachCase(aggregates, (l) => `${l.label}: every custom entry`, "aggregate line", (l) => {
+    const v = l.value;
+    (v.expected.custom as any[]).forEach((c, i) => {
+      const want = l.exact.expected.custom[i];
+      const label = `${l.label} custom ${i} ${JSON.stringify(c.weights)}`;
       const bad = rejectedKey(c.weights);
       if (bad === null) {
         const got = aggregateDetailed(v.raw_metrics, c.weights);
-        expect(got.effective_weights, label).toEqual(c.effective_weights);
-        closeTo(got.q, c.q, 1e-12, label);
+        expectPy(got.effective_weights, want.effective_weights, `${label} effective`, { tol: TOL });
+        expectPy(got.q, want.q, `${label} q`, { tol: TOL, numbers: "float" });
       } else {
         // §8 [D]: rejected, with the offending key named.
         expect(() => aggregate(v.raw_metrics, c.weights), label).toThrow(RangeError);
@@ -71,9 +78,9 @@ describe("aggregation_vectors.jsonl", () => {
       }
       // [C]-compatible mode reproduces every entry, the rejected ones included.
       const code = aggregateDetailed(v.raw_metrics, c.weights, { codeCompatible: true });
-      expect(code.effective_weights, label).toEqual(c.effective_weights);
-      closeTo(code.q, c.q, 1e-12, label);
-    }
+      expectPy(code.effective_weights, want.effective_weights, `${label} codeCompatible effective`, { tol: TOL });
+      expectPy(code.q, want.q, `${label} codeCompatible q`, { tol: TOL, numbers: "float" });
+    });
   });
 });
 

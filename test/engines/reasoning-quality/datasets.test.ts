@@ -1,6 +1,7 @@
-// Dataset parsers (spec reasoning-quality.md §9.1–§9.3, §9.5). Sampling order is checked against the reference
-// shuffles in $REFERENCE_DIR/reasoning-quality/synthetic_vectors.json (shuffle_range_687/1319, mmlu_like_sequence);
-// everything else uses small inputs whose expected values follow from the spec, as the comments explain.
+// Dataset parsers (spec reasoning-quality.md §9.1–§9.3, §9.5). Sampling order is checked against every reference
+// shuffle in $REFERENCE_DIR/reasoning-quality/synthetic_vectors.json (each seed's shuffle_range_<n> streams and
+// mmlu_like_sequence, read losslessly); everything else uses small inputs whose expected values follow from the
+// spec, as the comments explain.
 import { describe, expect, it } from "vitest";
 import {
   extractGsm8kAnswer,
@@ -17,12 +18,10 @@ import {
   sampleIndices,
   strategyQaAnswer,
 } from "../../../src/engines/reasoning-quality/datasets.ts";
-import { referenceFiles } from "../../support/reference.ts";
+import { itEachCase } from "../../support/reference.ts";
+import { describeRq, expectPy, vectorFile } from "./support.ts";
 
 type MmluLike = { subject_sizes: number[]; per_subject: number; final_shuffle_of_collected_pairs: [number, number][] };
-const rng = referenceFiles("reasoning-quality").json<{ rng: Record<string, Record<string, unknown> & { mmlu_like_sequence: MmluLike }> }>("synthetic_vectors.json").rng;
-const seeds = Object.keys(rng);
-const shuffled = (seed: string, n: number) => rng[seed][`shuffle_range_${n}`] as number[];
 
 /** Runs fn and returns what it threw, so a test can check the class, the message and `.field`. */
 function thrown(fn: () => unknown): Error {
@@ -132,12 +131,6 @@ describe("parseCustomJson (§9.5)", () => {
     expect(e.message).toBe('items[1].id: duplicate id "q1" (also items[0])');
   });
 
-  // §9.5 [D]: num_samples keeps the first n after random.Random(seed).shuffle of the indices.
-  it.each(seeds)("seed %s: num_samples takes the first n of shuffle(range(len))", (seed) => {
-    const items = Array.from({ length: 10 }, (_, i) => ({ question: `question ${i}`, answer: String(i) }));
-    const picked = parseCustomJson(items, { numSamples: 4, seed: BigInt(seed) }).map((x) => x.id);
-    expect(picked).toEqual(shuffled(seed, 10).slice(0, 4).map((i) => `q${i}`));
-  });
 });
 
 describe("GSM8K (§9.1)", () => {
@@ -158,14 +151,6 @@ describe("GSM8K (§9.1)", () => {
   });
 
   const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ question: ` Q${i}? `, answer: `work\n#### ${i}` }));
-
-  it.each(seeds)("seed %s: samples in the order of shuffle(range(1319))", (seed) => {
-    const all = loadGsm8k(rows(1319), { seed: BigInt(seed), numSamples: 1319 });
-    expect(all.map((x) => Number(x.answer))).toEqual(shuffled(seed, 1319));
-    const first = loadGsm8k(rows(1319), { seed: BigInt(seed) });
-    expect(first.length).toBe(250); // default num_samples
-    expect(first.map((x) => x.answer)).toEqual(all.slice(0, 250).map((x) => x.answer));
-  });
 
   it("builds items with ids, stripped question, gold, full solution and empty perturbation slots", () => {
     const [item] = loadGsm8k(rows(1), { numSamples: 1 });
@@ -190,13 +175,6 @@ describe("StrategyQA (§9.3)", () => {
     expect(thrown(() => strategyQaAnswer("maybe", "rows[4].answer")).message).toMatch(/^rows\[4\]\.answer: must be yes\/no/);
   });
 
-  const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ question: `Q${i}?`, answer: i % 2 === 0, facts: [`fact ${i}`] }));
-
-  it.each(seeds)("seed %s: samples in the order of shuffle(range(687))", (seed) => {
-    const all = loadStrategyQa(rows(687), { seed: BigInt(seed), numSamples: 687 });
-    expect(all.map((x) => Number((x.question as string).slice(1, -1)))).toEqual(shuffled(seed, 687));
-  });
-
   it("builds items and falls back to a `gold` column", () => {
     expect(loadStrategyQa([{ question: " Q? ", gold: "True" }], { numSamples: 1 })).toStrictEqual([
       { id: "strategyqa_0000", question: "Q?", answer: "yes", facts: [], type: "reasoning", dataset: "strategyqa", perturbations: ["", "", ""] },
@@ -214,18 +192,6 @@ describe("MMLU (§9.2)", () => {
   });
 
   const rowsFor = (subject: number, size: number) => Array.from({ length: size }, (_, i) => ({ question: `${subject}:${i}`, choices: ["w", "x", "y", "z"], answer: i % 4 }));
-
-  it.each(seeds)("seed %s: per-subject shuffles then a final shuffle, as the reference call pattern", (seed) => {
-    const m = rng[seed].mmlu_like_sequence;
-    expect(m.subject_sizes.length).toBe(MMLU_SUBJECTS.length);
-    const bySubject = Object.fromEntries(MMLU_SUBJECTS.map((s, k) => [s, rowsFor(k, m.subject_sizes[k])]));
-    const numSamples = m.per_subject * MMLU_SUBJECTS.length; // floor(225 / 9) = 25 per subject
-    const items = loadMmlu(bySubject, { seed: BigInt(seed), numSamples });
-    expect(items.map((x) => (x.raw_question as string).split(":").map(Number))).toEqual(m.final_shuffle_of_collected_pairs);
-    expect(items.map((x) => x.subject)).toEqual(m.final_shuffle_of_collected_pairs.map(([k]) => MMLU_SUBJECTS[k]));
-    expect(items[0].id).toBe("mmlu_0000");
-    expect(items[items.length - 1].id).toBe(`mmlu_${String(numSamples - 1).padStart(4, "0")}`);
-  });
 
   it("builds the item: formatted prompt, letter gold, raw question, choices, subject", () => {
     const [item] = loadMmlu({ formal_logic: [{ question: "Q", choices: ["a", "b", "c"], answer: 2 }] }, { numSamples: 9 });
@@ -266,13 +232,72 @@ describe("MMLU (§9.2)", () => {
 });
 
 describe("shared helpers", () => {
-  it.each(seeds)("seed %s: sampleIndices is shuffle(range(n))[:k]", (seed) => {
-    expect(sampleIndices(100, 7, BigInt(seed))).toEqual(shuffled(seed, 100).slice(0, 7));
-  });
 
   it("normalizePerturbations keeps exactly n slots and blanks empty or unchanged ones", () => {
     expect(normalizePerturbations("Q?", undefined)).toEqual(["", "", ""]);
     expect(normalizePerturbations("Q?", ["a", "Q? ", "b", "c"])).toEqual(["a", "", "b"]);
     expect(normalizePerturbations("Q?", ["a"], 2)).toEqual(["a", ""]);
+  });
+});
+
+describeRq("dataset sampling against the reference shuffles", ["synthetic_vectors.json"], (ref) => {
+  const file = vectorFile(ref, "synthetic_vectors.json");
+  const rng: Record<string, Record<string, unknown> & { mmlu_like_sequence?: MmluLike }> = file.value.rng;
+  const SHUFFLE = /^shuffle_range_(\d+)$/;
+  /** Every shuffle(list(range(n))) stream of every seed: the order (input side) and its lossless form. */
+  const shuffles = Object.keys(rng).flatMap((seed) =>
+    Object.keys(rng[seed])
+      .filter((k) => SHUFFLE.test(k))
+      .map((k) => ({ seed, n: Number(SHUFFLE.exec(k)![1]), order: rng[seed][k] as number[], exact: file.exact.rng[seed][k] })),
+  );
+  const name = (what: string) => (c: { seed: string; n: number }) => `seed ${c.seed}, n = ${c.n}: ${what}`;
+  const none = "shuffle_range_<n> stream under rng";
+
+  // §9.5 [D]: num_samples keeps the first k after random.Random(seed).shuffle of the indices.
+  itEachCase(shuffles, name("custom JSON num_samples takes the first k of shuffle(range(len))"), none, (c) => {
+    const k = Math.min(4, c.n);
+    const items = Array.from({ length: c.n }, (_, i) => ({ question: `question ${i}`, answer: String(i) }));
+    const picked = parseCustomJson(items, { numSamples: k, seed: BigInt(c.seed) }).map((x) => x.id);
+    expect(picked).toEqual(c.order.slice(0, k).map((i) => `q${i}`));
+  });
+
+  itEachCase(shuffles, name("GSM8K samples in the order of shuffle(range(n)), 250 by default"), none, (c) => {
+    const rows = Array.from({ length: c.n }, (_, i) => ({ question: ` Q${i}? `, answer: `work\n#### ${i}` }));
+    const all = loadGsm8k(rows, { seed: BigInt(c.seed), numSamples: c.n });
+    expectPy(all.map((x) => Number(x.answer)), c.exact, "order", { numbers: "int" });
+    const first = loadGsm8k(rows, { seed: BigInt(c.seed) });
+    expect(first.length).toBe(Math.min(250, c.n)); // default num_samples
+    expect(first.map((x) => x.answer)).toEqual(all.slice(0, 250).map((x) => x.answer));
+  });
+
+  itEachCase(shuffles, name("StrategyQA samples in the order of shuffle(range(n))"), none, (c) => {
+    const rows = Array.from({ length: c.n }, (_, i) => ({ question: `Q${i}?`, answer: i % 2 === 0, facts: [`fact ${i}`] }));
+    const all = loadStrategyQa(rows, { seed: BigInt(c.seed), numSamples: c.n });
+    expectPy(all.map((x) => Number((x.question as string).slice(1, -1))), c.exact, "order", { numbers: "int" });
+    expect(all.map((x) => x.answer)).toEqual(c.order.map((i) => (i % 2 === 0 ? "yes" : "no")));
+  });
+
+  itEachCase(shuffles, name("sampleIndices is shuffle(range(n))[:k]"), none, (c) => {
+    const k = Math.min(7, c.n);
+    expect(sampleIndices(c.n, k, BigInt(c.seed))).toEqual(c.order.slice(0, k));
+  });
+
+  const mmlu = Object.keys(rng).filter((seed) => rng[seed].mmlu_like_sequence !== undefined);
+  const rowsFor = (subject: number, size: number) => Array.from({ length: size }, (_, i) => ({ question: `${subject}:${i}`, choices: ["w", "x", "y", "z"], answer: i % 4 }));
+  itEachCase(mmlu, (seed) => `seed ${seed}: MMLU per-subject shuffles then a final shuffle, as the reference call pattern`, "mmlu_like_sequence under rng", (seed) => {
+    const m = rng[seed].mmlu_like_sequence!;
+    expect(m.subject_sizes.length).toBe(MMLU_SUBJECTS.length);
+    const bySubject = Object.fromEntries(MMLU_SUBJECTS.map((s, k) => [s, rowsFor(k, m.subject_sizes[k])]));
+    const numSamples = m.per_subject * MMLU_SUBJECTS.length; // per_subject = floor(num_samples / 9)
+    const items = loadMmlu(bySubject, { seed: BigInt(seed), numSamples });
+    expectPy(
+      items.map((x) => (x.raw_question as string).split(":").map(Number)),
+      file.exact.rng[seed].mmlu_like_sequence.final_shuffle_of_collected_pairs,
+      "final_shuffle_of_collected_pairs",
+      { numbers: "int" },
+    );
+    expect(items.map((x) => x.subject)).toEqual(m.final_shuffle_of_collected_pairs.map(([k]) => MMLU_SUBJECTS[k]));
+    expect(items[0].id).toBe("mmlu_0000");
+    expect(items[items.length - 1].id).toBe(`mmlu_${String(numSamples - 1).padStart(4, "0")}`);
   });
 });

@@ -1,6 +1,7 @@
-// The six metrics over stored records (spec §3–§7): every `kind: "records"` line of metric_vectors.jsonl,
-// run with [C]'s RS/ES behaviour (CODE_PARITY); per_item and raw within 1e-12, rounded exact. Then the [D]
-// defaults that differ from [C] on purpose, and the injected LS/SS backends.
+// The six metrics over stored records (spec §3–§7): every `kind: "records"` line of metric_vectors.jsonl, run
+// with [C]'s RS/ES behaviour (CODE_PARITY); expected values read losslessly, per_item and raw within 1e-12, rounded
+// exact (README tolerances). Then the [D] defaults that differ from [C] on purpose, each on its own hand-derived
+// inputs, and the injected LS/SS backends. (Pipeline lines are checked in pipeline.test.ts.)
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -20,66 +21,77 @@ import {
   type NliLabel,
   type StepPair,
 } from "../../../src/engines/reasoning-quality/index.ts";
-import { CODE_PARITY, closeRecord, closeTo, expectPerItem, toItemRecord, vectors } from "./support.ts";
+import { itEachCase } from "../../support/reference.ts";
+import { CODE_PARITY, TOL, closeList, closeTo, describeRq, expectPy, toItemRecord, vectorLines } from "./support.ts";
 
-const all = vectors("metric_vectors.jsonl");
-const records = all.filter((v) => v.kind === "records");
-const byId = (id: string) => records.find((v) => v.id === id);
+describeRq("metric_vectors.jsonl, kind records", ["metric_vectors.jsonl"], (ref) => {
+  const records = vectorLines(ref, "metric_vectors.jsonl").filter((l) => l.value.kind === "records");
 
-describe("metric_vectors.jsonl, kind records", () => {
-  it("reads every line (20 records + 12 pipeline)", () => {
-    expect(all.length).toBe(32);
-    expect(records.length).toBe(20);
-  });
-
-  it.each(records.map((v) => [`${v.id} ${v.note}`, v]))("%s", async (_n, v: any) => {
+  itEachCase(records, (l) => `${l.label} ${l.value.note ?? ""}`, "records line in metric_vectors.jsonl", async (l) => {
+    const v = l.value;
+    const e = l.exact.expected;
     const got = await computeMetrics(v.records.map(toItemRecord), v.metrics_config, CODE_PARITY);
-    expectPerItem(got.per_item, v.expected.per_item, v.id);
-    closeRecord(got.raw, v.expected.raw, `${v.id} raw`);
-    expect(got.raw_metrics).toEqual(v.expected.rounded);
+    expectPy(got.per_item, e.per_item, `${l.label} per_item`, { tol: TOL, numbers: "float" });
+    expectPy(got.raw, e.raw, `${l.label} raw`, { tol: TOL, numbers: "float" });
+    expectPy(got.raw_metrics, e.rounded, `${l.label} rounded`, { numbers: "float" });
     expect(got.ls_method).toBe("lexical");
     expect(got.ss_method).toBe("jaccard");
     expect(got.cq_matcher).toBe("canonical");
   });
 });
 
+/** A record with defaults for the fields a test does not care about. */
+function record(r: Partial<ItemRecord> & Pick<ItemRecord, "prediction" | "gold_answer">): ItemRecord {
+  return { token_count: 10, reasoning_trace: ["x"], k_answers: [r.prediction], k_traces: ["x"], perturbed_preds: [], ...r };
+}
+const KPS = { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3 };
+
 describe("spec [D] defaults that deliberately differ from [C]", () => {
-  it("§6: failed generations are left out of ES's min–max (rec_es_failed_zero_tokens)", async () => {
-    const v = byId("rec_es_failed_zero_tokens");
-    const recs: ItemRecord[] = v.records.map(toItemRecord);
-    recs[0].generation_failed = true;
-    const fixed = await computeMetrics(recs, v.metrics_config);
-    // Min–max over the two successful items only (100 and 120 tokens): the 100-token one is the most
-    // concise (T' = 0, ES = 2·1·1/(1+1) = 1), the 120-token one has T' = 1 (ES = 0); the failed item scores 0.
+  it("§6: failed generations are left out of ES's min–max", async () => {
+    const recs: ItemRecord[] = [
+      record({ prediction: "", gold_answer: "8", token_count: 0, reasoning_trace: [""], k_answers: [""], k_traces: [""], generation_failed: true }),
+      record({ prediction: "8", gold_answer: "8", token_count: 100 }),
+      record({ prediction: "8", gold_answer: "8", token_count: 120 }),
+    ];
+    const fixed = await computeMetrics(recs, KPS);
+    // Min–max over the two successful items only (100 and 120 tokens): the 100-token one is the most concise
+    // (T' = 0, ES = 2·1·1/(1+1) = 1), the 120-token one has T' = 1 (ES = 0); the failed item scores 0.
     expect(fixed.per_item.es).toEqual([0, 1, 0]);
     expect(fixed.raw.efficiency).toBe(1 / 3);
-    // [C] let the failed item's 0 tokens set T_min, which compresses everyone else.
-    const code = await computeMetrics(recs, v.metrics_config, CODE_PARITY);
-    closeList2(code.per_item.es, v.expected.per_item.es);
+    // [C]: the failed item's 0 tokens set T_min, so the 100-token item gets T' = 100/120, conc = 1/6 and
+    // ES = 2·(1/6)/(1 + 1/6) = 2/7; ES = (0 + 2/7 + 0)/3 = 2/21.
+    const code = await computeMetrics(recs, KPS, CODE_PARITY);
+    closeList(code.per_item.es, [0, 2 / 7, 0], "[C] es");
+    closeTo(code.raw.efficiency, 2 / 21);
   });
 
   it("§4: items without perturbations are skipped for RS, and RS is null when none is left", async () => {
-    const v = byId("rec_cs_numeric_labels"); // four correct items, none with perturbations
-    const recs: ItemRecord[] = v.records.map((r: any) => ({ ...toItemRecord(r), has_perturbations: false }));
-    const skipped = await computeMetrics(recs, v.metrics_config);
+    // Two correct items, neither with perturbations.
+    const recs = [record({ prediction: "8", gold_answer: "8" }), record({ prediction: "Yes.", gold_answer: "yes" })].map((r) => ({ ...r, has_perturbations: false }));
+    const skipped = await computeMetrics(recs, KPS);
     expect(skipped.raw.robustness).toBeNull();
     expect(skipped.raw_metrics.robustness).toBeNull();
     expect(skipped.rs_skipped).toBe(true);
-    expect(skipped.per_item.in_C).toEqual([false, false, false, false]);
-    // [C] keeps them in C with RS_i = 0.
-    const code = await computeMetrics(recs, v.metrics_config, CODE_PARITY);
-    expect(code.raw.robustness).toBe(v.expected.raw.robustness);
+    expect(skipped.per_item.in_C).toEqual([false, false]);
+    // [C] keeps them in C with RS_i = 0/P = 0, so RS = 0.
+    const code = await computeMetrics(recs, KPS, CODE_PARITY);
+    expect(code.raw.robustness).toBe(0);
+    expect(code.per_item.in_C).toEqual([true, true]);
     expect(code.rs_skipped).toBe(false);
   });
 
   it("§4: only items with perturbations form C when some have them", async () => {
-    const v = byId("rec_basic_all_correct");
-    const recs: ItemRecord[] = v.records.map(toItemRecord);
-    recs[1].has_perturbations = false;
-    const got = await computeMetrics(recs, v.metrics_config);
-    const rs = v.expected.per_item.rs;
+    const recs: ItemRecord[] = [
+      record({ prediction: "8", gold_answer: "8", perturbed_preds: ["8", "8", "9"] }), // RS_0 = 2/3
+      { ...record({ prediction: "4", gold_answer: "4" }), has_perturbations: false }, // no perturbations
+      record({ prediction: "Yes.", gold_answer: "yes", perturbed_preds: ["Yes.", "No.", "No."] }), // RS_2 = 1/3
+    ];
+    const got = await computeMetrics(recs, KPS);
     expect(got.per_item.in_C).toEqual([true, false, true]);
-    expect(got.raw.robustness).toBe((rs[0] + rs[2]) / 2);
+    closeTo(got.raw.robustness, (2 / 3 + 1 / 3) / 2);
+    // [C] averages the item without perturbations in as 0: (2/3 + 0 + 1/3)/3.
+    const code = await computeMetrics(recs, KPS, CODE_PARITY);
+    closeTo(code.raw.robustness, 1 / 3);
   });
 
   it("§3: consistency_runs absent → K is the number of stored answers per item (README quirk kept)", () => {
@@ -102,13 +114,18 @@ describe("spec [D] defaults that deliberately differ from [C]", () => {
   });
 });
 
-function closeList2(a: readonly number[], b: readonly number[]) {
-  a.forEach((x, i) => closeTo(x, b[i]));
-}
-
 describe("LS backends (§5, §11)", () => {
-  const v = byId("rec_ls_heuristic");
-  const recs: ItemRecord[] = v.records.map(toItemRecord);
+  // Traces with 3, 1, 2 and 4 steps (2, 0, 1 and 3 consecutive pairs); the expectations below are derived
+  // from the traces themselves.
+  const recs: ItemRecord[] = [
+    ["The sum is 8", "The sum is not 8", "So the sum is 8"],
+    ["Yes"],
+    ["It is cold", "It is not cold"],
+    ["a b", "b c", "c is not d", "d e"],
+  ].map((reasoning_trace, i) =>
+    record({ prediction: "8", gold_answer: "8", token_count: 10 + i, reasoning_trace, k_answers: ["8", "8", "9"], k_traces: ["a b", "a b", "a c"], perturbed_preds: ["8", "9", "8"] }),
+  );
+  const v = { records: recs, metrics_config: KPS };
   // A checker that calls a pair a contradiction when exactly one side contains " not ".
   const negated = (s: string) => ` ${s.toLowerCase()} `.includes(" not ");
   const checker = (log: StepPair[][]): ContradictionChecker => async (pairs) => {
@@ -279,12 +296,15 @@ describe("set-level helpers", () => {
   });
 
   it("summarise recomputes ES per subset", async () => {
-    const v = byId("rec_es_shapes");
-    const scores = await scoreItems(v.records.map(toItemRecord), v.metrics_config, CODE_PARITY);
-    // Items 0 and 1 alone (10 and 20 tokens): 10 is T_min (ES 1), 20 is T_max (ES 0).
+    const recs = [10, 20, 30].map((token_count) => record({ prediction: "8", gold_answer: "8", token_count }));
+    const scores = await scoreItems(recs, KPS, CODE_PARITY);
+    // All correct. Whole set: T' = 0, 1/2, 1 → ES = 1, 2·(1/2)/(1 + 1/2) = 2/3, 0.
+    closeList(summarise(scores).per_item.es, [1, 2 / 3, 0]);
+    // Items 0 and 1 alone (10 and 20 tokens): 10 is T_min (ES 1), 20 is T_max (ES 0); likewise items 1 and 2.
     expect(summarise(scores, [0, 1]).per_item.es).toEqual([1, 0]);
-    expect(summarise(scores).per_item.es).toEqual(v.expected.per_item.es);
+    expect(summarise(scores, [1, 2]).per_item.es).toEqual([1, 0]);
   });
+
 
   it("groupByDataset: sorted by code point, untagged → unknown, [] for a single name", () => {
     expect(groupByDataset([{ dataset: "b" }, {}, { dataset: "a" }, { dataset: "b" }])).toEqual([

@@ -1,8 +1,9 @@
 // Synthetic generator parity (spec reasoning-quality.md §9.4) against every seed in
-// $REFERENCE_DIR/reasoning-quality/synthetic_vectors.json `datasets`. Our wording is re-authored (§9.4, last line),
-// so the texts are not compared; everything else is, exactly: ids, order, types, golds that are computed or a
-// short fact, the reasoning draws, the numbers quoted in every question and paraphrase, and the perturbation
-// counts. A separate test proves that no text of ours is the original's.
+// $REFERENCE_DIR/reasoning-quality/synthetic_vectors.json `datasets` (read losslessly), at the file's own sizes.
+// Our wording is re-authored (§9.4, last line), so the texts are not compared; everything else is, exactly: ids,
+// order, types, golds that are computed or a short fact, the reasoning draws, the numbers quoted in every
+// question and paraphrase, and the perturbation counts. A separate test proves that no text of ours is the
+// original's.
 import { describe, expect, it } from "vitest";
 import { goldKind } from "../../../src/engines/reasoning-quality/answer.ts";
 import {
@@ -12,17 +13,13 @@ import {
   syntheticReasoningDraws,
   type SyntheticItem,
 } from "../../../src/engines/reasoning-quality/synthetic.ts";
-import { referenceFiles } from "../../support/reference.ts";
+import { itEachCase } from "../../support/reference.ts";
+import { describeRq, expectPy, vectorFile } from "./support.ts";
 
 type Vectors = {
   sizes: { num_reasoning: number; num_adversarial: number; num_robustness: number };
   datasets: Record<string, { seed: number; items: SyntheticItem[]; reasoning_draws: { i: number; a: number; b: number; speed: number; hours: number }[] }>;
 };
-
-const vectors = referenceFiles("reasoning-quality").json<Vectors>("synthetic_vectors.json");
-const seeds = Object.keys(vectors.datasets);
-const sizes = { numReasoning: vectors.sizes.num_reasoning, numAdversarial: vectors.sizes.num_adversarial, numRobustness: vectors.sizes.num_robustness };
-const generate = (seed: string) => generateSynthetic({ seed: BigInt(seed), ...sizes });
 
 /** The 14 fixed adversarial items (§9.4, i < 14); from i = 14 on the claim and its gold are generated. */
 const FIXED_ADVERSARIAL = 14;
@@ -36,37 +33,39 @@ const isShortGold = (gold: string): boolean => /^[a-z]+$/.test(gold);
 /** The integers quoted in a text, as a sorted multiset. */
 const numbersIn = (text: string): number[] => (text.match(/\d+/g) ?? []).map(Number).sort((x, y) => x - y);
 
-describe("synthetic vectors", () => {
-  it("are the config.yaml sizes, for at least two seeds", () => {
+describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
+  const file = vectorFile(ref, "synthetic_vectors.json");
+  const vectors: Vectors = file.value;
+  const seeds = Object.keys(vectors.datasets);
+  const sizes = { numReasoning: vectors.sizes.num_reasoning, numAdversarial: vectors.sizes.num_adversarial, numRobustness: vectors.sizes.num_robustness };
+  const generate = (seed: string) => generateSynthetic({ seed: BigInt(seed), ...sizes });
+  const each = (what: string, fn: (seed: string) => void) => itEachCase(seeds, (seed) => `seed ${seed}: ${what}`, "seed under datasets", fn);
+
+  it("were made at the config.yaml sizes (README), which the engine ships as SYNTHETIC_CONFIG_SIZES", () => {
     expect(sizes).toEqual(SYNTHETIC_CONFIG_SIZES);
-    expect(seeds.length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each(seeds)("seed %s: ids, order, types and golds equal the reference", (seed) => {
+  each("ids, order, types and golds equal the reference", (seed) => {
     const ref = vectors.datasets[seed];
-    expect(ref.seed).toBe(Number(seed));
+    expectPy(BigInt(seed), file.exact.datasets[seed].seed, "seed");
     const items = generate(seed);
     expect(items.map((x) => x.id)).toStrictEqual(ref.items.map((x) => x.id));
     expect(items.map((x) => x.type)).toStrictEqual(ref.items.map((x) => x.type));
-    let explained = 0;
     items.forEach((item, i) => {
       const r = ref.items[i];
       expect(Object.keys(item), r.id).toStrictEqual(Object.keys(r));
       if (isFixedAdversarial(r.id) && !isShortGold(r.answer)) {
         // An explanation, re-worded by us: only required to exist (and to stay a free-text gold for CQ, §2.1).
         expect(item.answer.trim(), r.id).not.toBe("");
-        explained++;
       } else {
         // Every reasoning gold, every generated adversarial gold, every robustness gold, the one-word fixed golds.
         expect(item.answer, r.id).toBe(r.answer);
       }
       expect(goldKind(item.answer), r.id).toBe(goldKind(r.answer));
     });
-    // Items 0–2 ("false", "false", "impossible") are compared; items 3–13 carry explanations.
-    expect(explained).toBe(FIXED_ADVERSARIAL - 3);
   });
 
-  it.each(seeds)("seed %s: every question and paraphrase quotes the reference's numbers", (seed) => {
+  each("every question and paraphrase quotes the reference's numbers", (seed) => {
     const ref = vectors.datasets[seed].items;
     generate(seed).forEach((item, i) => {
       const r = ref[i];
@@ -76,7 +75,7 @@ describe("synthetic vectors", () => {
     });
   });
 
-  it.each(seeds)("seed %s: perturbation counts, and adversarial slots are empty as in the reference", (seed) => {
+  each("perturbation counts, and adversarial slots are empty as in the reference", (seed) => {
     const ref = vectors.datasets[seed].items;
     generate(seed).forEach((item, i) => {
       const r = ref[i];
@@ -90,14 +89,14 @@ describe("synthetic vectors", () => {
     });
   });
 
-  it.each(seeds)("seed %s: reasoning draws (a, b, speed, hours) for every item", (seed) => {
+  each("reasoning draws (a, b, speed, hours) for every item", (seed) => {
     const ref = vectors.datasets[seed].reasoning_draws;
     expect(ref.length).toBe(sizes.numReasoning);
-    expect(syntheticReasoningDraws(BigInt(seed), sizes.numReasoning)).toStrictEqual(ref);
+    expectPy(syntheticReasoningDraws(BigInt(seed), sizes.numReasoning), file.exact.datasets[seed].reasoning_draws, "reasoning_draws", { numbers: "int" });
   });
 
   // §9.4: "Re-author the template wording ourselves ... and do not copy the strings".
-  it.each(seeds)("seed %s: no question, paraphrase or explanatory gold is the reference's text", (seed) => {
+  each("no question, paraphrase or explanatory gold is the reference's text", (seed) => {
     const ref = vectors.datasets[seed].items;
     const items = generate(seed);
     const refQuestions = new Set(ref.map((x) => x.question));
@@ -111,7 +110,7 @@ describe("synthetic vectors", () => {
   });
 
   // The reference README states that the class defaults (20/10/10) give the first items of each split.
-  it.each(seeds)("seed %s: default sizes give a prefix of each split", (seed) => {
+  each("default sizes give a prefix of each split", (seed) => {
     const full = generate(seed);
     const split = (type: string, n: number) => full.filter((x) => x.type === type).slice(0, n);
     const expected = [
@@ -119,7 +118,7 @@ describe("synthetic vectors", () => {
       ...split("adversarial", SYNTHETIC_DEFAULT_SIZES.numAdversarial),
       ...split("robustness", SYNTHETIC_DEFAULT_SIZES.numRobustness),
     ];
-    const items = generateSynthetic({ seed: Number(seed) });
+    const items = generateSynthetic({ seed: BigInt(seed) });
     expect(items).toStrictEqual(expected);
     const refIds = vectors.datasets[seed].items.map((x) => x.id);
     for (const item of items) expect(refIds).toContain(item.id);
@@ -127,26 +126,25 @@ describe("synthetic vectors", () => {
 
   // With a perturbation backend (§9.4 [D] options a/b) only the adversarial perturbations change: the backend's
   // slots pass through `normalizePerturbations` (3 slots; empty or unchanged-question slots become "").
-  it.each(seeds)("seed %s: an adversarial perturbation backend changes nothing else", (seed) => {
+  each("an adversarial perturbation backend changes nothing else", (seed) => {
     const plain = generate(seed);
     const backend = (q: string) => [`${q} (reworded)`, q, ""];
     const items = generateSynthetic({ seed: BigInt(seed), ...sizes, adversarialPerturb: backend });
     const expected = plain.map((x) => (x.type === "adversarial" ? { ...x, perturbations: [`${x.question} (reworded)`, "", ""] } : x));
     expect(items).toStrictEqual(expected);
   });
+
+  // Apples golds are str(round(a/b, 2)). When a/b·100 ends in exactly .5 (a·100/b is a half-integer) Python rounds
+  // to even, e.g. 13/8 → "1.62" where JS toFixed gives "1.63". The file's apples items with such a tie, found by value.
+  const ties = seeds.flatMap((seed) =>
+    vectors.datasets[seed].reasoning_draws.filter(({ i, a, b }) => i % 3 === 0 && (a * 100) % b !== 0 && (a * 200) % b === 0).map(({ i }) => ({ seed, i })),
+  );
+  itEachCase(ties, ({ seed, i }) => `seed ${seed}: apples item ${i} whose gold is an exact rounding tie`, "apples item whose gold is an exact rounding tie", ({ seed, i }) => {
+    expect(generateSynthetic({ seed: BigInt(seed), numReasoning: i + 1 })[i].answer).toBe(vectors.datasets[seed].items[i].answer);
+  });
 });
 
 describe("generator edge cases", () => {
-  // Apples golds are str(round(a/b, 2)). When a/b·100 ends in exactly .5 (a·100/b is a half-integer) Python rounds
-  // to even, e.g. 13/8 → "1.62" where JS toFixed gives "1.63". Make sure the parity data exercises that case.
-  it("the parity data includes apples items whose gold is an exact rounding tie", () => {
-    const ties = seeds.flatMap((seed) =>
-      vectors.datasets[seed].reasoning_draws.filter(({ i, a, b }) => i % 3 === 0 && (a * 100) % b !== 0 && (a * 200) % b === 0).map(({ i }) => [seed, i] as const),
-    );
-    expect(ties.length).toBeGreaterThan(0);
-    for (const [seed, i] of ties) expect(generateSynthetic({ seed: Number(seed), numReasoning: i + 1 })[i].answer).toBe(vectors.datasets[seed].items[i].answer);
-  });
-
   it("accepts zero-sized splits and rejects negative ones", () => {
     expect(generateSynthetic({ numReasoning: 0, numAdversarial: 0, numRobustness: 1 }).map((x) => x.id)).toEqual(["robustness_0"]);
     expect(() => generateSynthetic({ numReasoning: -1 })).toThrow(RangeError);
