@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureDevVars, prepareLocalDb } from "../scripts/dev-setup.ts";
+import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "../scripts/dev-setup.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -34,7 +34,7 @@ export async function startWranglerDev(port: number, stateIn: StateIn = "disk"):
     // traces, not the Worker's production logs): it tails every invocation, each RPC and alarm
     // included, into a SQLite store of its own on the same machine, about a fifth of workerd's CPU
     // in the 500-replay run.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: "false" },
+    env: { ...process.env, ...OFFLINE_ENV, X_LOCAL_OBSERVABILITY: "false" },
   });
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {

@@ -9,8 +9,15 @@ export { DEV_API_KEY };
 
 const root = join(import.meta.dirname, "..");
 
+/**
+ * Local development stays offline: every wrangler command starts a local runtime that would otherwise
+ * fetch Request.cf data from workers.cloudflare.com (and print a stack trace when that fails). The npm
+ * scripts that run `wrangler dev` set the same variables.
+ */
+export const OFFLINE_ENV = { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+
 function wrangler(args: string[]): void {
-  execFileSync("wrangler", args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  execFileSync("wrangler", args, { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...OFFLINE_ENV } });
 }
 
 /** Migrates the local D1 (under `persistTo`, or wrangler's default .wrangler/state) and seeds the dev key. */
