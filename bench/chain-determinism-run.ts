@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { registerScenario } from "../test/support/fake-openai.ts";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
-import { startWranglerDev, type StateIn } from "./wrangler-dev.ts";
+import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
 
 /** The fake endpoint in a child process (see fake-openai-process.ts). */
 async function startFakeServer(): Promise<{ url: string; close(): Promise<void> }> {

@@ -1,7 +1,7 @@
 // Throughput of POST /v1/vrty/score as served by `wrangler dev` on loopback, measured with autocannon.
 import autocannon from "autocannon";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
-import { startWranglerDev } from "./wrangler-dev.ts";
+import { startWranglerDev } from "../scripts/wrangler-dev.ts";
 
 export type HttpResult = { seconds: number; connections: number; requests: number; rps: number; p50_ms: number; p99_ms: number; non2xx: number; errors: number };
 

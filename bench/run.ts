@@ -4,7 +4,7 @@ import os from "node:os";
 import { benchVrtyLatency } from "./vrty-latency.ts";
 import { benchHttpThroughput } from "./http-throughput.ts";
 import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
-import { MEMORY_DIR, type StateIn } from "./wrangler-dev.ts";
+import { MEMORY_DIR, type StateIn } from "../scripts/wrangler-dev.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
 import { benchJudgeAlpha } from "./judge-alpha.ts";
 import { benchRqMetrics } from "./rq-metrics.ts";

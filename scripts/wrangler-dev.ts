@@ -1,9 +1,10 @@
-// Starts `wrangler dev` on a fresh local state for a benchmark, and stops it with its workerd children.
+// Starts `wrangler dev` on a fresh local state (for the benchmarks and the README test), and stops it
+// with its workerd children.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "../scripts/dev-setup.ts";
+import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "./dev-setup.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -20,22 +21,29 @@ export type StateIn = "disk" | "memory";
 /** Linux's RAM-backed /dev/shm, when the machine has it. */
 export const MEMORY_DIR = existsSync("/dev/shm") ? "/dev/shm" : null;
 
-export async function startWranglerDev(port: number, stateIn: StateIn = "disk"): Promise<DevServer> {
+/**
+ * `onOutput` receives what wrangler prints (at its default log level); without it, wrangler prints
+ * errors only and its output is dropped, so a benchmark measures nothing but the API.
+ */
+export async function startWranglerDev(port: number, stateIn: StateIn = "disk", onOutput?: (text: string) => void): Promise<DevServer> {
   const parent = stateIn === "memory" && MEMORY_DIR ? MEMORY_DIR : tmpdir();
   const state = mkdtempSync(join(parent, "assay-bench-"));
   ensureDevVars();
   prepareLocalDb(state);
   // detached: the whole process group (wrangler's node and its workerd children) is stopped together.
-  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--log-level", "error"], {
+  const logLevel = onOutput ? [] : ["--log-level", "error"];
+  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel], {
     cwd: root,
     detached: true,
-    stdio: "ignore",
+    stdio: onOutput ? ["ignore", "pipe", "pipe"] : "ignore",
     // X_LOCAL_OBSERVABILITY=false turns off wrangler's local trace collector (the local explorer's
     // traces, not the Worker's production logs): it tails every invocation, each RPC and alarm
     // included, into a SQLite store of its own on the same machine, about a fifth of workerd's CPU
     // in the 500-replay run.
     env: { ...process.env, ...OFFLINE_ENV, X_LOCAL_OBSERVABILITY: "false" },
   });
+  dev.stdout?.on("data", (b: Buffer) => onOutput?.(b.toString()));
+  dev.stderr?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
     try {
