@@ -14,6 +14,8 @@ import {
   buildRecord,
   effectiveWeights,
   evaluateRecords,
+  goldInOurWords,
+  OWN_WORDING_NOTE,
   mergeStrategies,
   planItem,
   resolveWeightTable,
@@ -263,6 +265,8 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
     }
   }
 
+  // Synthetic items whose golds are in our words (the same for every model): said in every model's extensions.
+  const ownWording = config.items.filter((it) => it.dataset === "synthetic" && goldInOurWords(it)).map((it) => it.id.slice(it.id.indexOf(":") + 1));
   const models: RqModelResult[] = inputs.map((x, k) => {
     const result = results[k];
     return {
@@ -276,6 +280,7 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
         ...(lsMethods[k].ls_fallback ? { ls_fallback: lsMethods[k].ls_fallback } : {}),
         ls_failed_pairs: lsMethods[k].ls_failed_pairs,
         preset_version: config.preset,
+        ...(ownWording.length ? { synthetic_golds: { own_wording: ownWording, note: OWN_WORDING_NOTE } } : {}),
       },
       calls: x.calls,
       usage: x.usage,

@@ -31,9 +31,27 @@ describe("POST /v1/reasoning-quality/runs", () => {
     expect(good.aggregated.cq_only).toBe(1);
     expect(run.result.rankings.balanced[0]).toMatchObject({ model: "good", rank: 1 });
     expect(good.extensions).toMatchObject({ ls_method: "lexical", ss_method: "jaccard", cq_matcher: "canonical" });
+    // Issue "A suite you can trust": the run says which synthetic golds are our wording. Of the first two
+    // adversarial items the golds are "false" and "false", the original's own, so none here…
+    expect(good.extensions.synthetic_golds).toBeUndefined();
     expect(good.calls.failed).toBe(0);
     expect(good.calls.made).toBe(good.calls.planned);
     expect(run.progress.total).toBe(2 * good.calls.planned);
+  });
+
+  it("names the synthetic items whose free-text golds are our wording", async () => {
+    const { key } = await newTenant();
+    const run = await waitForRun(key, (await startRq(key, {
+      models: [{ model: "sim:reasoner" }],
+      datasets: [{ synthetic: { num_reasoning: 0, num_adversarial: 6, num_robustness: 0 } }],
+      K: 1,
+      P: 0,
+    })).id, 60_000);
+    // …whereas adversarial items 3, 4 and 5 have sentences for golds (see the synthetic generator).
+    expect(run.result.models[0].extensions.synthetic_golds).toEqual({
+      own_wording: ["adversarial_3", "adversarial_4", "adversarial_5"],
+      note: expect.stringContaining("not comparable with the original"),
+    });
   });
 
   it("a model that fails every call and one that answers empty strings still end the run, counted", async () => {

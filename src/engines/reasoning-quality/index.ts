@@ -104,7 +104,7 @@ export type {
 // Datasets (spec §9): CPython's random, the synthetic generator, upload parsers.
 export { PyRandom, seedKey } from "./pyrandom.ts";
 export type { PyRandomState } from "./pyrandom.ts";
-export { SYNTHETIC_CONFIG_SIZES, SYNTHETIC_DEFAULT_SIZES, generateSynthetic, syntheticReasoningDraws } from "./synthetic.ts";
+export { OWN_WORDING_NOTE, SYNTHETIC_CONFIG_SIZES, SYNTHETIC_DEFAULT_SIZES, generateSynthetic, goldInOurWords, syntheticReasoningDraws } from "./synthetic.ts";
 export type { ReasoningDraw, SyntheticItem, SyntheticOptions, SyntheticType } from "./synthetic.ts";
 export {
   MMLU_SUBJECTS,

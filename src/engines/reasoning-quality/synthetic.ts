@@ -171,6 +171,21 @@ function robustness(i: number): readonly [string, string, readonly string[]] {
 }
 
 /**
+ * Whether a synthetic item's gold is in our own words rather than the original's. The original's
+ * adversarial golds that are sentences could not be copied (§9.4 [D]: its wording is not ours to ship),
+ * so ours say the same in other words; figures and one-word golds ("false", "impossible") are the
+ * original's own. Free-text golds are matched by containment, so CQ, CS, RS and ES on these items are
+ * not comparable with the original's figures.
+ */
+export function goldInOurWords(item: { type?: string | null; answer: string }): boolean {
+  return item.type === "adversarial" && /\s/.test(item.answer.trim());
+}
+
+/** What a run's result says about items whose gold is in our own words (see goldInOurWords). */
+export const OWN_WORDING_NOTE =
+  "these synthetic items have free-text golds in our own wording (the original's could not be copied); they are matched by containment, so CQ, CS, RS and ES on them are not comparable with the original's";
+
+/**
  * Generates the synthetic dataset (§9.4): `reasoning_<i>`, then `adversarial_<i>`, then `robustness_<i>`.
  * Smaller sizes give a prefix of each split of the larger dataset with the same seed.
  * @throws RangeError on a negative or non-integer size.

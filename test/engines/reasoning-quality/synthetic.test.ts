@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { goldKind } from "../../../src/engines/reasoning-quality/answer.ts";
 import {
   generateSynthetic,
+  goldInOurWords,
   SYNTHETIC_CONFIG_SIZES,
   SYNTHETIC_DEFAULT_SIZES,
   syntheticReasoningDraws,
@@ -149,5 +150,21 @@ describe("generator edge cases", () => {
     expect(generateSynthetic({ numReasoning: 0, numAdversarial: 0, numRobustness: 1 }).map((x) => x.id)).toEqual(["robustness_0"]);
     expect(() => generateSynthetic({ numReasoning: -1 })).toThrow(RangeError);
     expect(() => generateSynthetic({ numAdversarial: 1.5 })).toThrow(/numAdversarial/);
+  });
+});
+
+// Issue "A suite you can trust": say which synthetic golds are our wording. Replayed through the original
+// for seed 42, the first ten adversarial golds are three of the original's own ("false", "false",
+// "impossible") and seven sentences, which we had to word ourselves.
+describe("goldInOurWords", () => {
+  it("marks the seven adversarial sentence golds of the default dataset, and nothing else", () => {
+    const ours = generateSynthetic().filter(goldInOurWords).map((it) => it.id);
+    expect(ours).toEqual(["adversarial_3", "adversarial_4", "adversarial_5", "adversarial_6", "adversarial_7", "adversarial_8", "adversarial_9"]);
+  });
+
+  it("keeps figures and one-word golds as the original's", () => {
+    expect(goldInOurWords({ type: "adversarial", answer: "false" })).toBe(false);
+    expect(goldInOurWords({ type: "reasoning", answer: "a sentence of ours" })).toBe(false);
+    expect(goldInOurWords({ type: "adversarial", answer: " impossible " })).toBe(false);
   });
 });
