@@ -10,13 +10,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePyJson, toPlain, type PyPlain } from "../../src/engines/chain-determinism/index.ts";
+import { parsePyJson, toPlain, type PyPlain, type PyValue } from "../../src/engines/chain-determinism/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const REFERENCE_ROOT = path.resolve(ROOT, process.env.REFERENCE_DIR ?? "../shared/reference");
 export const REFERENCE_REQUIRED = process.env.REFERENCE_REQUIRED === "1";
 
-/** One line of a .jsonl file: its 1-based line number, its raw text and its value (JSON.parse). */
+/**
+ * One line of a .jsonl file: its 1-based line number, its raw text and its value as plain JavaScript
+ * (read as Python's json.loads reads it, so `NaN` and `Infinity` are numbers; ints past 2^53 become
+ * BigInt; read `text` with `lossless` where 1.0 must stay apart from 1).
+ */
 export interface RefLine<T = any> {
   line: number;
   text: string;
@@ -47,7 +51,7 @@ export function referenceFiles(suite: string): ReferenceSuite {
     text,
     json: <T = any>(file: string): T => JSON.parse(text(file)) as T,
     lines: (file: string): string[] => numbered(file).map((l) => l.text),
-    records: <T = any>(file: string): RefLine<T>[] => numbered(file).map((l) => ({ ...l, value: JSON.parse(l.text) as T })),
+    records: <T = any>(file: string): RefLine<T>[] => numbered(file).map((l) => ({ ...l, value: pyJsonLoads(l.text) as T })),
   };
 }
 
@@ -84,6 +88,32 @@ export function itEachCase<T>(cases: readonly T[], name: (c: T) => string, none:
     return;
   }
   for (const c of cases) it(name(c), () => fn(c));
+}
+
+/** Python's `json.loads` into plain JavaScript values (see RefLine). */
+export function pyJsonLoads(text: string): unknown {
+  const r = parsePyJson(text);
+  if (!r.ok) throw new Error(`reference text is not JSON: ${r.error}`);
+  const plain = (v: PyValue): unknown => {
+    switch (v.t) {
+      case "null":
+        return null;
+      case "bool":
+      case "str":
+      case "float":
+        return v.v;
+      case "int":
+        return Number.isSafeInteger(Number(v.v)) ? Number(v.v) : v.v;
+      case "list":
+        return v.items.map(plain);
+      case "dict": {
+        const o: Record<string, unknown> = {};
+        for (const [k, x] of v.entries) Object.defineProperty(o, k, { value: plain(x), enumerable: true, writable: true, configurable: true });
+        return o;
+      }
+    }
+  };
+  return plain(r.value);
 }
 
 /** Python-`json.loads`-faithful read into the stored form (keeps 1.0, big ints, NaN). */
