@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
+import { OFFLINE_ENV } from "../../scripts/dev-setup.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -135,6 +136,14 @@ describe("the README's examples", () => {
   it("keeps the local server offline and quiet, as npm start does (no Request.cf fetch, no stack traces)", () => {
     expect(devOutput).toContain("Ready on");
     expect(devOutput).not.toMatch(/workers\.cloudflare\.com|Unable to fetch|\n\s+at /);
+  });
+
+  it("npm start and npm run dev set the same offline variables as this test's server", () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    for (const name of ["start", "dev"]) {
+      // The variable is set on the same command as `wrangler dev` (not before an earlier `&&`).
+      for (const [k, v] of Object.entries(OFFLINE_ENV)) expect(scripts[name], name).toMatch(new RegExp(`(^|&& )([A-Z_]+=\\S+ )*${k}=${v} ([A-Z_]+=\\S+ )*wrangler dev`));
+    }
   });
 
   it("finds the README's blocks (the parser reads fences and not-run markers)", () => {
