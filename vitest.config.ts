@@ -35,6 +35,9 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
+            // Runs end on their own schedule (alarms, queues, a 2-core machine shared with Node tests): a
+            // test waits on conditions, and this bounds the wait, not a claim about speed.
+            testTimeout: 60_000,
             globalSetup: ["./test/global-setup.ts"],
             include: ["test/api/**/*.test.ts"],
             setupFiles: ["./test/api/apply-migrations.ts"],

@@ -40,6 +40,12 @@ type Meta = {
   failed: number;
 };
 
+/** Where a unit is in its life at the coordinator. */
+export type UnitState = "pending" | "inflight" | "ended";
+
+/** A unit as the coordinator holds it (see `RunCoordinator.units`); times in epoch ms. */
+export type UnitView = { id: string; state: UnitState; attempts: number; lane: number | null; leaseUntil: number | null; readyAt: number };
+
 export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
 
 /** A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes survive the RPC. */
@@ -303,6 +309,18 @@ export class RunCoordinator extends DurableObject<Env> {
     const meta = this.meta();
     const counts = this.sql.exec<{ state: string; n: number }>("SELECT state, count(*) AS n FROM units GROUP BY state").toArray();
     return { meta, units: Object.fromEntries(counts.map((c) => [c.state, c.n])), hasSecret: this.get("secret") != null };
+  }
+
+  /**
+   * For operators and tests: the run's units in `state` (every unit when omitted), in plan order, at
+   * most `limit`. Read-only: what storage holds now, so it is the same after an eviction.
+   */
+  async units({ state, limit = 100 }: { state?: UnitState; limit?: number } = {}): Promise<UnitView[]> {
+    const columns = "id, state, attempts, lane, lease_until AS leaseUntil, ready_at AS readyAt";
+    const rows = state
+      ? this.sql.exec<UnitView>(`SELECT ${columns} FROM units WHERE state = ? ORDER BY ord LIMIT ?`, state, limit)
+      : this.sql.exec<UnitView>(`SELECT ${columns} FROM units ORDER BY ord LIMIT ?`, limit);
+    return rows.toArray();
   }
 
   private unit(id: string) {

@@ -77,6 +77,15 @@ export class UnitRunner extends DurableObject<Env> {
     this.forget();
   }
 
+  /**
+   * For operators and tests: what this lane holds in memory now. `unit` is the unit it runs or runs
+   * next (null when idle, or after an eviction until it asks the coordinator), `running` whether its
+   * loop is going, `aborted` whether its run was canceled. Read-only.
+   */
+  async inspect(): Promise<{ unit: UnitMessage | null; running: boolean; aborted: boolean }> {
+    return { unit: this.msg ?? null, running: this.running !== null, aborted: this.aborted };
+  }
+
   private forget(): void {
     this.context = null;
     this.secrets = {};

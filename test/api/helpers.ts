@@ -1,3 +1,4 @@
+import { TestRunner } from "vitest";
 import { env, exports } from "cloudflare:workers";
 import { registerScenario, type Scenario } from "../support/fake-openai.ts";
 
@@ -55,13 +56,27 @@ export type RunJson = {
   links: Record<string, string>;
 };
 
-/** Polls a run until it reaches a final state (or `timeoutMs` passes, which fails the test). */
-export async function waitForRun(key: string, id: string, timeoutMs = 20_000): Promise<RunJson> {
-  const until = Date.now() + timeoutMs;
+/**
+ * Polls a run through the API until it reaches a final state. It gives up after `timeoutMs`, or
+ * just before the current test's own timeout if that comes first, and then fails with the run's
+ * last state (status, progress, error), not a bare "Test timed out". The deadline is generous: a
+ * run's speed is not what a test that waits for it checks, and a busy machine is slow.
+ */
+export async function waitForRun(key: string, id: string, timeoutMs = 120_000): Promise<RunJson> {
+  const started = Date.now();
+  const test = TestRunner.getCurrentTest();
+  // One poll (a GET and a 100 ms pause) fits in the margin, so this fails before the runner does.
+  const testEnds = test?.timeout ? (test.result?.startTime ?? started) + test.timeout - 300 : Infinity;
+  const until = Math.min(started + timeoutMs, testEnds);
   for (;;) {
-    const run = (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson;
+    const res = await send("GET", `/v1/runs/${id}`, key);
+    if (res.status !== 200) throw new Error(`waitForRun: GET /v1/runs/${id} answered ${res.status}: ${await res.text()}`);
+    const run = (await res.json()) as RunJson;
     if (["succeeded", "failed", "canceled"].includes(run.status)) return run;
-    if (Date.now() > until) throw new Error(`run ${id} still ${run.status} after ${timeoutMs} ms: ${JSON.stringify(run.progress)}`);
+    if (Date.now() > until) {
+      const last = JSON.stringify({ status: run.status, progress: run.progress, error: run.error });
+      throw new Error(`waitForRun: run ${id} did not end within ${Date.now() - started} ms; last seen ${last}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }

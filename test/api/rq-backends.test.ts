@@ -1,13 +1,17 @@
 // reasoning-quality's model-backed LS (a chat model as contradiction checker) and SS (an embeddings
 // endpoint), end to end in workerd against the fake OpenAI server, with their failures and fallbacks.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { recordedRequests, type Scenario } from "../support/fake-openai.ts";
+import { recordedRequests, scenarioStats, type Scenario } from "../support/fake-openai.ts";
 import { fakeScenario, newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
 
 const fake = (s: Omit<Scenario, "id">) => fakeScenario(s, "rqb");
 
 const URL_ = () => env.FAKE_OPENAI_URL;
+/** For vi.waitFor: the condition decides, so the deadline only has to outlast a busy machine. */
+const WAIT = { timeout: 20_000, interval: 50 };
+/** Tests that wait for runs: generous, so that a busy machine makes them slower, not red. */
+const LONG = 90_000;
 const items = { synthetic: { num_reasoning: 3, num_adversarial: 0, num_robustness: 0 } };
 // Three steps under the default splitter: two pairs, each a contradiction for the lexical heuristic.
 const ANSWER = "The sky is blue. The sky is not blue. So the answer is 4.";
@@ -63,7 +67,7 @@ describe("LS through a chat model as contradiction checker", () => {
     expect(u.raw_metrics.logical_coherence).toBeNull();
     expect(u.extensions.ls_method).toBe("none");
     expect(u.backends.ls.first_error).toContain("no label list");
-  });
+  }, LONG);
 });
 
 describe("SS through an embeddings endpoint", () => {
@@ -113,44 +117,46 @@ describe("SS through an embeddings endpoint", () => {
     const csv = await (await send("GET", `/v1/runs/${fellNone.id}/report.csv`, key)).text();
     const [header, row] = csv.split("\r\n");
     expect(row.split(",")[header.split(",").indexOf("stability")]).toBe("");
-  });
+  }, LONG);
 
   it("a canceled run makes no embeddings call and says why SS fell back", async () => {
     const { key } = await newTenant();
     const emb = await fake({ embedding: [1, 0] });
-    const slow = { ...sim, simulator: { ...sim.simulator, latency_ms: 300 } };
-    const created = await startRq(key, { ...base, models: [slow], concurrency: 1, ss: ss(emb) });
-    await new Promise((r) => setTimeout(r, 400));
+    // Generations on one lane from the fake endpoint, which answers the first and holds the rest:
+    // the run is canceled mid-run with one sample, however slow the machine.
+    const gen = await fake({ text: ANSWER, hold_after: 1 });
+    const created = await startRq(key, { ...base, models: [{ name: "g", model: gen, provider: { base_url: URL_() } }], concurrency: 1, ss: ss(emb) });
+    await vi.waitFor(async () => expect(await scenarioStats(URL_(), gen)).toMatchObject({ received: 2, held: 1 }), WAIT);
     expect((await send("POST", `/v1/runs/${created.id}/cancel`, key)).status).toBe(200);
-    const run = await waitForRun(key, created.id, 20_000);
+    const run = await waitForRun(key, created.id);
     expect(run.status).toBe("canceled");
+    expect(run.progress.done + run.progress.failed).toBe(1);
     const m = run.result.models[0];
     expect(m.extensions.ss_method).toBe("jaccard");
     expect(m.extensions.ss_fallback.reason).toContain("canceled");
     expect(await recordedRequests(URL_(), emb)).toEqual([]);
-  });
+  }, LONG);
 
   it("a cancel while the aggregate waits on embeddings stops the call and ends the run canceled", async () => {
     const { key } = await newTenant();
     const slow = await fake({ faults: [{ respond: { hang: true } }] });
     const created = await startRq(key, { ...base, ss: ss(slow) });
     // Every unit has ended and the aggregate is waiting on the embeddings endpoint.
-    for (let t = Date.now(); (await recordedRequests(URL_(), slow)).length === 0; ) {
-      if (Date.now() - t > 20_000) throw new Error("no embeddings request arrived");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const asked = Date.now();
+    await vi.waitFor(async () => expect(await scenarioStats(URL_(), slow)).toMatchObject({ received: 1, in_flight: 1 }), WAIT);
     const res = await send("POST", `/v1/runs/${created.id}/cancel`, key);
+    // The cancel returned (it does not wait for the hanging call to end) and stopped the call: the
+    // endpoint sees its client give up.
     expect(res.status).toBe(200);
-    expect(Date.now() - asked).toBeLessThan(5_000);
-    const run = await waitForRun(key, created.id, 10_000);
+    expect(((await res.json()) as { status: string }).status).toBe("canceled");
+    await vi.waitFor(async () => expect((await scenarioStats(URL_(), slow)).in_flight).toBe(0), WAIT);
+    const run = await waitForRun(key, created.id);
     expect(run.status).toBe("canceled");
     expect(run.progress.done).toBe(run.progress.total);
     const m = run.result.models[0];
     expect(m.extensions.ss_method).toBe("jaccard");
     expect(m.extensions.ss_fallback.reason).toContain("canceled");
     expect((await recordedRequests(URL_(), slow)).length).toBe(1);
-  });
+  }, LONG);
 });
 
 describe("model-backed LS and SS offline, and their validation", () => {
@@ -170,7 +176,7 @@ describe("model-backed LS and SS offline, and their validation", () => {
     expect(m.backends.ls.calls).toBe(3);
     expect(m.backends.ss.calls).toBeGreaterThan(0);
     expect(m.raw_metrics.stability).toBeGreaterThan(0);
-  });
+  }, LONG);
 
   it("names the backend fields at fault", async () => {
     const { key } = await newTenant();

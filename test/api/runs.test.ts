@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
+import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { call, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
 describe("POST /v1/chain-determinism/runs with the simulator", () => {
@@ -28,23 +29,29 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     expect(r.summary_text).toContain("sim:agent");
   });
 
+  // Issue "A suite you can trust": this polled every 50 ms hoping to catch the run mid-way. Now the
+  // endpoint holds the second replay's first request, so the run is mid-way until the test releases it.
   it("shows progress while the run is still going", async () => {
     const { key } = await newTenant();
-    const created = await startRun(key, { model: "sim:agent", n_queries: 2, n_replays: 10, concurrency: 2, simulator: { latency_ms: 60 } });
-    let seen: RunJson | undefined;
-    for (const until = Date.now() + 15_000; Date.now() < until; ) {
-      const run = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
-      if (run.status === "running" && run.progress.done > 0) {
-        seen = run;
-        break;
-      }
-      if (run.status !== "running") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(seen?.progress.done).toBeGreaterThan(0);
-    expect(seen!.progress.done).toBeLessThan(20);
-    await waitForRun(key, created.id);
-  });
+    const model = `progress-${Date.now()}`;
+    // agent.calls 2: a replay is three requests (two tool calls, then final_answer); with concurrency 1
+    // replay 0 takes requests 1–3, and replay 1's first request is held.
+    await registerScenario(env.FAKE_OPENAI_URL, { id: model, agent: { calls: 2 }, hold_after: 3 });
+    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 3, concurrency: 1, min_success: 2 });
+    const midway = await vi.waitFor(
+      async () => {
+        const run = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
+        if (run.progress.done !== 1) throw new Error(`progress ${JSON.stringify(run.progress)}`);
+        return run;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(midway.status).toBe("running");
+    expect(midway.progress).toEqual({ done: 1, failed: 0, total: 3 });
+    expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1);
+    await releaseScenario(env.FAKE_OPENAI_URL, model);
+    expect((await waitForRun(key, created.id)).status).toBe("succeeded");
+  }, 60_000);
 
   it("is deterministic: the same request gives the same result", async () => {
     const { key } = await newTenant();

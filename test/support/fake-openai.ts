@@ -13,6 +13,12 @@
  *   forgetting its records). Answers 201 `{ id }`.
  * - `GET /_scenarios/:id/requests`: `{ id, requests: RecordedRequest[] }` in arrival order.
  * - `DELETE /_scenarios/:id`: forgets the scenario and its records. 204.
+ * - `GET /_scenarios/:id/stats`: `ScenarioStats`, what the server sees of the scenario's requests now:
+ *   `received` (all so far), `in_flight` (arrived and not yet answered, nor given up by the client),
+ *   `max_in_flight` (the most in flight at once so far) and `held` (waiting for a release, below).
+ * - `POST /_scenarios/:id/release`: answers the requests held by `hold_after` as they would have been
+ *   answered (faults apply; `delay_ms` still counts from arrival) and holds no more. Answers 200
+ *   `{ id, released }`.
  * Scenarios keep concurrent test files apart: give each test its own id (= model name).
  *
  * ## Scenario
@@ -26,6 +32,8 @@
  *   system_fingerprint?: "fp_fake", provider?: "…", // provider: top-level field, as OpenRouter sends
  *   record?: true,             // false: keep no request log (long benchmarks)
  *   embedding?: [1, 0],        // /v1/embeddings: this vector for every input
+ *   hold_after?: 0,            // requests after the first N are held (recorded, in flight, not
+ *                              // answered) until POST /_scenarios/:id/release; 0: every request
  *   faults?: FaultRule[] }
  * ```
  * The agent: "turn" = number of assistant messages already in the request. While turn < calls it
@@ -61,6 +69,12 @@
  * Recorded requests: `{ nth, at (epoch ms), turn, attempt, fingerprint, headers, body }`; header names
  * lower-case, `authorization` redacted to `"***" + its last 4 characters`.
  *
+ * Holding and the stats let a test wait on what the endpoint sees rather than on the clock: "both
+ * lanes are inside a model call" is `held === 2`, "calls were served concurrently" is
+ * `max_in_flight`. A request stops being in flight the moment its answer is written (before the
+ * client can send its next one) or its connection closes, so `max_in_flight` never counts one
+ * client's consecutive calls as simultaneous.
+ *
  * This module imports node:http lazily inside `startFakeOpenAI`, so the control helpers
  * (`registerScenario`, …, plain `fetch`) can be imported from workerd tests too.
  */
@@ -94,7 +108,12 @@ export type Scenario = {
   faults?: FaultRule[];
   /** `/v1/embeddings`: this vector for every input. */
   embedding?: number[];
+  /** Requests after the first `hold_after` are held until `POST /_scenarios/:id/release` (0: every request). */
+  hold_after?: number;
 };
+
+/** `GET /_scenarios/:id/stats`: the scenario's requests as the server sees them now. */
+export type ScenarioStats = { id: string; received: number; in_flight: number; max_in_flight: number; held: number };
 
 export type RecordedRequest = {
   nth: number;
@@ -110,7 +129,17 @@ export type FakeOpenAI = { url: string; close(): Promise<void>; server: Server }
 
 export const DEFAULT_SCENARIO: Omit<Scenario, "id"> = { agent: { calls: 2 } };
 
-type State = { scenario: Scenario; nth: number; attempts: Map<string, number>; requests: RecordedRequest[] };
+type State = {
+  scenario: Scenario;
+  nth: number;
+  attempts: Map<string, number>;
+  requests: RecordedRequest[];
+  inFlight: number;
+  maxInFlight: number;
+  /** Wakes each held request; a request leaves the set when released or when its client gives up. */
+  held: Set<() => void>;
+  released: boolean;
+};
 
 type Tool = { type?: string; function?: { name?: string; parameters?: unknown } };
 type Message = { role?: string; content?: unknown };
@@ -122,7 +151,9 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
   const stateFor = (id: string, scenario?: Scenario): State => {
     let s = states.get(id);
     if (!s || scenario) {
-      s = { scenario: scenario ?? { id, ...DEFAULT_SCENARIO }, nth: 0, attempts: new Map(), requests: [] };
+      // A replaced scenario's held requests are answered rather than left hanging.
+      if (s) release(s);
+      s = { scenario: scenario ?? { id, ...DEFAULT_SCENARIO }, nth: 0, attempts: new Map(), requests: [], inFlight: 0, maxInFlight: 0, held: new Set(), released: false };
       states.set(id, s);
     }
     return s;
@@ -146,10 +177,19 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
       stateFor(scenario.id, scenario);
       return send(res, 201, { id: scenario.id });
     }
-    const m = /^\/_scenarios\/([^/]+)(\/requests)?$/.exec(path);
+    const m = /^\/_scenarios\/([^/]+)(\/requests|\/stats|\/release)?$/.exec(path);
     if (m) {
       const id = decodeURIComponent(m[1]);
-      if (req.method === "GET" && m[2]) return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
+      if (req.method === "GET" && m[2] === "/requests") return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
+      if (req.method === "GET" && m[2] === "/stats") {
+        const s = states.get(id);
+        const stats: ScenarioStats = { id, received: s?.nth ?? 0, in_flight: s?.inFlight ?? 0, max_in_flight: s?.maxInFlight ?? 0, held: s?.held.size ?? 0 };
+        return send(res, 200, stats);
+      }
+      if (req.method === "POST" && m[2] === "/release") {
+        const s = states.get(id);
+        return send(res, 200, { id, released: s ? release(s) : 0 });
+      }
       if (req.method === "DELETE" && !m[2]) {
         states.delete(id);
         res.writeHead(204).end();
@@ -161,12 +201,54 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: "invalid_request_error" } });
   }
 
+  /** Answers the scenario's held requests and holds no more; returns how many were held. */
+  function release(state: State): number {
+    state.released = true;
+    const held = [...state.held];
+    state.held.clear();
+    for (const wake of held) wake();
+    return held.length;
+  }
+
+  /**
+   * Counts the request in flight until its answer is written (see `sendRaw`) or its connection
+   * closes, whichever comes first.
+   */
+  function track(state: State, res: ServerResponse): void {
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    let done = false;
+    const leave = () => {
+      if (done) return;
+      done = true;
+      state.inFlight--;
+    };
+    answered.set(res, leave);
+    res.once("close", leave);
+  }
+
+  /** With `hold_after`, waits for the scenario's release (or the client giving up). */
+  async function hold(state: State, res: ServerResponse, nth: number): Promise<void> {
+    const after = state.scenario.hold_after;
+    if (after === undefined || state.released || nth <= after) return;
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        state.held.delete(wake);
+        res.off("close", wake);
+        resolve();
+      };
+      state.held.add(wake);
+      res.once("close", wake);
+    });
+  }
+
   /** Records the request and finds the fault rule that applies to it (shared by both endpoints). */
-  function arrive(state: State, req: IncomingMessage, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number } {
+  function arrive(state: State, req: IncomingMessage, res: ServerResponse, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number } {
     const key = `${turn}:${fingerprint}`;
     const attempt = (state.attempts.get(key) ?? 0) + 1;
     state.attempts.set(key, attempt);
     const nth = ++state.nth;
+    track(state, res);
     if (state.scenario.record !== false) state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
     const rule = state.scenario.faults?.find(({ on = {} }) =>
       (on.turn === undefined || on.turn === turn) &&
@@ -205,7 +287,8 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const model = typeof body.model === "string" ? body.model : "";
     const inputs = Array.isArray(body.input) ? body.input.map(String) : typeof body.input === "string" ? [body.input] : [];
     const state = stateFor(model);
-    const { rule } = arrive(state, req, at, 0, fnv1a(JSON.stringify(inputs)), body);
+    const { rule, nth } = arrive(state, req, res, at, 0, fnv1a(JSON.stringify(inputs)), body);
+    await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0, at)) return;
     const tokens = inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
     send(res, 200, {
@@ -230,7 +313,8 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const { scenario } = state;
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const turn = messages.filter((msg) => msg?.role === "assistant").length;
-    const { rule, nth } = arrive(state, req, at, turn, fnv1a(JSON.stringify(messages)), body);
+    const { rule, nth } = arrive(state, req, res, at, turn, fnv1a(JSON.stringify(messages)), body);
+    await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0, at)) return;
     const headers = rule?.headers ?? {};
     const choice = answer(scenario, body.tools, turn, rule, messages);
@@ -345,8 +429,13 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   sendRaw(res, status, JSON.stringify(body), headers);
 }
 
+/** How a model request leaves the in-flight count once answered (set by `track`). */
+const answered = new WeakMap<ServerResponse, () => void>();
+
 function sendRaw(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   if (res.destroyed) return;
+  // Before the answer is written, so the client's next request can never overlap this one in the count.
+  answered.get(res)?.();
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -386,6 +475,19 @@ export async function registerScenario(baseURL: string, scenario: Scenario): Pro
 export async function recordedRequests(baseURL: string, id: string): Promise<RecordedRequest[]> {
   const res = await fetch(`${origin(baseURL)}/_scenarios/${encodeURIComponent(id)}/requests`);
   return ((await res.json()) as { requests: RecordedRequest[] }).requests;
+}
+
+/** The scenario's requests as the server sees them now (received, in flight, the most at once, held). */
+export async function scenarioStats(baseURL: string, id: string): Promise<ScenarioStats> {
+  const res = await fetch(`${origin(baseURL)}/_scenarios/${encodeURIComponent(id)}/stats`);
+  return (await res.json()) as ScenarioStats;
+}
+
+/** Answers the scenario's held requests (see `hold_after`) and holds no more; returns how many were held. */
+export async function releaseScenario(baseURL: string, id: string): Promise<number> {
+  const res = await fetch(`${origin(baseURL)}/_scenarios/${encodeURIComponent(id)}/release`, { method: "POST" });
+  if (res.status !== 200) throw new Error(`releaseScenario: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { released: number }).released;
 }
 
 export async function deleteScenario(baseURL: string, id: string): Promise<void> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createOpenAIClient } from "../../../src/providers/index.ts";
 import type { ChatClient, ChatMessage, ToolDefinition } from "../../../src/providers/index.ts";
-import { deleteScenario, recordedRequests, registerScenario, startFakeOpenAI } from "../../support/fake-openai.ts";
+import { deleteScenario, recordedRequests, registerScenario, releaseScenario, scenarioStats, startFakeOpenAI } from "../../support/fake-openai.ts";
 import type { FakeOpenAI } from "../../support/fake-openai.ts";
 
 let fake: FakeOpenAI;
@@ -9,6 +9,9 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
 });
 afterAll(() => fake.close());
+
+/** For vi.waitFor: generous, since the condition, not the clock, decides; the test's own timeout is longer. */
+const WAIT = { timeout: 15_000, interval: 20 };
 
 const tools: ToolDefinition[] = ["lookup", "search", "final_answer"].map((name) => ({
   type: "function",
@@ -62,17 +65,47 @@ describe("the fake OpenAI server", () => {
     expect((await recordedRequests(fake.url, "nth")).map((r) => r.attempt)).toEqual([1, 1, 2, 1]);
   });
 
-  // The benchmark's scenario: 4 calls + final_answer = 5 requests per replay, 200 ms each.
-  it("serves 60 concurrent conversations at 200 ms per response without queueing", async () => {
-    await registerScenario(fake.url, { id: "bench", agent: { calls: 4 }, delay_ms: 200 });
+  // The benchmark's scenario: 4 calls + final_answer = 5 requests per replay, 200 ms each. Every first
+  // request is held until all 60 have arrived, so "served concurrently" is what the server saw at
+  // once, not how long it took.
+  it("serves 60 concurrent conversations at once, each response 200 ms after its request", async () => {
+    await registerScenario(fake.url, { id: "bench", agent: { calls: 4 }, delay_ms: 200, hold_after: 0 });
     const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k", maxRetries: 0 });
-    const started = performance.now();
-    const runs = await Promise.all(Array.from({ length: 60 }, (_, i) => converse(client, "bench", `replay ${i}`)));
-    const elapsed = performance.now() - started;
-    expect(runs.every((r) => r.length === 5)).toBe(true);
+    const runs = Promise.all(Array.from({ length: 60 }, (_, i) => converse(client, "bench", `replay ${i}`)));
+    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "bench")).toMatchObject({ held: 60, in_flight: 60 }), WAIT);
+    const released = performance.now();
+    expect(await releaseScenario(fake.url, "bench")).toBe(60);
+    expect((await runs).every((r) => r.length === 5)).toBe(true);
+    // Turns 1–4 each arrive after the previous answer and wait their own 200 ms: at least 4 × 200 ms.
+    // (A lower bound only: a slow machine can make it longer, never shorter.)
+    expect(performance.now() - released).toBeGreaterThanOrEqual(800);
     expect(await recordedRequests(fake.url, "bench")).toHaveLength(300);
-    // 5 sequential responses × 200 ms = 1 s if nothing waits on anything else.
-    expect(elapsed).toBeGreaterThanOrEqual(1000);
-    expect(elapsed).toBeLessThan(2500); // generous for busy CI; serialised it would take 60 s
+    expect(await scenarioStats(fake.url, "bench")).toEqual({ id: "bench", received: 300, in_flight: 0, max_in_flight: 60, held: 0 });
+  }, 30_000);
+
+  it("counts one client's consecutive requests as never in flight together", async () => {
+    await registerScenario(fake.url, { id: "sequential", agent: { calls: 3 }, delay_ms: 20 });
+    await converse(createOpenAIClient({ baseURL: fake.url, apiKey: "k" }), "sequential", "hi");
+    expect(await scenarioStats(fake.url, "sequential")).toEqual({ id: "sequential", received: 4, in_flight: 0, max_in_flight: 1, held: 0 });
   });
+
+  it("holds requests after the first hold_after until released, and forgets one whose client gave up", async () => {
+    await registerScenario(fake.url, { id: "held", agent: { calls: 1 }, hold_after: 1 });
+    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k", maxRetries: 0 });
+    // The first request is answered at once; the second (turn 1) is held.
+    const conversation = converse(client, "held", "hi");
+    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 2, in_flight: 1, held: 1 }), WAIT);
+    // A request whose client gives up leaves both counts.
+    const controller = new AbortController();
+    const abandoned = client.chat({ model: "held", messages: [{ role: "user", content: "bye" }], tools }, { signal: controller.signal });
+    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 3, in_flight: 2, held: 2 }), WAIT);
+    controller.abort();
+    await expect(abandoned).rejects.toThrow();
+    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ in_flight: 1, held: 1 }), WAIT);
+    expect(await releaseScenario(fake.url, "held")).toBe(1);
+    expect(await conversation).toEqual(["lookup", "final_answer"]);
+    // Released: later requests are not held.
+    expect(await converse(client, "held", "again")).toEqual(["lookup", "final_answer"]);
+    expect(await scenarioStats(fake.url, "held")).toEqual({ id: "held", received: 5, in_flight: 0, max_in_flight: 2, held: 0 });
+  }, 30_000);
 });
