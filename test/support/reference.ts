@@ -150,3 +150,32 @@ export function expectPythonError(fn: () => unknown, pyClass: string): void {
   const allowed = PY_TO_JS[cls];
   if (allowed) expect(allowed.some((C) => thrown instanceof C), `${cls} → ${(thrown as Error).name}`).toBe(true);
 }
+
+/** {@link expectPythonError} for an engine function that may reject as well as throw. */
+export async function expectPythonRejection(fn: () => unknown, pyClass: string): Promise<void> {
+  let settled: { ok: true } | { ok: false; error: unknown };
+  try {
+    await fn();
+    settled = { ok: true };
+  } catch (error) {
+    settled = { ok: false, error };
+  }
+  expectPythonError(() => {
+    if (!settled.ok) throw settled.error;
+  }, pyClass);
+}
+
+/**
+ * The Python exception class a reference line expects instead of outputs, if any: `expected_error`,
+ * `raises` or `error`, as a string or as an object with `class`, `type` or `raises` (the suites' READMEs
+ * use these names).
+ */
+export function pythonErrorOf(line: any): string | null {
+  for (const k of ["expected_error", "raises", "error"]) {
+    const e = line?.[k];
+    if (typeof e === "string" && e !== "") return e;
+    const cls = e?.class ?? e?.type ?? e?.raises;
+    if (typeof cls === "string" && cls !== "") return cls;
+  }
+  return null;
+}

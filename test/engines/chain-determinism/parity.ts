@@ -2,7 +2,7 @@
 // with test/support/reference.ts; these only name the tests and compare an engine's output with a line's
 // expected value without losing what Python's json keeps (1 vs 1.0, big ints, NaN, -0.0).
 import { isRawJson } from "../../../src/engines/chain-determinism/lossless-json.ts";
-import { expectPythonError, type RefLine } from "../../support/reference.ts";
+import type { RefLine } from "../../support/reference.ts";
 
 /** `line 7 (desc)`: the 1-based line number plus the line's own `id` and/or `desc`, when it has them. */
 export function lineName(r: RefLine, what?: string): string {
@@ -62,16 +62,3 @@ export function asJsNumbers(v: unknown): unknown {
   return v;
 }
 
-/** {@link expectPythonError} for an async engine function: the rejection must be what `pyClass` maps to. */
-export async function expectPythonRejection(fn: () => Promise<unknown>, pyClass: string): Promise<void> {
-  let settled: { ok: true } | { ok: false; error: unknown };
-  try {
-    await fn();
-    settled = { ok: true };
-  } catch (error) {
-    settled = { ok: false, error };
-  }
-  expectPythonError(() => {
-    if (!settled.ok) throw settled.error;
-  }, pyClass);
-}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cliDisplayKey, parseArguments, seqFull, seqKey, seqKeySha256, toolCallsHash } from "../../../src/engines/chain-determinism/index.ts";
-import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
-import { expectPythonRejection, lineName, typed } from "./parity.ts";
+import { describeReference, expectPythonError, expectPythonRejection, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import { lineName, typed } from "./parity.ts";
 
 type SeqLine = {
   desc?: string;

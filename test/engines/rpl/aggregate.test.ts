@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
 import { aggregateClustered, aggregateSamples, logit, makeBootstrapSeed, pqsV1, stability, type Aggregation, type RplSample } from "../../../src/engines/rpl/index.ts";
-import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import { describeReference, expectPythonError, itEachCase, lossless, type RefLine, pythonErrorOf } from "../../support/reference.ts";
 
 function close(actual: number, expected: number, what: string, rel = 1e-12): void {
   if (Object.is(actual, expected)) return;
@@ -37,16 +37,6 @@ function decimal(v: PyPlain | undefined): string {
   throw new TypeError(`not an integer: ${JSON.stringify(v)}`);
 }
 
-/** The Python exception class a line expects instead of outputs (`expected_error`, `raises` or `error`), if any. */
-function pythonErrorOf(v: any): string | null {
-  for (const k of ["expected_error", "raises", "error"]) {
-    const e = v?.[k];
-    if (typeof e === "string" && e !== "") return e;
-    const cls = e?.class ?? e?.type ?? e?.raises;
-    if (typeof cls === "string" && cls !== "") return cls;
-  }
-  return null;
-}
 
 type Case = RefLine & { py: Record<string, PyPlain>; seed: string };
 

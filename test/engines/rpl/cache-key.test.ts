@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
 import { composePrompt, runId, sampleCacheKey, sampleCacheKeyV1, sha256Hex } from "../../../src/engines/rpl/index.ts";
-import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import { describeReference, itEachCase, lossless, type RefLine, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
 
 /** Python type of a losslessly read JSON number: "int" for an integer lexeme, "float" for one with `.`/`e`. */
 function pyNumberType(v: PyPlain | undefined): "int" | "float" | "not a number" {
@@ -21,16 +21,6 @@ function expectPyInts(r: RefLine, fields: readonly string[]): void {
   for (const f of fields) expect(pyNumberType(py[f]), `${f} goes into the hashed string with str(); the engine writes an int`).toBe("int");
 }
 
-/** The Python exception class a line expects instead of outputs (`expected_error`, `raises` or `error`), if any. */
-function pythonErrorOf(v: any): string | null {
-  for (const k of ["expected_error", "raises", "error"]) {
-    const e = v?.[k];
-    if (typeof e === "string" && e !== "") return e;
-    const cls = e?.class ?? e?.type ?? e?.raises;
-    if (typeof cls === "string" && cls !== "") return cls;
-  }
-  return null;
-}
 
 /**
  * Python `round(x, 2)` for 0 <= x < 1e21 (CPython rounds the exact binary value, ties to even, and reads the
@@ -112,17 +102,7 @@ describeReference("cache_key vectors", "rpl", ["cache_key_vectors.jsonl"], (ref)
     };
     const call = calls[v.kind];
     if (!call) expect.fail(`no engine function raises for a ${v.kind} line`);
-    let failed = false;
-    let error: unknown;
-    try {
-      await call();
-    } catch (e) {
-      failed = true;
-      error = e;
-    }
-    expectPythonError(() => {
-      if (failed) throw error;
-    }, pythonErrorOf(v)!);
+    await expectPythonRejection(() => call(), pythonErrorOf(v)!);
   });
 });
 

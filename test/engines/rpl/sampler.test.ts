@@ -5,33 +5,9 @@
 // exception instead of outputs must make the engine throw the matching error.
 import { describe, expect, it } from "vitest";
 import { balancedIndices, imbalanceRatio, planSampling, plannedCounts, replicateIndices } from "../../../src/engines/rpl/index.ts";
-import { describeReference, expectPythonError, itEachCase, type RefLine } from "../../support/reference.ts";
+import { describeReference, expectPythonError, itEachCase, type RefLine, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
 
-/** The Python exception class a line expects instead of outputs (`expected_error`, `raises` or `error`), if any. */
-function pythonErrorOf(v: any): string | null {
-  for (const k of ["expected_error", "raises", "error"]) {
-    const e = v?.[k];
-    if (typeof e === "string" && e !== "") return e;
-    const cls = e?.class ?? e?.type ?? e?.raises;
-    if (typeof cls === "string" && cls !== "") return cls;
-  }
-  return null;
-}
 
-/** expectPythonError for an engine function that may reject instead of throwing. */
-async function expectPythonErrorAsync(fn: () => unknown, pyClass: string): Promise<void> {
-  let failed = false;
-  let error: unknown;
-  try {
-    await fn();
-  } catch (e) {
-    failed = true;
-    error = e;
-  }
-  expectPythonError(() => {
-    if (failed) throw error;
-  }, pyClass);
-}
 
 const isBalancedOnly = (v: any): boolean => v?.kind === "balanced_only";
 const isPlan = (v: any): boolean => v?.kind === undefined && typeof v?.claim === "string" && v?.T_bank !== undefined;
@@ -76,7 +52,7 @@ describeReference("sampler vectors", "rpl", ["sampler_vectors.jsonl"], (ref) => 
   itEachCase(errors, (r) => `${label(r)}: raises like Python's ${pythonErrorOf(r.value)}`, "line with an expected error", async ({ value: v }) => {
     const py = pythonErrorOf(v)!;
     if (isBalancedOnly(v)) expectPythonError(() => balancedIndices(v.T, v.K, v.offset), py);
-    else await expectPythonErrorAsync(() => planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K }), py);
+    else await expectPythonRejection(() => planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K }), py);
   });
 });
 

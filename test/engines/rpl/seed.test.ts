@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
 import { bootstrapSeedCanonical, makeBootstrapSeed, parseSeed } from "../../../src/engines/rpl/index.ts";
-import { describeReference, expectPythonError, itEachCase, lossless } from "../../support/reference.ts";
+import { describeReference, itEachCase, lossless, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
 
 /** Python type of a losslessly read JSON number: "int" for an integer lexeme, "float" for one with `.`/`e`. */
 function pyNumberType(v: PyPlain | undefined): "int" | "float" | "not a number" {
@@ -14,16 +14,6 @@ function pyNumberType(v: PyPlain | undefined): "int" | "float" | "not a number" 
   return "not a number";
 }
 
-/** The Python exception class a line expects instead of outputs (`expected_error`, `raises` or `error`), if any. */
-function pythonErrorOf(v: any): string | null {
-  for (const k of ["expected_error", "raises", "error"]) {
-    const e = v?.[k];
-    if (typeof e === "string" && e !== "") return e;
-    const cls = e?.class ?? e?.type ?? e?.raises;
-    if (typeof cls === "string" && cls !== "") return cls;
-  }
-  return null;
-}
 
 /** A losslessly read integer (JSON number of any size, or decimal string) as a decimal string. */
 function decimal(v: PyPlain | undefined): string {
@@ -54,17 +44,7 @@ describeReference("seed vectors", "rpl", ["seed_vectors.jsonl"], (ref) => {
   });
 
   itEachCase(errors, (r) => `line ${r.line}: raises like Python's ${pythonErrorOf(r.value)}`, "line with an expected error", async (r) => {
-    let failed = false;
-    let error: unknown;
-    try {
-      await makeBootstrapSeed(inputOf(r.value));
-    } catch (e) {
-      failed = true;
-      error = e;
-    }
-    expectPythonError(() => {
-      if (failed) throw error;
-    }, pythonErrorOf(r.value)!);
+    await expectPythonRejection(() => makeBootstrapSeed(inputOf(r.value)), pythonErrorOf(r.value)!);
   });
 });
 
