@@ -1,8 +1,6 @@
 import defaultSuite from "../../prompts/chain-determinism/default-suite.json" with { type: "json" };
 import {
   chainDivergenceRate,
-  parseLossless,
-  pyFloatJson,
   formatSummary,
   queryDivergenceDetails,
   runReplay,
@@ -12,6 +10,7 @@ import {
   type Suite,
   type TurnInfo,
 } from "../engines/chain-determinism/index.ts";
+import { parseLossless, pyFloatJson } from "../engines/python/index.ts";
 import { ProviderError, type ChatClient, type ModelSettings } from "../providers/index.ts";
 import type { Evaluator, StoredSample, UnitOutcome } from "./types.ts";
 

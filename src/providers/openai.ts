@@ -13,7 +13,7 @@
  * anything returned.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { parsePyJson, pyRepr } from "../engines/chain-determinism/index.ts";
+import { parsePyJson, pyRepr } from "../engines/python/index.ts";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import { ProviderError } from "./types.ts";

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePyJson, toPlain, type PyPlain, type PyValue } from "../../src/engines/chain-determinism/index.ts";
+import { parsePyJson, toPlain, type PyPlain, type PyValue } from "../../src/engines/python/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const REFERENCE_ROOT = path.resolve(ROOT, process.env.REFERENCE_DIR ?? "../shared/reference");

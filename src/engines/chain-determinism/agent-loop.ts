@@ -3,8 +3,8 @@
  * the injected `ChatClient`: no clock, no randomness, no network of its own.
  */
 import type { ChatClient, ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage } from "../../providers/types.ts";
-import { parsePyJson, toPlain, type PyPlain } from "./lossless-json.ts";
-import { headCodePoints, lenCodePoints, pyRepr, pyStrRepr } from "./py-repr.ts";
+import { parsePyJson, toPlain, type PyPlain } from "../python/index.ts";
+import { headCodePoints, lenCodePoints, pyRepr, pyStrRepr } from "../python/index.ts";
 import { scrub } from "./scrub.ts";
 
 /** One recorded call: `{name, args, tool_call_id[, args_malformed: true]}` in the reference's key order. */

@@ -7,8 +7,5 @@ export type { DivergenceRow, DivergenceStats, QueryDetail, QueryDivergence } fro
 export { seqFull, seqKey, seqKeySha256 } from "./sequence-key.ts";
 export type { KeyMirror, SeqMirror } from "./sequence-key.ts";
 export { cliDisplayKey, toolCallsHash } from "./dataset-hash.ts";
-export { fromPlain, parseLossless, parsePyJson, pyFloatJson, toPlain } from "./lossless-json.ts";
-export { pyRepr } from "./py-repr.ts";
-export type { PyPlain, PyValue } from "./lossless-json.ts";
 export { validateSuite, FINAL_ANSWER } from "./suite.ts";
 export type { Suite, SuiteQuery } from "./suite.ts";

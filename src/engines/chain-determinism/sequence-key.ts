@@ -3,8 +3,8 @@
  * mirrored to JSON, and our compact string form `seq_key` whose equality is tuple equality.
  */
 import { sha256Hex } from "../sha256.ts";
-import { fromPlain, type PyValue } from "./lossless-json.ts";
-import { pyFloatRepr } from "./py-repr.ts";
+import { fromPlain, type PyValue } from "../python/index.ts";
+import { pyFloatRepr } from "../python/index.ts";
 
 /** JSON mirror of one canonical value: `["int","1"]`, `["float","1.0"]`, `["dict",[[k, K], ...]]`, … */
 export type KeyMirror =

@@ -1,7 +1,7 @@
 // Helpers for the chain-determinism parity tests (not a test file itself). The reference lines are read
 // with test/support/reference.ts; these only name the tests and compare an engine's output with a line's
 // expected value without losing what Python's json keeps (1 vs 1.0, big ints, NaN, -0.0).
-import { isRawJson } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { isRawJson } from "../../../src/engines/python/index.ts";
 import type { RefLine } from "../../support/reference.ts";
 
 /** `line 7 (desc)`: the 1-based line number plus the line's own `id` and/or `desc`, when it has them. */

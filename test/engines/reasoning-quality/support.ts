@@ -14,8 +14,7 @@
 //   non-integral number; a `JSON.rawJSON` value (how a lossless engine keeps `1.0`) must carry the same kind.
 // - CODE_PARITY: the options that reproduce [C] where the spec's [D] defaults deliberately differ.
 import { expect } from "vitest";
-import { fromPlain, parsePyJson, type PyPlain, type PyValue } from "../../../src/engines/chain-determinism/index.ts";
-import { isRawJson } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { fromPlain, isRawJson, parsePyJson, type PyPlain, type PyValue } from "../../../src/engines/python/index.ts";
 import type { ItemRecord, MetricOptions } from "../../../src/engines/reasoning-quality/index.ts";
 import { describeReference, lossless, type ReferenceSuite } from "../../support/reference.ts";
 

@@ -6,7 +6,7 @@
 // on the reference's own inputs, and on ours it may differ only where the sum sits at an integer (README).
 // Lines are picked by content: `probs_by_template`, `seed_derivation`, an expected Python error.
 import { describe, expect, it } from "vitest";
-import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { isRawJson, type PyPlain } from "../../../src/engines/python/index.ts";
 import { aggregateClustered, aggregateSamples, logit, makeBootstrapSeed, pqsV1, stability, type Aggregation, type RplSample } from "../../../src/engines/rpl/index.ts";
 import { describeReference, expectPythonError, itEachCase, lossless, type RefLine, pythonErrorOf } from "../../support/reference.ts";
 

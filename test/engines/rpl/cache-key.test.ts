@@ -5,7 +5,7 @@
 // their kind. Integers that go into a hashed string (replicate_idx, max_output_tokens, K, R) are written with
 // Python str(), where 5 and 5.0 differ, so those lines are also read losslessly and the type is checked.
 import { describe, expect, it } from "vitest";
-import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { isRawJson, type PyPlain } from "../../../src/engines/python/index.ts";
 import { composePrompt, runId, sampleCacheKey, sampleCacheKeyV1, sha256Hex } from "../../../src/engines/rpl/index.ts";
 import { describeReference, itEachCase, lossless, type RefLine, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
 

@@ -3,7 +3,7 @@
 // 16.0 differ; so each line is also read losslessly and the test checks that those fields have the Python
 // type the engine formats them as (K, R, B ints; trim a float) before comparing the canonical string.
 import { describe, expect, it } from "vitest";
-import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { isRawJson, type PyPlain } from "../../../src/engines/python/index.ts";
 import { bootstrapSeedCanonical, makeBootstrapSeed, parseSeed } from "../../../src/engines/rpl/index.ts";
 import { describeReference, itEachCase, lossless, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
 

@@ -5,7 +5,7 @@
 // call's arguments (`integers_0_<n>_size<m>`, `choice_<n>keys_size<m>_x<k>_then_integers_0_<n2>_size<m2>`),
 // and call sequences by their content (`calls` + `state_after`).
 import { describe, expect, it } from "vitest";
-import { isRawJson, type PyPlain } from "../../../src/engines/chain-determinism/lossless-json.ts";
+import { isRawJson, type PyPlain } from "../../../src/engines/python/index.ts";
 import { defaultRng, Pcg64, seedSequence } from "../../../src/engines/stats/index.ts";
 import { describeReference, itEachCase, lossless } from "../../support/reference.ts";
 

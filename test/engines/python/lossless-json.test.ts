@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fromPlain, parseLossless, parsePyJson, seqKey, toPlain } from "../../../src/engines/chain-determinism/index.ts";
-import { pyFloatRepr, pyRepr } from "../../../src/engines/chain-determinism/py-repr.ts";
+import { seqKey } from "../../../src/engines/chain-determinism/index.ts";
+import { fromPlain, parseLossless, parsePyJson, pyFloatRepr, pyRepr, toPlain } from "../../../src/engines/python/index.ts";
 
 const parse = (s: string) => {
   const r = parsePyJson(s);
