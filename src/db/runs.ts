@@ -2,7 +2,6 @@ import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { toPage } from "./page.ts";
-import { evaluatorFor } from "../evaluators/registry.ts";
 
 export type RunRow = typeof runs.$inferSelect;
 export type SampleRow = typeof samples.$inferSelect;
@@ -133,7 +132,7 @@ export function runToWire(r: RunRow) {
     status: r.status,
     progress: { done: r.done, failed: r.failed, total: r.total },
     config: r.config,
-    result: r.result == null ? null : (evaluatorFor(r.evaluator).wireResult?.(r.result) ?? r.result),
+    result: r.result ?? null,
     error: r.error,
     webhook_url: r.webhookUrl,
     created_at: r.createdAt.toISOString(),

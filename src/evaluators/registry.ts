@@ -12,6 +12,11 @@ const evaluators: Record<EvaluatorName, Evaluator<any>> = {
   "reasoning-quality": reasoningQuality,
 };
 
+/** The evaluator of that name, or undefined. */
+export function evaluatorNamed(name: string): Evaluator<unknown> | undefined {
+  return evaluators[name as EvaluatorName];
+}
+
 export function evaluatorFor(name: string): Evaluator<unknown> {
   const e = evaluators[name as EvaluatorName];
   if (!e) throw new Error(`unknown evaluator '${name}'`);

@@ -10,7 +10,7 @@ import { sha256Hex } from "../crypto.ts";
 import { canonicalJson } from "../engines/vrty/index.ts";
 import { validateSuite, type Suite } from "../engines/chain-determinism/index.ts";
 import { deleteSuite, getSuite, insertSuite, listSuites } from "../db/suites.ts";
-import { runToWire } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import type { Db } from "../db/client.ts";
 import { createRun } from "../runs/create.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
@@ -122,7 +122,7 @@ export const chainDeterminism = createRouter()
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });
-      return c.json(runToWire(run), 202);
+      return c.json(runJson(run), 202);
     },
   )
   .openapi(

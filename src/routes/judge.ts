@@ -6,7 +6,8 @@ import { RunSchema } from "./runs.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError, type FieldError } from "../errors.ts";
-import { getRun, getSamples, runToWire } from "../db/runs.ts";
+import { getRun, getSamples } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt, VENDORS } from "../engines/judge/index.ts";
 import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT, findCriticPrompt, INLINE_PROMPT, promptSha256 } from "../evaluators/judge-prompts.ts";
@@ -274,7 +275,7 @@ export const judge = createRouter()
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });
-      return c.json(runToWire(run), 202);
+      return c.json(runJson(run), 202);
     },
   )
   .openapi(

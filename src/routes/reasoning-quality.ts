@@ -6,7 +6,7 @@ import { RunSchema } from "./runs.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError, type FieldError } from "../errors.ts";
-import { runToWire } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import { datasetItems, getDataset } from "../db/datasets.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { checkWeights, generateSynthetic, type DatasetItem } from "../engines/reasoning-quality/index.ts";
@@ -256,6 +256,6 @@ export const reasoningQuality = createRouter()
         body,
         idempotencyKey: c.req.valid("header")["idempotency-key"],
       });
-      return c.json(runToWire(run), 202);
+      return c.json(runJson(run), 202);
     },
   );

@@ -6,7 +6,7 @@ import { LatencySimulator, ModelFields, modelConfig } from "./model-fields.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
-import { runToWire } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
 import { planRpl, type RplConfig } from "../evaluators/rpl.ts";
 import { autoStart, publicRplConfig } from "../evaluators/rpl-auto.ts";
@@ -160,7 +160,7 @@ export const rpl = createRouter().openapi(
         body: { ...body, prompt_version: version },
         idempotencyKey: idempotencyKey && (versions.length > 1 ? `${idempotencyKey}:${version}` : idempotencyKey),
       });
-      runs.push(runToWire(run));
+      runs.push(runJson(run));
     }
     if (!Array.isArray(body.prompt_version)) return c.json(runs[0], 202);
     return c.json({ object: "run_group" as const, group_id: groupId!, runs }, 202);

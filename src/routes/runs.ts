@@ -3,7 +3,8 @@ import { streamSSE } from "hono/streaming";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonResponse, pageOf, PageQuery, problems, tenantSecurity } from "./openapi.ts";
 import { ApiError } from "../errors.ts";
-import { FINAL_STATUSES, getRun, listRuns, listSamples, runToWire, sampleToWire, type RunRow } from "../db/runs.ts";
+import { FINAL_STATUSES, getRun, listRuns, listSamples, sampleToWire, type RunRow } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/webhooks.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample } from "../evaluators/types.ts";
@@ -84,7 +85,7 @@ export const runs = createRouter()
     }),
     async (c) => {
       const page = await listRuns(c.var.db, c.var.tenantId, c.req.valid("query"));
-      return c.json({ ...page, data: page.data.map(runToWire) }, 200);
+      return c.json({ ...page, data: page.data.map(runJson) }, 200);
     },
   )
   .openapi(
@@ -98,7 +99,7 @@ export const runs = createRouter()
       request: { params: RunParam },
       responses: { 200: jsonResponse(RunSchema, "The run"), ...problems(401, 404) },
     }),
-    async (c) => c.json(runToWire(await requireRun(c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
+    async (c) => c.json(runJson(await requireRun(c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
   )
   .openapi(
     createRoute({
@@ -120,7 +121,7 @@ export const runs = createRouter()
         throw new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${run.status}).` });
       }
       await c.env.RUNS.get(c.env.RUNS.idFromName(run.id)).cancel();
-      return c.json(runToWire(await requireRun(db, tenantId, run.id)), 200);
+      return c.json(runJson(await requireRun(db, tenantId, run.id)), 200);
     },
   )
   .openapi(
@@ -218,7 +219,7 @@ export const runs = createRouter()
             await stream.writeSSE({ event: "progress", data: p });
           }
           if (FINAL_STATUSES.includes(current.status)) {
-            await stream.writeSSE({ event: "final", data: JSON.stringify(runToWire(current)) });
+            await stream.writeSSE({ event: "final", data: JSON.stringify(runJson(current)) });
             return;
           }
           await stream.sleep(250);

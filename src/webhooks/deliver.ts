@@ -1,5 +1,6 @@
 import { openDb } from "../db/client.ts";
-import { getRunById, runToWire } from "../db/runs.ts";
+import { getRunById } from "../db/runs.ts";
+import { runJson } from "../runs/wire.ts";
 import { getWebhookSecret, insertDelivery } from "../db/webhooks.ts";
 import { newId } from "../ids.ts";
 import { decryptSecret } from "../secrets.ts";
@@ -25,7 +26,7 @@ export async function deliverWebhook(env: Env, msg: WebhookMessage, attempt: num
   if (!run?.webhookUrl) return null;
   const secretRow = await getWebhookSecret(db, run.tenantId);
   const timestamp = Math.floor(Date.now() / 1000);
-  const body = JSON.stringify({ type: msg.event, timestamp: new Date(timestamp * 1000).toISOString(), data: runToWire(run) });
+  const body = JSON.stringify({ type: msg.event, timestamp: new Date(timestamp * 1000).toISOString(), data: runJson(run) });
   const started = Date.now();
   let responseStatus: number | null = null;
   let error: string | null = null;
