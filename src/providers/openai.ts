@@ -148,7 +148,8 @@ function statusCapturingFetch(inner: typeof fetch): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
     if (response.ok) return response;
-    throw new HttpStatus(response.status, response.headers, await response.text());
+    // A body that breaks off still leaves the status, which is what classifies the error.
+    throw new HttpStatus(response.status, response.headers, await response.text().catch(() => ""));
   };
 }
 
@@ -237,9 +238,15 @@ function toProviderError(error: unknown, secrets: string[], target: Target, time
   return new ProviderError({ name: "APIConnectionError", kind: "connection", message: scrubSecrets(connectionMessage(target, error), secrets) });
 }
 
+/** An error and its causes, outermost first (a few levels: runtimes nest them). */
+function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let e: unknown = error; e instanceof Error && chain.length < 5; e = e.cause) chain.push(e);
+  return chain;
+}
+
 function causeOf<E extends Error>(error: unknown, type: new (...args: any[]) => E): E | undefined {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof type) return e;
-  return undefined;
+  return causeChain(error).find((e): e is E => e instanceof type);
 }
 
 /**
@@ -263,9 +270,10 @@ export function pythonStatusMessage(status: number, body: string): string {
  * (the CLI, tests) gives error codes that tell them apart.
  */
 function connectionMessage(target: Target, error: unknown): string {
-  const details = causeMessages(error);
+  const chain = causeChain(error);
+  const details = [...new Set(chain.map((e) => e.message.replace(/\.$/, "")).filter(Boolean))];
   const all = details.join(" ");
-  const codes = causeCodes(error).join(" ");
+  const codes = chain.map((e) => (e as { code?: unknown }).code).filter((c) => typeof c === "string").join(" ");
   let cause = "network error";
   if (/ECONNREFUSED|connection refused/i.test(codes + all)) cause = "connection refused";
   else if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS/i.test(codes + all)) cause = "DNS lookup failed";
@@ -275,25 +283,6 @@ function connectionMessage(target: Target, error: unknown): string {
   else if (/internal error; reference/i.test(all)) cause = target.https ? "DNS lookup or TLS handshake failed" : "DNS lookup failed or host unreachable";
   const detail = details.filter((m) => m !== "Connection error" && m !== "fetch failed");
   return `Connection error: could not reach ${target.host} (${cause}${detail.length ? `; ${detail.join(": ")}` : ""})`;
-}
-
-/** The messages of an error and its causes, outermost first, without repeats or trailing dots. */
-function causeMessages(error: unknown): string[] {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const m = e.message.replace(/\.$/, "");
-    if (m && !parts.includes(m)) parts.push(m);
-  }
-  return parts;
-}
-
-function causeCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") codes.push(code);
-  }
-  return codes;
 }
 
 const STATUS_CLASSES: Record<number, [string, ProviderErrorKind]> = {
@@ -352,8 +341,8 @@ function parseCompletion(text: string, status: number, headers: Headers, secrets
   if (!Array.isArray(json.choices)) {
     if (isObject(json.error)) {
       const code = json.error.code;
-      const message = typeof json.error.message === "string" ? json.error.message : JSON.stringify(json.error);
-      if (typeof code === "number" && code >= 400) return throwError(statusError(code, `${code} ${message}`, headers, secrets));
+      // OpenRouter answers 2xx with the error in the body; it reads as that status would.
+      if (typeof code === "number" && code >= 400) return throwError(statusError(code, pythonStatusMessage(code, text), headers, secrets));
     }
     throw invalidResponse(status, "the body is not a chat completion (no choices array)", text, secrets);
   }

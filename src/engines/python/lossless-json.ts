@@ -195,12 +195,12 @@ export function isRawJson(value: unknown): value is RawJson {
 }
 
 /**
- * A Python float as JSON writes it: an integral value keeps its float lexeme (`0.0`, `1.0`), which
- * `JSON.stringify` then writes as is; other values stay numbers. For outputs that claim the original's
- * format, where `json.dumps` writes `0.0`.
+ * A Python float as `json.dumps` writes it: its `repr()` (`0.0`, `1e-05`, `1e+16`), which
+ * `JSON.stringify` then writes as is. For outputs that claim the original's format. NaN and ±Infinity
+ * stay numbers (JSON cannot hold them; stringify writes null).
  */
 export function pyFloatJson(x: number): number | RawJson {
-  return Number.isFinite(x) && Number.isInteger(x) ? RAW.rawJSON(pyFloatRepr(x)) : x;
+  return Number.isFinite(x) ? RAW.rawJSON(pyFloatRepr(x)) : x;
 }
 
 /** Tree → stored form (see {@link PyPlain}). Object keys are defined, never assigned, so `__proto__` is safe. */

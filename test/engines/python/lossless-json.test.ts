@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seqKey } from "../../../src/engines/chain-determinism/index.ts";
-import { fromPlain, parseLossless, parsePyJson, pyFloatRepr, pyRepr, toPlain } from "../../../src/engines/python/index.ts";
+import { fromPlain, parseLossless, parsePyJson, pyFloatJson, pyFloatRepr, pyRepr, toPlain } from "../../../src/engines/python/index.ts";
 
 const parse = (s: string) => {
   const r = parsePyJson(s);
@@ -93,5 +93,24 @@ describe("pyRepr", () => {
     ['"caf\\u00e9 \\ud83e\\udda0"', "'caf\u00e9 \u{1F9A0}'"],
   ])("repr(json.loads(%s)) == %s", (json, repr) => {
     expect(pyRepr(parse(json))).toBe(repr);
+  });
+});
+
+// Issue "A suite you can trust": the harness's summary is written by json.dumps, so its floats read as
+// Python writes them.
+describe("pyFloatJson", () => {
+  it.each([
+    [0, "0.0"],
+    [1, "1.0"],
+    [0.25, "0.25"],
+    [0.00001, "1e-05"],
+    [1e16, "1e+16"],
+    [-0, "-0.0"],
+  ])("%d is written %s", (x, text) => {
+    expect(JSON.stringify({ x: pyFloatJson(x) })).toBe(`{"x":${text}}`);
+  });
+
+  it("leaves NaN a number (JSON has no NaN)", () => {
+    expect(pyFloatJson(NaN)).toBeNaN();
   });
 });

@@ -56,6 +56,20 @@ describe("status errors read as the OpenAI Python SDK writes them", () => {
     expect(err).toMatchObject({ name: "InternalServerError", kind: "transient", status: 504, message: "upstream request timed out" });
   });
 
+  it("an error inside a 2xx body (OpenRouter's way) reads as that status would", async () => {
+    await registerScenario(fake.url, { id: "py-in-band", faults: [{ respond: { body: { error: { code: 429, message: "upstream busy" } } } }] });
+    const err = await failure(createOpenAIClient({ baseURL: fake.url, ...noWait }), "py-in-band");
+    expect(err).toMatchObject({ name: "RateLimitError", status: 429, message: "Error code: 429 - {'error': {'code': 429, 'message': 'upstream busy'}}" });
+  });
+
+  it("keeps the status when the error body breaks off", async () => {
+    // The answer's headers arrive, then its body stream fails: the status still classifies the error.
+    const broken = async () =>
+      new Response(new ReadableStream({ start: (c) => c.error(new Error("terminated")) }), { status: 503 });
+    const err = await failure(createOpenAIClient({ baseURL: "http://api.example.invalid/v1", fetch: broken, ...noWait }));
+    expect(err).toMatchObject({ name: "InternalServerError", kind: "transient", status: 503, message: "Error code: 503" });
+  });
+
   it("keeps Retry-After of an error status", async () => {
     await registerScenario(fake.url, { id: "py-429", faults: [{ respond: { status: 429, headers: { "retry-after": "3" } } }] });
     const err = await failure(createOpenAIClient({ baseURL: fake.url, ...noWait }), "py-429");
