@@ -1,5 +1,5 @@
 import { createOpenAIClient } from "./openai.ts";
-import { createSimClient, isSimModel } from "./sim.ts";
+import { createSimClient, isSimModel, SIM_DIVERGENCE } from "./sim.ts";
 import type { ChatClient } from "./types.ts";
 
 /** The name of the run secret that holds the key of the run's one model endpoint. */
@@ -27,7 +27,7 @@ export function modelClient(config: unknown, apiKey: string | undefined, salt: n
       model: m.model,
       seed: m.seed ?? 0,
       replay: salt,
-      divergence: m.simulator?.divergence ?? 0.25,
+      divergence: m.simulator?.divergence ?? SIM_DIVERGENCE,
       latencyMs: m.simulator?.latency_ms ?? 0,
     });
   }

@@ -30,7 +30,7 @@ export { abortableSleep, retrying, retryDelayMs, withRetry, MAX_RETRY_AFTER_MS }
 export type { RetryInfo, RetryPolicy } from "./retry.ts";
 
 /** The `sim:*` simulator and its extension point. */
-export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_VERSION } from "./sim.ts";
+export { createSimClient, defaultResponders, isSimModel, textResponder, SIM_DIVERGENCE, SIM_VERSION } from "./sim.ts";
 export type { SimClientOptions, SimContext, SimReply, SimResponder } from "./sim.ts";
 export { criticResponder, simTrueLabel } from "./sim/critic.ts";
 export type { SimCriticOptions } from "./sim/critic.ts";

@@ -30,6 +30,9 @@ import type { SimContext, SimReply, SimResponder } from "./sim/types.ts";
 
 export type { SimContext, SimReply, SimResponder } from "./sim/types.ts";
 
+/** The default probability that a simulated replay departs from its query's usual tool sequence. */
+export const SIM_DIVERGENCE = 0.25;
+
 /** Bump when the simulator's answers change, so `system_fingerprint` tells old results from new. */
 export const SIM_VERSION = "2";
 
@@ -65,7 +68,7 @@ export function createSimClient(options: SimClientOptions): ChatClient {
   const [base, query = ""] = options.model.split("?", 2);
   if (!isSimModel(base)) throw new RangeError(`createSimClient: model must be "sim:<name>", got ${JSON.stringify(options.model)}`);
   const knobs = new URLSearchParams(query);
-  const divergence = knob(knobs, "divergence") ?? options.divergence ?? 0.25;
+  const divergence = knob(knobs, "divergence") ?? options.divergence ?? SIM_DIVERGENCE;
   const latency = knob(knobs, "latency_ms") ?? options.latencyMs ?? 0;
   const replay = options.replay ?? 0;
   if (!(divergence >= 0 && divergence <= 1)) throw new RangeError(`createSimClient: divergence must be in [0, 1], got ${divergence}`);

@@ -15,6 +15,7 @@ import type { Db } from "../db/client.ts";
 import { createRun } from "../runs/create.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
 import { AgentSimulator, ModelFields, modelConfig } from "./model-fields.ts";
+import { SIM_DIVERGENCE } from "../providers/index.ts";
 
 const EVALUATOR = "chain-determinism";
 
@@ -92,7 +93,7 @@ export const chainDeterminism = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const { db, tenantId } = c.var;
-      const model = modelConfig(body, { divergence: 0.25, latency_ms: 0 });
+      const model = modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 });
       const suite = await loadSuite(db, tenantId, body.suite);
       if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
       if (body.n_queries > suite.suite.queries.length) {

@@ -30,13 +30,13 @@ export const health = createRouter()
     },
   )
   .openapi(
-  createRoute({
-    method: "get",
-    path: "/healthz",
-    operationId: "getHealth",
-    tags: ["meta"],
-    summary: "Liveness check (no authentication)",
-    responses: { 200: jsonResponse(HealthSchema, "The API is up"), ...problems() },
-  }),
-  (c) => c.json({ status: "ok" as const, version: API_VERSION }, 200),
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      operationId: "getHealth",
+      tags: ["meta"],
+      summary: "Liveness check (no authentication)",
+      responses: { 200: jsonResponse(HealthSchema, "The API is up"), ...problems() },
+    }),
+    (c) => c.json({ status: "ok" as const, version: API_VERSION }, 200),
   );

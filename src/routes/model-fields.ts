@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors.ts";
-import { PROVIDER_SECRET, type ModelSettings } from "../providers/index.ts";
+import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../providers/index.ts";
 
 /**
  * A provider key. It is sent in an HTTP header (`Authorization: Bearer …`), which holds only ASCII, so
@@ -21,7 +21,7 @@ const SimLatency = z.number().int().min(0).max(60_000).default(0).openapi({ desc
 /** The simulator knobs of a tool-calling agent (chain-determinism). */
 export const AgentSimulator = z
   .strictObject({
-    divergence: z.number().min(0).max(1).default(0.25).openapi({ description: "Probability that a replay departs from the query's usual tool sequence" }),
+    divergence: z.number().min(0).max(1).default(SIM_DIVERGENCE).openapi({ description: "Probability that a replay departs from the query's usual tool sequence" }),
     latency_ms: SimLatency,
   })
   .optional()
