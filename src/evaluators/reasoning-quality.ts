@@ -14,7 +14,6 @@ import {
   buildRecord,
   effectiveWeights,
   evaluateRecords,
-  goldInOurWords,
   OWN_WORDING_NOTE,
   mergeStrategies,
   planItem,
@@ -50,6 +49,8 @@ export type RqModel = {
 export type RqConfig = {
   models: RqModel[];
   items: (EvalItem & { id: string })[];
+  /** Ids of generated synthetic items whose free-text gold is our wording (see goldInOurWords); absent in older runs. */
+  own_wording_golds?: string[];
   metrics: { consistency_runs: number; stability_runs: number; robustness_perturbations: number };
   matcher: "canonical" | "legacy7";
   ls: RqLs;
@@ -266,7 +267,7 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
   }
 
   // Synthetic items whose golds are in our words (the same for every model): said in every model's extensions.
-  const ownWording = config.items.filter((it) => it.dataset === "synthetic" && goldInOurWords(it)).map((it) => it.id.slice(it.id.indexOf(":") + 1));
+  const ownWording = config.own_wording_golds ?? [];
   const models: RqModelResult[] = inputs.map((x, k) => {
     const result = results[k];
     return {

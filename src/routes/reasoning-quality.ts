@@ -9,7 +9,7 @@ import { ApiError, type FieldError } from "../errors.ts";
 import { runJson } from "../runs/wire.ts";
 import { datasetItems, getDataset } from "../db/datasets.ts";
 import { createRun, singleCallLeaseMs } from "../runs/create.ts";
-import { checkWeights, generateSynthetic, type DatasetItem } from "../engines/reasoning-quality/index.ts";
+import { checkWeights, generateSynthetic, goldInOurWords, type DatasetItem } from "../engines/reasoning-quality/index.ts";
 import { modelSecret, type RqConfig, type RqModel } from "../evaluators/reasoning-quality.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "../evaluators/rq-backends.ts";
 import { rqDatasets } from "./rq-datasets.ts";
@@ -181,13 +181,22 @@ function resolveModels(body: Body): { models: RqModel[]; secrets: Record<string,
   return { models, secrets, ...backends };
 }
 
-async function loadItems(body: Body, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<(DatasetItem & { id: string })[]> {
+/**
+ * The run's items, ids made unique by their position (`3:adversarial_3`), and the ids of the generated
+ * synthetic items whose gold is our wording (found where they are made, not by a dataset's name).
+ */
+async function loadItems(body: Body, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<{ items: (DatasetItem & { id: string })[]; ownWording: string[] }> {
   const items: DatasetItem[] = [];
+  const ours = new Set<DatasetItem>();
   for (const [i, ref] of body.datasets.entries()) {
     if ("synthetic" in ref) {
       const s = ref.synthetic;
       const generated = generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness });
-      items.push(...generated.map((it) => ({ ...it, dataset: "synthetic" })));
+      for (const it of generated) {
+        const item = { ...it, dataset: "synthetic" };
+        if (goldInOurWords(it)) ours.add(item);
+        items.push(item);
+      }
       continue;
     }
     const row = await getDataset(db, tenantId, ref.id);
@@ -197,7 +206,8 @@ async function loadItems(body: Body, db: Parameters<typeof getDataset>[0], tenan
   }
   if (items.length === 0) throw ApiError.validation([{ path: "datasets", message: "no items to evaluate" }]);
   // Records are keyed by position; ids only need to be unique for the samples' readers.
-  return items.map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
+  const withIds = items.map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
+  return { items: withIds, ownWording: withIds.filter((_, n) => ours.has(items[n])).map((it) => it.id) };
 }
 
 export const reasoningQuality = createRouter()
@@ -222,10 +232,11 @@ export const reasoningQuality = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const { models, secrets, ls, ss } = resolveModels(body);
-      const items = await loadItems(body, c.var.db, c.var.tenantId);
+      const { items, ownWording } = await loadItems(body, c.var.db, c.var.tenantId);
       const config: RqConfig = {
         models,
         items,
+        own_wording_golds: ownWording,
         metrics: { consistency_runs: body.K, stability_runs: body.K, robustness_perturbations: body.P },
         matcher: body.matcher,
         ls,

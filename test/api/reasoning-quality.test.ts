@@ -48,10 +48,25 @@ describe("POST /v1/reasoning-quality/runs", () => {
       P: 0,
     })).id, 60_000);
     // …whereas adversarial items 3, 4 and 5 have sentences for golds (see the synthetic generator).
+    // Ids are the run's own, made unique by position.
     expect(run.result.models[0].extensions.synthetic_golds).toEqual({
-      own_wording: ["adversarial_3", "adversarial_4", "adversarial_5"],
+      own_wording: ["3:adversarial_3", "4:adversarial_4", "5:adversarial_5"],
       note: expect.stringContaining("not comparable with the original"),
     });
+  });
+
+  it("does not take an uploaded dataset named 'synthetic' for the generator's", async () => {
+    const { key } = await newTenant();
+    const upload = await send("POST", "/v1/reasoning-quality/datasets", key, {
+      name: "synthetic",
+      format: "json",
+      items: [{ question: "Is a whale a fish?", answer: "no, a whale is a mammal", type: "adversarial", dataset: "synthetic" }],
+    });
+    expect(upload.status).toBe(201);
+    const { id } = (await upload.json()) as { id: string };
+    const run = await waitForRun(key, (await startRq(key, { models: [{ model: "sim:reasoner" }], datasets: [{ id }], K: 1, P: 0 })).id, 60_000);
+    expect(run.status).toBe("succeeded");
+    expect(run.result.models[0].extensions.synthetic_golds).toBeUndefined();
   });
 
   it("a model that fails every call and one that answers empty strings still end the run, counted", async () => {

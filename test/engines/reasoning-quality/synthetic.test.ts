@@ -110,6 +110,13 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
     });
   });
 
+  // Issue "A suite you can trust": goldInOurWords must name exactly the items whose gold differs from
+  // the original's, since that is what the run's extensions.synthetic_golds tells its reader.
+  each("goldInOurWords marks exactly the items whose gold is not the original's", (seed) => {
+    const ref = vectors.datasets[seed].items;
+    generate(seed).forEach((item, i) => expect(goldInOurWords(item), item.id).toBe(item.answer !== ref[i].answer));
+  });
+
   // The reference README states that the class defaults (20/10/10) give the first items of each split.
   each("default sizes give a prefix of each split", (seed) => {
     const full = generate(seed);
