@@ -1,7 +1,9 @@
 // Issue "A suite you can trust on any clone", rough edges: a provider key must be one that can go in
 // an HTTP header, and each evaluator accepts only its own simulator knobs.
 import { describe, expect, it } from "vitest";
-import { newTenant, problem, send } from "./helpers.ts";
+import { env } from "cloudflare:workers";
+import { recordedRequests, registerScenario } from "../support/fake-openai.ts";
+import { newTenant, problem, send, waitForRun } from "./helpers.ts";
 
 const PLACEHOLDER = "sk-or-…"; // the README's placeholder: it ends in U+2026, which no header may carry
 const endpoint = (api_key: string) => ({ base_url: "https://openrouter.ai/api/v1", api_key });
@@ -23,12 +25,17 @@ describe("provider keys are printable ASCII", () => {
     }
   });
 
-  it("accepts any printable ASCII key (checked only up to validation: the run is created)", async () => {
+  it("accepts any printable ASCII key, and sends it as it is", async () => {
     const { key } = await newTenant();
-    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "m", provider: { base_url: "https://api.example.com/v1", api_key: "sk-or-v1-AbC_123.~+/=" }, n_queries: 1, n_replays: 1 });
+    const model = `ascii-key-${Date.now()}`;
+    await registerScenario(env.FAKE_OPENAI_URL, { id: model });
+    const apiKey = "sk-or-v1-AbC_123.~+/=";
+    const res = await send("POST", "/v1/chain-determinism/runs", key, { model, provider: { base_url: env.FAKE_OPENAI_URL, api_key: apiKey }, n_queries: 1, n_replays: 2, min_success: 2 });
     expect(res.status).toBe(202);
-    const run = (await res.json()) as { id: string };
-    await send("POST", `/v1/runs/${run.id}/cancel`, key);
+    expect((await waitForRun(key, ((await res.json()) as { id: string }).id)).status).toBe("succeeded");
+    const [first] = await recordedRequests(env.FAKE_OPENAI_URL, model);
+    // The fake endpoint records only a key's last four characters.
+    expect(first.headers.authorization).toBe(`***${apiKey.slice(-4)}`);
   });
 });
 
@@ -37,7 +44,9 @@ describe("each evaluator takes its own simulator knobs", () => {
     const { key } = await newTenant();
     const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", n_queries: 1, n_replays: 1, simulator: { divergence: 0.3 } });
     expect(res.status).toBe(202);
-    expect(((await res.json()) as { config: { simulator: unknown } }).config.simulator).toEqual({ divergence: 0.3, latency_ms: 0 });
+    const run = (await res.json()) as { id: string; config: { simulator: unknown } };
+    expect(run.config.simulator).toEqual({ divergence: 0.3, latency_ms: 0 });
+    await waitForRun(key, run.id);
   });
 
   it("rpl refuses chain-determinism's divergence, naming it, and echoes only its own knob", async () => {
@@ -46,7 +55,9 @@ describe("each evaluator takes its own simulator knobs", () => {
     expect(p.errors?.map((e) => e.path)).toEqual(["simulator.divergence"]);
     const res = await send("POST", "/v1/rpl/runs", key, { claim: "Tariffs raise consumer prices.", model: "sim:rpl", K: 1, R: 1 });
     expect(res.status).toBe(202);
-    expect(((await res.json()) as { config: { simulator: unknown } }).config.simulator).toEqual({ latency_ms: 0 });
+    const run = (await res.json()) as { id: string; config: { simulator: unknown } };
+    expect(run.config.simulator).toEqual({ latency_ms: 0 });
+    await waitForRun(key, run.id);
   });
 
   it.each([
