@@ -14,10 +14,9 @@ import { createRun } from "../../src/runs/create.ts";
 import { openDb } from "../../src/db/client.ts";
 import { PROVIDER_SECRET, type ModelSettings } from "../../src/providers/index.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism.ts";
-import { fakeScenario, newTenant, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
+import { fakeScenario, newTenant, send, startRun, waitForRun, type RunJson, WAIT } from "./helpers.ts";
 
 /** For vi.waitFor: the condition decides, so the deadline only has to outlast a busy machine. */
-const WAIT = { timeout: 20_000, interval: 50 };
 /** Tests that wait for runs; the crash tests also wait out the runtime's ~2 s backoff before a crashed lane's alarm is retried. */
 const LONG = 60_000;
 

@@ -4,6 +4,9 @@ import { registerScenario, type Scenario } from "../support/fake-openai.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
+/** vi.waitFor options for conditions the Worker reaches on its own schedule (alarms, queues, lanes). */
+export const WAIT = { timeout: 20_000, interval: 50 };
+
 /** Sends a request through the Worker's own fetch handler, as a client would. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(`http://assay.test${path}`, init));

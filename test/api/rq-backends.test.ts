@@ -3,13 +3,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { recordedRequests, scenarioStats, type Scenario } from "../support/fake-openai.ts";
-import { fakeScenario, newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
+import { fakeScenario, newTenant, problem, send, startRq, waitForRun, WAIT } from "./helpers.ts";
 
 const fake = (s: Omit<Scenario, "id">) => fakeScenario(s, "rqb");
 
 const URL_ = () => env.FAKE_OPENAI_URL;
 /** For vi.waitFor: the condition decides, so the deadline only has to outlast a busy machine. */
-const WAIT = { timeout: 20_000, interval: 50 };
 /** Tests that wait for runs: generous, so that a busy machine makes them slower, not red. */
 const LONG = 90_000;
 const items = { synthetic: { num_reasoning: 3, num_adversarial: 0, num_robustness: 0 } };
