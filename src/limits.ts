@@ -9,6 +9,12 @@ export const LIMITS = {
   bodyBytes: 1 * MiB,
   /** Request body size for routes that take many texts at once (batch scoring, IDF table uploads). */
   bulkBodyBytes: 16 * MiB,
+  /**
+   * Levels of objects and arrays in a JSON request body, the body itself being level 1. Checked before
+   * anything recursive reads the body, so no input can overflow a stack; real tool schemas and
+   * documents nest a dozen levels or so, and this leaves room for several times that.
+   */
+  jsonDepth: 64,
   /** Characters in one prompt or response; vrty scores only the first 2,048 tokens anyway. */
   textChars: 200_000,
   /** Pairs in one `POST /v1/vrty/score/batch`. */
@@ -31,6 +37,8 @@ export const LIMITS = {
   concurrency: 100,
   /** UTF-8 bytes of one stored sample's output and error (a D1 row is at most 2,000,000 bytes); past it, a failed sample says so. */
   sampleBytes: 1_900_000,
+  /** Characters of an `Idempotency-Key` header, the same on every route that creates runs (Stripe's maximum). */
+  idempotencyKeyChars: 255,
   /** Page size for list endpoints. */
   pageSize: { default: 20, max: 100 },
 } as const;

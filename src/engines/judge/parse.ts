@@ -79,10 +79,19 @@ export function parseVerdict(content: string | null, criticId: string, elapsedS 
   // `in` mirrors Python's `"kind" in data`: a key holding null still wins over `verdict`.
   const label = "kind" in obj ? obj.kind : "verdict" in obj ? obj.verdict : "UNCLEAR";
   const reasoning = "reasoning" in obj ? obj.reasoning : "rationale" in obj ? obj.rationale : "";
+  let kind: string;
+  let reasons: string;
+  try {
+    kind = pyStr(label);
+    reasons = pyStr(reasoning);
+  } catch {
+    // A label or reasoning nested past what Python's str() can print (it raises RecursionError): not a verdict.
+    return { kind: "PARSE_FAIL", confidence: 0, reasoning: codePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
+  }
   return {
-    kind: pyStr(label).trim().toUpperCase(),
+    kind: kind.trim().toUpperCase(),
     confidence: readConfidence(obj.confidence ?? undefined),
-    reasoning: codePoints(pyStr(reasoning), 1000),
+    reasoning: codePoints(reasons, 1000),
     critic_id: criticId,
     raw_response: stripped,
     error: null,

@@ -21,7 +21,11 @@ export function pyStr(value: unknown): string {
   return pyRepr(value);
 }
 
-function pyRepr(value: unknown): string {
+/** How deep `pyRepr` follows a model's JSON; CPython's own repr stops near 1,000 with a RecursionError. */
+export const PY_REPR_MAX_DEPTH = 900;
+
+function pyRepr(value: unknown, depth = 0): string {
+  if (depth > PY_REPR_MAX_DEPTH) throw new RangeError(`pyStr: the value nests deeper than ${PY_REPR_MAX_DEPTH} levels`);
   if (value === null || value === undefined) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
@@ -33,9 +37,9 @@ function pyRepr(value: unknown): string {
     const body = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
     return q + (q === "'" ? body.replace(/'/g, "\\'") : body) + q;
   }
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, depth + 1)).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(", ")}}`;
+    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v, depth + 1)}`).join(", ")}}`;
   }
   return String(value);
 }

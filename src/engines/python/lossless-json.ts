@@ -21,6 +21,21 @@ export type PyValue =
 
 export type ParseResult = { ok: true; value: PyValue } | { ok: false; error: string };
 
+/**
+ * How deep a model's JSON (tool-call arguments, an error body) may nest before it counts as unparsable,
+ * as CPython's RecursionError makes it (spec chain-determinism.md §2: "parse fails -> malformed"). The
+ * tree walkers below (toPlain, fromPlain, pyRepr, the sequence keys) recurse once per level, which is
+ * safe at this depth in Node and workerd alike (each allows well over ten thousand frames).
+ */
+export const PY_JSON_MAX_DEPTH = 900;
+
+/**
+ * How deep our own stored rows may nest when read back ({@link parseLossless}, {@link fromPlain}): a
+ * record wraps a tool call's arguments in a few levels (output → row → tool_call_sequence → entry →
+ * args), so anything {@link parsePyJson} accepted as arguments must still read back inside one.
+ */
+export const STORED_MAX_DEPTH = PY_JSON_MAX_DEPTH + 32;
+
 // CPython 3.11+ refuses int() on more than 4300 digits (sys.int_info.str_digits_check_threshold
 // default); json.loads surfaces that as a ValueError, which the harness treats as malformed.
 const MAX_INT_DIGITS = 4300;
@@ -33,10 +48,12 @@ class ParseError extends Error {}
  * or `E` is a float (so `1e400` is `inf`), otherwise an exact int; duplicate keys keep the
  * first position and the last value; raw control characters inside strings are rejected; a
  * `\u` high surrogate followed by a `\u` low surrogate is joined, lone ones are kept.
+ * A value inside more than `maxDepth` containers is a failure too: CPython's `json.loads` raises
+ * RecursionError near its recursion limit (1000 frames), and so deep a text must not overflow ours.
  * Never throws: a failure is reported as `{ ok: false }` so the caller can mark args malformed.
  */
-export function parsePyJson(text: string): ParseResult {
-  const p = { s: text, i: 0 };
+export function parsePyJson(text: string, maxDepth: number = PY_JSON_MAX_DEPTH): ParseResult {
+  const p: Cursor = { s: text, i: 0, maxDepth };
   try {
     skipWs(p);
     const value = readValue(p, 0);
@@ -51,7 +68,7 @@ export function parsePyJson(text: string): ParseResult {
   }
 }
 
-type Cursor = { s: string; i: number };
+type Cursor = { s: string; i: number; maxDepth: number };
 
 function skipWs(p: Cursor): void {
   for (;;) {
@@ -62,10 +79,9 @@ function skipWs(p: Cursor): void {
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-const MAX_DEPTH = 900;
 
 function readValue(p: Cursor, depth: number): PyValue {
-  if (depth > MAX_DEPTH) throw new ParseError("nesting too deep");
+  if (depth > p.maxDepth) throw new ParseError("nesting too deep");
   const s = p.s;
   const c = s[p.i];
   if (c === "{") return readDict(p, depth);
@@ -234,9 +250,14 @@ export function toPlain(value: PyValue): PyPlain {
 /**
  * Stored form (or any JSON.parse output) → tree. JS numbers map to int when integral and to
  * float otherwise (NaN/±Infinity are floats); raw-JSON wrappers are re-read losslessly; bigint
- * is an int. Throws TypeError for values JSON has no form for (undefined, functions, symbols).
+ * is an int. Throws TypeError for values JSON has no form for (undefined, functions, symbols) and for
+ * a container inside more than {@link STORED_MAX_DEPTH} others.
  */
 export function fromPlain(value: unknown): PyValue {
+  return fromPlainAt(value, 0);
+}
+
+function fromPlainAt(value: unknown, depth: number): PyValue {
   if (value === null) return { t: "null" };
   switch (typeof value) {
     case "boolean":
@@ -257,18 +278,21 @@ export function fromPlain(value: unknown): PyValue {
     if (!r.ok) throw new TypeError(`fromPlain: invalid raw JSON ${value.rawJSON}`);
     return r.value;
   }
-  if (Array.isArray(value)) return { t: "list", items: value.map(fromPlain) };
-  return { t: "dict", entries: Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fromPlain(v)]) };
+  // Deeper than anything we store: refuse plainly rather than overflow the stack further down.
+  if (depth > STORED_MAX_DEPTH) throw new TypeError(`fromPlain: value nests deeper than ${STORED_MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return { t: "list", items: value.map((v) => fromPlainAt(v, depth + 1)) };
+  return { t: "dict", entries: Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fromPlainAt(v, depth + 1)]) };
 }
 
 /**
  * Reads stored JSON text (e.g. a per-replay row written with JSON.stringify) back into the stored
  * form without merging `1.0` into `1` or rounding big ints, so sequence keys survive storage.
- * Plain `JSON.parse` would silently change the keys of such rows.
+ * Plain `JSON.parse` would silently change the keys of such rows. Rows may nest up to
+ * {@link STORED_MAX_DEPTH}, a little more than model arguments may, since a row wraps them.
  * @throws SyntaxError when `text` is not JSON (Python json.loads grammar).
  */
 export function parseLossless(text: string): PyPlain {
-  const r = parsePyJson(text);
+  const r = parsePyJson(text, STORED_MAX_DEPTH);
   if (!r.ok) throw new SyntaxError(`parseLossless: ${r.error}`);
   return toPlain(r.value);
 }

@@ -30,13 +30,15 @@ const URL_MARKERS = ["http://", "https://", "www."];
 
 /** True when any string in `value` (object keys included) contains a URL marker, case-insensitively. */
 export function containsUrl(value: unknown): boolean {
-  if (typeof value === "string") {
-    const s = value.toLowerCase();
-    return URL_MARKERS.some((m) => s.includes(m));
-  }
-  if (Array.isArray(value)) return value.some(containsUrl);
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).some(([k, v]) => containsUrl(k) || containsUrl(v));
+  // Iterative: a model's answer may nest arbitrarily deep, and a recursive walk would overflow the stack.
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const v = pending.pop();
+    if (typeof v === "string") {
+      const s = v.toLowerCase();
+      if (URL_MARKERS.some((m) => s.includes(m))) return true;
+    } else if (Array.isArray(v)) pending.push(...v);
+    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) pending.push(k, x);
   }
   return false;
 }

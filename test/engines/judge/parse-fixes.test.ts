@@ -135,3 +135,19 @@ describe("deliberateFixes: the content predicate of the parse parity test", () =
     expect(withoutFixTriggers('{"confidence": " 85 % "}')).toBe('{"confidence": 0.85}');
   });
 });
+
+// Issue "Hardening": a verdict nested past what Python's str() can print must not crash the critic's unit.
+describe("deeply nested verdicts", () => {
+  it("a kind nested 5,000 levels is a parse failure, not a stack overflow", () => {
+    const deep = `{"kind": ${"[".repeat(5000)}"KEEP"${"]".repeat(5000)}, "confidence": 0.9}`;
+    const v = parseVerdict(deep, "c1");
+    expect(v.kind).toBe("PARSE_FAIL");
+    expect(v.error).toBe("parse_fail");
+  });
+
+  it("a reasoning nested within the limit is still printed as Python does", () => {
+    const v = parseVerdict(`{"kind": "KEEP", "reasoning": [[1, "a"]]}`, "c1");
+    // str([[1, 'a']]) in Python.
+    expect(v.reasoning).toBe("[[1, 'a']]");
+  });
+});

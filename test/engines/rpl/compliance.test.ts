@@ -43,3 +43,17 @@ describe("containsUrl", () => {
     expect(checkAnswer(ok).valid).toBe(true);
   });
 });
+
+// Issue "Hardening": a model's answer nested 100,000 levels must be checked, not overflow the stack.
+describe("containsUrl on deep answers", () => {
+  it("finds a URL at the bottom of a 100,000-level answer, and none in one without", () => {
+    let withUrl: unknown = "see https://example.com";
+    let without: unknown = "no link here";
+    for (let i = 0; i < 100_000; i++) {
+      withUrl = [withUrl];
+      without = { k: without };
+    }
+    expect(containsUrl(withUrl)).toBe(true);
+    expect(containsUrl(without)).toBe(false);
+  });
+});

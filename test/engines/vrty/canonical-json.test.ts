@@ -33,3 +33,33 @@ describe("sha256Hex", () => {
     expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
 });
+
+// Issue 14 (hardening): a suite nesting 5,000 levels in `required` crashed canonicalJson with a stack
+// overflow (a 500). The walk is iterative now, so depth is only a matter of memory.
+describe("canonicalJson on deep and cyclic values", () => {
+  it("writes values nested 100,000 levels, as JSON.stringify would write them", () => {
+    const n = 100_000;
+    let arrays: unknown = [];
+    let objects: unknown = 1;
+    for (let i = 0; i < n; i++) {
+      arrays = [arrays];
+      objects = { b: objects, a: undefined };
+    }
+    // JSON.stringify itself overflows at this depth, so the expected texts are built by hand.
+    expect(canonicalJson(arrays)).toBe("[".repeat(n + 1) + "]".repeat(n + 1));
+    expect(canonicalJson(objects)).toBe('{"b":'.repeat(n) + "1" + "}".repeat(n));
+  });
+
+  it("agrees with the sorted JSON.stringify on mixed nesting", () => {
+    const value = { z: [1, [2, { y: [], x: {} }], undefined, null], a: { c: { e: "s", d: [true] } }, m: [] };
+    expect(canonicalJson(value)).toBe('{"a":{"c":{"d":[true],"e":"s"}},"m":[],"z":[1,[2,{"x":{},"y":[]}],null,null]}');
+  });
+
+  it("refuses a cyclic value with a TypeError, and accepts a shared (acyclic) one", () => {
+    const a: Record<string, unknown> = { x: 1 };
+    a.self = { back: a };
+    expect(() => canonicalJson(a)).toThrow(/cyclic/);
+    const shared = { k: 1 };
+    expect(canonicalJson([shared, { s: shared }])).toBe('[{"k":1},{"s":{"k":1}}]');
+  });
+});
