@@ -27,6 +27,9 @@ export default defineConfig(async () => {
                   ADMIN_TOKEN: "test-admin-token",
                   SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS10aGlydHktdHdvLWJ5dGU=",
                   WEBHOOK_BACKOFF_SECONDS: "1",
+                  // The fake model endpoint and the webhook receiver listen on 127.0.0.1: tests run as local
+                  // development does. The production setting (unset) is tested by passing another env.
+                  ALLOW_LOOPBACK_DESTINATIONS: "true",
                   FAKE_OPENAI_URL: inject("fakeOpenAIUrl"),
                   WEBHOOK_RECEIVER_URL: inject("webhookReceiverUrl"),
                 },

@@ -271,7 +271,7 @@ export const getRun = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Cancel a run
  *
- * No model call starts after this returns. The run ends `canceled`; samples already finished are kept and its result aggregates them.
+ * No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. A run that has ended (including one whose start was lost, which this request finds `failed`) is a 409.
  */
 export const cancelRun = <ThrowOnError extends boolean = false>(options: Options<CancelRunData, ThrowOnError>): RequestResult<CancelRunResponses, CancelRunErrors, ThrowOnError> => (options.client ?? client).post<CancelRunResponses, CancelRunErrors, ThrowOnError>({
     security: [{

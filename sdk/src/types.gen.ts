@@ -205,6 +205,7 @@ export type Run = {
         failed: number;
         total: number;
     };
+    calls: ModelCalls;
     /**
      * The run's settings, without secrets
      */
@@ -225,6 +226,24 @@ export type Run = {
     };
 };
 
+/**
+ * null for runs and samples stored before calls were counted
+ */
+export type ModelCalls = {
+    /**
+     * HTTP requests sent to model endpoints, retries included (the simulator sends none)
+     */
+    requests: number;
+    /**
+     * How many of those were retries
+     */
+    retries: number;
+    /**
+     * Answers that were 429 Too Many Requests
+     */
+    rate_limited: number;
+} | null;
+
 export type SamplePage = {
     data: Array<Sample>;
     has_more: boolean;
@@ -235,7 +254,11 @@ export type Sample = {
     seq: number;
     unit_id: string;
     status: 'succeeded' | 'failed';
+    /**
+     * Times the unit was executed: 1 unless an execution threw or its lane went silent
+     */
     attempts: number;
+    calls: ModelCalls;
     output?: unknown;
     error: string | null;
     created_at: string;

@@ -4,12 +4,54 @@ import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } fro
 import { toPage } from "./page.ts";
 
 export type RunRow = typeof runs.$inferSelect;
+export type RunInsert = typeof runs.$inferInsert;
 export type SampleRow = typeof samples.$inferSelect;
 
 export const FINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "canceled"];
 
-export async function insertRun(db: Db, row: typeof runs.$inferInsert): Promise<void> {
-  await db.insert(runs).values(row);
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferInsert;
+
+/**
+ * Inserts a run and, with one, the Idempotency-Key record that points at it, in one D1 transaction
+ * (`db.batch`): a key never points at a run that was not written, nor a run misses its key. A key
+ * taken meanwhile by a concurrent request makes the whole batch fail, the run included.
+ */
+export async function insertRun(db: Db, row: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
+  if (key) await db.batch([db.insert(idempotencyKeys).values(key), db.insert(runs).values(row)]);
+  else await db.insert(runs).values(row);
+}
+
+/**
+ * Applies `patch` (a final status) to a run only while its status is one of `from`, and returns the
+ * row as it is afterwards with whether this call changed it. Conditional, so a final state written
+ * by the run's coordinator (or by a concurrent settle) is never overwritten: of two writers, one wins.
+ */
+export async function settleRun(
+  db: Db,
+  id: string,
+  from: readonly RunStatus[],
+  patch: Partial<typeof runs.$inferInsert>,
+): Promise<{ run: RunRow | undefined; changed: boolean }> {
+  const changed = await db
+    .update(runs)
+    .set(patch)
+    .where(and(eq(runs.id, id), inArray(runs.status, [...from])))
+    .returning()
+    .get();
+  return changed ? { run: changed, changed: true } : { run: await getRunById(db, id), changed: false };
+}
+
+/**
+ * Runs of every tenant still `queued` that were created before `before`, oldest first, at most
+ * `limit` (the runs_status_created index serves it).
+ */
+export async function listQueuedBefore(db: Db, before: Date, limit: number): Promise<RunRow[]> {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.status, "queued"), lt(runs.createdAt, before)))
+    .orderBy(asc(runs.createdAt))
+    .limit(limit);
 }
 
 export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
@@ -56,15 +98,19 @@ export type SampleInsert = {
   createdAt: Date;
 };
 
-// D1 binds at most 100 parameters per statement (7 a row); one batch carries about 512 K characters of text.
-const ROWS_PER_STATEMENT = 14;
+// D1 binds at most 100 parameters per statement; one batch carries about 512 K characters of text.
+const PARAMS_PER_STATEMENT = 100;
 const BATCH_CHARS = 512 * 1024;
 
 /**
  * Writes samples, each once: a second write for the same (run, unit) is ignored, so writing a
  * batch again after an interruption changes nothing. Each `db.batch` is one round trip and one transaction.
+ * A row binds one parameter per field it sets (the samples table may gain columns, and callers may set
+ * more than `SampleInsert` names), so the rows per statement are counted from the rows themselves.
  */
 export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Promise<void> {
+  const fields = Math.max(1, ...rows.map((r) => Object.keys(r).length));
+  const rowsPerStatement = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / fields));
   let statements: ReturnType<typeof insertStatement>[] = [];
   let chars = 0;
   const send = async () => {
@@ -72,8 +118,8 @@ export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Prom
     statements = [];
     chars = 0;
   };
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+  for (let i = 0; i < rows.length; i += rowsPerStatement) {
+    const chunk = rows.slice(i, i + rowsPerStatement);
     const size = chunk.reduce((n, r) => n + (r.output?.length ?? 0) + (r.error?.length ?? 0), 0);
     if (chars > 0 && chars + size > BATCH_CHARS) await send();
     statements.push(insertStatement(db, chunk));
@@ -124,6 +170,18 @@ export async function insertIdempotencyKey(db: Db, row: typeof idempotencyKeys.$
   return (res.meta?.changes ?? 0) > 0;
 }
 
+/** Deletes a key's record if it still points at `runId` (a claim released by the request that made it). */
+export async function deleteIdempotencyKey(db: Db, tenantId: string, key: string, runId: string): Promise<void> {
+  await db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.runId, runId)));
+}
+
+/** A row's model-call counts, or null where they were not counted (rows stored before they were). */
+function callsOf(r: { callRequests: number | null; callRetries: number | null; callRateLimited: number | null }) {
+  return r.callRequests === null ? null : { requests: r.callRequests, retries: r.callRetries ?? 0, rate_limited: r.callRateLimited ?? 0 };
+}
+
 export function runToWire(r: RunRow) {
   return {
     id: r.id,
@@ -131,6 +189,7 @@ export function runToWire(r: RunRow) {
     evaluator: r.evaluator,
     status: r.status,
     progress: { done: r.done, failed: r.failed, total: r.total },
+    calls: callsOf(r),
     config: r.config,
     result: r.result ?? null,
     error: r.error,
@@ -155,6 +214,7 @@ export function sampleToWire(s: SampleRow, parse: (text: string) => unknown) {
     unit_id: s.unitId,
     status: s.status,
     attempts: s.attempts,
+    calls: callsOf(s),
     output: s.output === null ? null : parse(s.output),
     error: s.error,
     created_at: s.createdAt.toISOString(),

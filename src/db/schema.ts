@@ -71,8 +71,21 @@ export const runs = sqliteTable(
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     startedAt: integer("started_at", { mode: "timestamp_ms" }),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    /**
+     * The run's model calls so far (its samples' and its aggregate's), written with the progress:
+     * HTTP requests (retries included), retries, and answers that were a rate limit (429). Null for
+     * runs made before calls were counted.
+     */
+    callRequests: integer("call_requests"),
+    callRetries: integer("call_retries"),
+    callRateLimited: integer("call_rate_limited"),
   },
-  (t) => [index("runs_tenant").on(t.tenantId, t.id), index("runs_tenant_status").on(t.tenantId, t.status, t.id)],
+  (t) => [
+    index("runs_tenant").on(t.tenantId, t.id),
+    index("runs_tenant_status").on(t.tenantId, t.status, t.id),
+    // The sweep of lost starts: queued runs, oldest first, across tenants.
+    index("runs_status_created").on(t.status, t.createdAt),
+  ],
 );
 
 /** One row per unit outcome; unique on (run, unit), so a redelivered message can never write twice. */
@@ -90,6 +103,14 @@ export const samples = sqliteTable(
     output: text("output"),
     error: text("error"),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    /**
+     * The unit's model calls over all its attempts (those whose lane reported them): HTTP requests
+     * (retries included), retries, and answers that were a rate limit (429). Null for samples stored
+     * before calls were counted.
+     */
+    callRequests: integer("call_requests"),
+    callRetries: integer("call_retries"),
+    callRateLimited: integer("call_rate_limited"),
   },
   (t) => [uniqueIndex("samples_run_unit").on(t.runId, t.unitId), index("samples_run_seq").on(t.runId, t.seq)],
 );

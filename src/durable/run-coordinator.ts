@@ -1,10 +1,13 @@
+import { runRedactor } from "../runs/redact.ts";
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
-import { getRunById, insertSamples, updateRun } from "../db/runs.ts";
-import type { RunStatus } from "../db/schema.ts";
+import { getRunById, insertSamples, updateRun, type SampleInsert } from "../db/runs.ts";
+import type { RunStatus, samples } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName } from "../evaluators/types.ts";
 import { createOpenAIEmbeddingClient } from "../providers/index.ts";
+import { loopbackAllowed } from "../net/destination.ts";
+import { addCalls, CallTally, noCalls, type ModelCalls } from "./model-calls.ts";
 import { decryptSecret } from "../secrets.ts";
 import { createRun } from "../runs/create.ts";
 import type { StoredSample } from "../evaluators/types.ts";
@@ -38,21 +41,51 @@ type Meta = {
   /** Stored when the status changes; while the run goes, kept in memory and counted from the outbox (see meta()). */
   done: number;
   failed: number;
+  /** The model calls of the ended units, counted like `done` (absent in metas stored before calls were counted). */
+  calls?: ModelCalls;
 };
 
 /** Where a unit is in its life at the coordinator. */
 export type UnitState = "pending" | "inflight" | "ended";
 
-/** A unit as the coordinator holds it (see `RunCoordinator.units`); times in epoch ms. */
-export type UnitView = { id: string; state: UnitState; attempts: number; lane: number | null; leaseUntil: number | null; readyAt: number };
+/**
+ * A unit as the coordinator holds it (see `RunCoordinator.units`); times in epoch ms. `started`: its
+ * lane has started the attempt in flight (until then `leaseUntil` is the short start deadline).
+ */
+export type UnitView = {
+  id: string;
+  state: UnitState;
+  attempts: number;
+  lane: number | null;
+  leaseUntil: number | null;
+  readyAt: number;
+  started: boolean;
+};
 
 export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
 
-/** A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes survive the RPC. */
-export type UnitSample = { status: "succeeded" | "failed"; output: string | null; error: string | null };
+/**
+ * A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes
+ * survive the RPC, and the model calls of this attempt (the lane counts them; see model-calls.ts).
+ */
+export type UnitSample = { status: "succeeded" | "failed"; output: string | null; error: string | null; calls?: ModelCalls };
 
-/** How long a finish (aggregate included) may take before the alarm assumes it was lost and finishes again. */
-const FINISH_WATCHDOG_MS = 10 * 60_000;
+/**
+ * While a finish goes, the alarm is kept this far ahead (pushed forward every FINISH_BEAT_MS): if the
+ * object crashes or is evicted mid-finish, the alarm fires within seconds of it and finishes again.
+ * Alarms are durable and the runtime re-creates the object to run one, in production as locally.
+ */
+const FINISH_HEARTBEAT_MS = 5_000;
+const FINISH_BEAT_MS = 2_000;
+/**
+ * A unit handed to a lane through the Queue must be started by the lane (it asks for the unit's
+ * context, see unitContext) within this, else its message is sent again: a message lost with the local
+ * queue (a killed `wrangler dev`), or a failed send, costs seconds, not a lease. The wait doubles while
+ * the unit stays unstarted, up to START_RECHECK_MAX_MS, and a unit not started within its whole lease
+ * counts as a failed attempt, as a silent one does.
+ */
+const START_DEADLINE_MS = 5_000;
+const START_RECHECK_MAX_MS = 60_000;
 /** How long an aggregate may wait on model calls (SS embeddings) before they are stopped and its fallback applies. */
 const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
 
@@ -67,6 +100,46 @@ function sampleBytes(s: UnitSample): number {
   if (chars * 3 <= LIMITS.sampleBytes) return chars;
   const encoder = new TextEncoder();
   return encoder.encode(s.output ?? "").length + encoder.encode(s.error ?? "").length;
+}
+
+/** The units columns the coordinator reads for a unit (see `unit`). */
+const UNIT_COLUMNS = "id, state, attempts, lane, started, requests, retries, rate_limited";
+/** A unit's row: `requests`, `retries`, `rate_limited` are the model calls of its earlier attempts. */
+type UnitRow = { id: string; state: string; attempts: number; lane: number; started: number; requests: number; retries: number; rate_limited: number };
+
+type OutboxRow = {
+  seq: number;
+  unit_id: string;
+  status: "succeeded" | "failed";
+  attempts: number;
+  output: string | null;
+  error: string | null;
+  created_at: number;
+  requests: number | null;
+  retries: number | null;
+  rate_limited: number | null;
+};
+
+/** An outbox row as D1 stores it (its model calls in the samples' call columns; null where they were not counted). */
+function sampleInsert(runId: string, r: OutboxRow): SampleInsert & Pick<typeof samples.$inferInsert, "callRequests" | "callRetries" | "callRateLimited"> {
+  return {
+    runId,
+    unitId: r.unit_id,
+    status: r.status,
+    attempts: r.attempts,
+    output: r.output,
+    error: r.error,
+    createdAt: new Date(r.created_at),
+    callRequests: r.requests,
+    callRetries: r.retries,
+    callRateLimited: r.rate_limited,
+  };
+}
+
+/** The progress columns of the runs row: the counts and the model calls of the ended units. */
+function progressColumns(meta: Pick<Meta, "done" | "failed" | "calls">) {
+  const calls = meta.calls ?? noCalls();
+  return { done: meta.done, failed: meta.failed, callRequests: calls.requests, callRetries: calls.retries, callRateLimited: calls.rateLimited };
 }
 
 function withNextRun(result: unknown, nextRunId: string): unknown {
@@ -100,9 +173,18 @@ export class RunCoordinator extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // `started`: the lane has started the attempt in flight; `dispatched_at`: when the attempt was
+    // handed out; `requests`, `retries`, `rate_limited`: the model calls of its earlier attempts.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS units (
       id TEXT PRIMARY KEY, ord INTEGER NOT NULL, state TEXT NOT NULL, lane INTEGER,
       attempts INTEGER NOT NULL DEFAULT 0, lease_until INTEGER, ready_at INTEGER NOT NULL DEFAULT 0)`);
+    this.addColumns("units", {
+      started: "INTEGER NOT NULL DEFAULT 1",
+      dispatched_at: "INTEGER",
+      requests: "INTEGER NOT NULL DEFAULT 0",
+      retries: "INTEGER NOT NULL DEFAULT 0",
+      rate_limited: "INTEGER NOT NULL DEFAULT 0",
+    });
     this.sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
     // Samples recorded with their unit's end: copied to D1 in batches (see flushSamples) and kept
     // here until the run ends, for its aggregate. One row per ended unit (the unit's state check
@@ -110,11 +192,23 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       seq INTEGER PRIMARY KEY, unit_id TEXT NOT NULL, status TEXT NOT NULL,
       attempts INTEGER NOT NULL, output TEXT, error TEXT, created_at INTEGER NOT NULL)`);
+    this.addColumns("outbox", { requests: "INTEGER", retries: "INTEGER", rate_limited: "INTEGER" });
     // Every lane's report looks up the next pending unit in plan order, and every alarm the leases
     // in flight: without these, each is a scan of the whole plan. Partial, so a unit that ends
     // leaves both and a report rewrites few index pages (each page is a write of its own).
     this.sql.exec(`CREATE INDEX IF NOT EXISTS units_pending ON units (ord) WHERE state = 'pending'`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS units_inflight ON units (lease_until) WHERE state = 'inflight'`);
+  }
+
+  /**
+   * Adds the columns a table lacks: an object created by an earlier version keeps its tables (and a
+   * run going through a deploy its rows), so a new column is added here rather than in CREATE TABLE.
+   */
+  private addColumns(table: string, columns: Record<string, string>): void {
+    const have = new Set(this.sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name));
+    for (const [name, type] of Object.entries(columns)) {
+      if (!have.has(name)) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+    }
   }
 
   private get<T>(k: string): T | undefined {
@@ -133,10 +227,17 @@ export class RunCoordinator extends DurableObject<Env> {
     if (meta?.status === "running") {
       // A running run's counts are not stored with each report: the outbox holds the sample of
       // every unit that ended until the run ends, so they are counted from it after an eviction.
-      const counts = this.sql.exec<{ status: string; n: number }>("SELECT status, count(*) AS n FROM outbox GROUP BY status").toArray();
+      const counts = this.sql
+        .exec<{ status: string; n: number; requests: number | null; retries: number | null; rate_limited: number | null }>(
+          "SELECT status, count(*) AS n, sum(requests) AS requests, sum(retries) AS retries, sum(rate_limited) AS rate_limited FROM outbox GROUP BY status",
+        )
+        .toArray();
       meta.done = counts.find((c) => c.status === "succeeded")?.n ?? 0;
       meta.failed = counts.find((c) => c.status === "failed")?.n ?? 0;
+      meta.calls = noCalls();
+      for (const c of counts) addCalls(meta.calls, { requests: c.requests ?? 0, retries: c.retries ?? 0, rateLimited: c.rate_limited ?? 0 });
     }
+    if (meta) meta.calls ??= noCalls();
     return (this.metaCache = meta);
   }
 
@@ -164,6 +265,7 @@ export class RunCoordinator extends DurableObject<Env> {
       total: init.unitIds.length,
       done: 0,
       failed: 0,
+      calls: noCalls(),
     };
     this.ctx.storage.transactionSync(() => {
       // One statement for the whole plan (up to 10,000 units), each id at its index.
@@ -171,18 +273,37 @@ export class RunCoordinator extends DurableObject<Env> {
       this.put("config", init.config);
       this.put("secret", init.secretEnc);
       this.put("meta", meta);
+      this.put("announced", false);
     });
-    await updateRun(openDb(this.env.DB), init.runId, { status: "running", startedAt: new Date() });
+    // From here the run is this object's, whatever happens to this call (the creating request takes
+    // a coordinator that holds the run as started). The alarm, set with no await since the plan's
+    // write and so committed with it, carries a start that crashes before its D1 write or its
+    // dispatch on within seconds.
+    await this.setAlarm(Date.now() + START_DEADLINE_MS);
+    await this.announce(meta);
     if (meta.total === 0) return this.finish();
     await this.dispatch();
   }
 
-  /** What a UnitRunner needs to execute a unit, or null when the unit should not run (stale attempt, run ended). */
+  /** Writes the run's `running` status to D1 once (the start does, or the alarm after a crash). */
+  private async announce(meta: Meta): Promise<void> {
+    // Absent in objects started before it was stored: those announced in their start.
+    if (this.get<boolean>("announced") !== false) return;
+    await updateRun(openDb(this.env.DB), meta.runId, { status: "running", startedAt: new Date() });
+    this.put("announced", true);
+  }
+
+  /**
+   * What a UnitRunner needs to execute a unit, or null when the unit should not run (stale attempt,
+   * run ended). A lane asks before it starts a unit the Queue handed it, so this is also the unit's
+   * start: from here its full lease bounds it, no longer the start deadline.
+   */
   async unitContext(unitId: string, attempt: number): Promise<UnitContextReply | null> {
     const meta = this.meta();
     if (!meta || meta.status !== "running") return null;
     const unit = this.unit(unitId);
     if (!unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
+    if (!unit.started) this.sql.exec("UPDATE units SET started = 1, lease_until = ? WHERE id = ?", Date.now() + meta.leaseMs, unitId);
     return {
       tenantId: meta.tenantId,
       evaluator: meta.evaluator,
@@ -196,9 +317,10 @@ export class RunCoordinator extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta || meta.status !== "running") return null;
     const unit = this.sql
-      // An expired lease is the alarm's to re-dispatch, not the lane's to resume.
+      // An expired lease is the alarm's to re-dispatch, not the lane's to resume; a unit not started
+      // yet is the lane's whatever its start deadline (the lane starts it now, as a re-sent message would).
       .exec<{ id: string; attempts: number }>(
-        "SELECT id, attempts FROM units WHERE state = 'inflight' AND lane = ? AND lease_until > ? ORDER BY lease_until DESC LIMIT 1",
+        "SELECT id, attempts FROM units WHERE state = 'inflight' AND lane = ? AND (started = 0 OR lease_until > ?) ORDER BY lease_until DESC LIMIT 1",
         lane,
         Date.now(),
       )
@@ -216,19 +338,20 @@ export class RunCoordinator extends DurableObject<Env> {
     const meta = this.meta();
     const unit = this.unit(unitId);
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
-    this.end(meta, unitId, this.record(meta, unitId, attempt, sample));
+    this.end(meta, unitId, this.record(meta, unit, attempt, sample));
     return this.afterUnit(meta, unit.lane);
   }
 
   /**
    * A unit's attempt threw: it is tried again after a backoff, or recorded as a failed sample once
-   * its attempts run out. Returns the next unit for the lane, like `unitDone`.
+   * its attempts run out. Returns the next unit for the lane, like `unitDone`. `calls`: the model
+   * calls the attempt made, counted into the unit's sample whichever attempt ends it.
    */
-  async unitFailed(unitId: string, attempt: number, error: string): Promise<UnitMessage | null> {
+  async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> {
     const meta = this.meta();
     const unit = this.unit(unitId);
     if (!meta || meta.status !== "running" || !unit || unit.state !== "inflight" || unit.attempts !== attempt) return null;
-    await this.failAttempt(meta, unitId, attempt, error);
+    this.failAttempt(meta, unit, attempt, error, calls);
     return this.afterUnit(meta, unit.lane);
   }
 
@@ -265,21 +388,43 @@ export class RunCoordinator extends DurableObject<Env> {
     return "canceled";
   }
 
-  /** Lease expiry, retry backoffs, refills and progress flushes; also what resumes a run after an eviction. */
+  /**
+   * Lease expiry, start deadlines, retry backoffs, refills and progress flushes; also what resumes a
+   * run after an eviction, and a finish after a crash (its heartbeat stopped).
+   */
   async alarm(): Promise<void> {
     this.alarmAt = null;
     const meta = this.meta();
     if (!meta || this.get<boolean>("finished")) return;
-    // A canceled run whose finish was lost (the watchdog): finish it again.
+    // A canceled run whose finish was lost (its heartbeat stopped): finish it again.
     if (meta.status !== "running") return this.finish();
+    // A start that crashed before D1 showed the run running.
+    await this.announce(meta);
     const now = Date.now();
     const expired = this.sql
-      .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'inflight' AND lease_until <= ?", now)
+      .exec<UnitRow & { dispatched_at: number | null }>(
+        `SELECT ${UNIT_COLUMNS}, dispatched_at FROM units WHERE state = 'inflight' AND lease_until <= ?`,
+        now,
+      )
       .toArray();
+    const resend: UnitMessage[] = [];
     for (const u of expired) {
-      await this.failAttempt(meta, u.id, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
+      const since = u.dispatched_at ?? now;
+      if (u.started) {
+        this.failAttempt(meta, u, u.attempts, `unit did not report within its lease of ${meta.leaseMs} ms`);
+      } else if (now - since >= meta.leaseMs) {
+        this.failAttempt(meta, u, u.attempts, `no lane started the unit within its lease of ${meta.leaseMs} ms`);
+      } else {
+        // Not started: its message was lost or is late. The same message again (same attempt, same
+        // lane): whichever copy comes first runs, the lane drops the other as one it has, and a copy
+        // after the unit ended finds it no longer in flight (unitContext), so a unit runs once.
+        const wait = Math.min(Math.max(now - since, START_DEADLINE_MS), START_RECHECK_MAX_MS);
+        this.sql.exec("UPDATE units SET lease_until = ? WHERE id = ?", Math.min(now + wait, since + meta.leaseMs), u.id);
+        resend.push({ kind: "unit", runId: meta.runId, unitId: u.id, attempt: u.attempts, lane: u.lane });
+      }
     }
-    // When every unit has ended, the finish flushes everything itself (after arming its watchdog).
+    if (resend.length) await this.send(resend, "re-sending units no lane started");
+    // When every unit has ended, the finish flushes everything itself (after starting its heartbeat).
     if (this.dirty && meta.done + meta.failed < meta.total) await this.flushProgress(meta);
     await this.afterUnit(meta, null);
   }
@@ -295,7 +440,7 @@ export class RunCoordinator extends DurableObject<Env> {
     try {
       // The counts as they are now, written once D1 holds every sample they count: D1's progress
       // never counts a unit whose sample it does not have yet.
-      const counts = { done: meta.done, failed: meta.failed };
+      const counts = progressColumns(meta);
       await this.flushRecorded();
       await updateRun(openDb(this.env.DB), meta.runId, counts);
     } catch (err) {
@@ -316,17 +461,16 @@ export class RunCoordinator extends DurableObject<Env> {
    * most `limit`. Read-only: what storage holds now, so it is the same after an eviction.
    */
   async units({ state, limit = 100 }: { state?: UnitState; limit?: number } = {}): Promise<UnitView[]> {
-    const columns = "id, state, attempts, lane, lease_until AS leaseUntil, ready_at AS readyAt";
+    const columns = "id, state, attempts, lane, lease_until AS leaseUntil, ready_at AS readyAt, started";
+    type Row = Omit<UnitView, "started"> & { started: number };
     const rows = state
-      ? this.sql.exec<UnitView>(`SELECT ${columns} FROM units WHERE state = ? ORDER BY ord LIMIT ?`, state, limit)
-      : this.sql.exec<UnitView>(`SELECT ${columns} FROM units ORDER BY ord LIMIT ?`, limit);
-    return rows.toArray();
+      ? this.sql.exec<Row>(`SELECT ${columns} FROM units WHERE state = ? ORDER BY ord LIMIT ?`, state, limit)
+      : this.sql.exec<Row>(`SELECT ${columns} FROM units ORDER BY ord LIMIT ?`, limit);
+    return rows.toArray().map((r) => ({ ...r, started: r.started === 1 }));
   }
 
-  private unit(id: string) {
-    return this.sql
-      .exec<{ id: string; state: string; attempts: number; lane: number }>("SELECT id, state, attempts, lane FROM units WHERE id = ?", id)
-      .toArray()[0];
+  private unit(id: string): UnitRow | undefined {
+    return this.sql.exec<UnitRow>(`SELECT ${UNIT_COLUMNS} FROM units WHERE id = ?`, id).toArray()[0];
   }
 
   private end(meta: Meta, unitId: string, status: "succeeded" | "failed"): void {
@@ -336,18 +480,23 @@ export class RunCoordinator extends DurableObject<Env> {
     this.dirty = true;
   }
 
-  private async failAttempt(meta: Meta, unitId: string, attempt: number, error: string): Promise<void> {
+  /** `calls`: the model calls of the failed attempt, when its lane reported them (a silent lane did not). */
+  private failAttempt(meta: Meta, unit: UnitRow, attempt: number, error: string, calls?: ModelCalls): void {
     if (attempt < meta.maxAttempts) {
       this.sql.exec(
-        "UPDATE units SET state = 'pending', lease_until = NULL, ready_at = ? WHERE id = ?",
+        `UPDATE units SET state = 'pending', lease_until = NULL, ready_at = ?,
+           requests = requests + ?, retries = retries + ?, rate_limited = rate_limited + ? WHERE id = ?`,
         Date.now() + unitRetryDelayMs(attempt),
-        unitId,
+        calls?.requests ?? 0,
+        calls?.retries ?? 0,
+        calls?.rateLimited ?? 0,
+        unit.id,
       );
       return;
     }
     // Out of attempts: the failure itself becomes the unit's sample, so nothing is silently dropped.
     const reason = `gave up after ${attempt} attempts: ${error}`;
-    this.end(meta, unitId, this.record(meta, unitId, attempt, this.failedSample(meta, unitId, reason)));
+    this.end(meta, unit.id, this.record(meta, unit, attempt, { ...this.failedSample(meta, unit.id, reason), calls }));
   }
 
   /** A unit's sample when the unit itself could not produce one: the evaluator's failure output and the reason. */
@@ -356,22 +505,31 @@ export class RunCoordinator extends DurableObject<Env> {
     return { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason };
   }
 
-  /** Records a unit's sample in the outbox; returns the status it was recorded with. */
-  private record(meta: Meta, unitId: string, attempts: number, sample: UnitSample): "succeeded" | "failed" {
+  /**
+   * Records a unit's sample in the outbox, with the model calls of all its attempts (the earlier
+   * ones' from the unit's row, the last one's from the sample); returns the status it was recorded with.
+   */
+  private record(meta: Meta, unit: UnitRow, attempts: number, sample: UnitSample): "succeeded" | "failed" {
+    const unitId = unit.id;
     const bytes = sampleBytes(sample);
     // Stored as it is, a larger one would be refused by D1 on every flush: kept as a failed sample that says why.
     const s =
       bytes > LIMITS.sampleBytes
         ? this.failedSample(meta, unitId, `the unit's output is ${bytes} bytes, over the ${LIMITS.sampleBytes}-byte limit of a stored sample`)
         : sample;
+    const calls = addCalls({ requests: unit.requests, retries: unit.retries, rateLimited: unit.rate_limited }, sample.calls);
+    addCalls((meta.calls ??= noCalls()), calls);
     this.sql.exec(
-      "INSERT INTO outbox (unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO outbox (unit_id, status, attempts, output, error, created_at, requests, retries, rate_limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       unitId,
       s.status,
       attempts,
       s.output,
       s.error,
       Date.now(),
+      calls.requests,
+      calls.retries,
+      calls.rateLimited,
     );
     return s.status;
   }
@@ -408,17 +566,14 @@ export class RunCoordinator extends DurableObject<Env> {
     const db = openDb(this.env.DB);
     for (;;) {
       const rows = this.sql
-        .exec<{ seq: number; unit_id: string; status: "succeeded" | "failed"; attempts: number; output: string | null; error: string | null; created_at: number }>(
-          "SELECT seq, unit_id, status, attempts, output, error, created_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+        .exec<OutboxRow>(
+          "SELECT seq, unit_id, status, attempts, output, error, created_at, requests, retries, rate_limited FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
           this.flushed(),
           FLUSH_ROWS,
         )
         .toArray();
       if (rows.length === 0) return;
-      await insertSamples(
-        db,
-        rows.map((r) => ({ runId: meta.runId, unitId: r.unit_id, status: r.status, attempts: r.attempts, output: r.output, error: r.error, createdAt: new Date(r.created_at) })),
-      );
+      await insertSamples(db, rows.map((r) => sampleInsert(meta.runId, r)));
       this.put("flushed", (this.flushedSeq = rows[rows.length - 1].seq));
       if (rows.length < FLUSH_ROWS) return;
     }
@@ -436,7 +591,7 @@ export class RunCoordinator extends DurableObject<Env> {
       else await this.setAlarm(Date.now());
       return null;
     }
-    const next = lane === null ? null : (this.assign([lane])[0] ?? null);
+    const next = lane === null ? null : (this.assign([lane], false)[0] ?? null);
     if (!next) {
       await this.dispatch();
       return null;
@@ -449,10 +604,15 @@ export class RunCoordinator extends DurableObject<Env> {
     return next;
   }
 
-  /** Marks ready pending units in flight on the given lanes (one each, in plan order). */
-  private assign(lanes: number[]): UnitMessage[] {
+  /**
+   * Marks ready pending units in flight on the given lanes (one each, in plan order). A unit handed
+   * through the Queue (`queued`) is not started until its lane says so (unitContext), so its lease is
+   * the start deadline until then; one handed in the reply to its lane's report is started already.
+   */
+  private assign(lanes: number[], queued: boolean): UnitMessage[] {
     const meta = this.meta()!;
     const now = Date.now();
+    const lease = queued ? Math.min(START_DEADLINE_MS, meta.leaseMs) : meta.leaseMs;
     const ready = this.sql
       .exec<{ id: string; attempts: number }>(
         "SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?",
@@ -462,9 +622,11 @@ export class RunCoordinator extends DurableObject<Env> {
       .toArray();
     return ready.map((u, i) => {
       this.sql.exec(
-        "UPDATE units SET state = 'inflight', attempts = attempts + 1, lane = ?, lease_until = ? WHERE id = ?",
+        "UPDATE units SET state = 'inflight', attempts = attempts + 1, lane = ?, lease_until = ?, started = ?, dispatched_at = ? WHERE id = ?",
         lanes[i],
-        now + meta.leaseMs,
+        now + lease,
+        queued ? 0 : 1,
+        now,
         u.id,
       );
       return { kind: "unit", runId: meta.runId, unitId: u.id, attempt: u.attempts + 1, lane: lanes[i] };
@@ -480,10 +642,19 @@ export class RunCoordinator extends DurableObject<Env> {
     );
     const idle: number[] = [];
     for (let lane = 0; lane < meta.concurrency; lane++) if (!busy.has(lane)) idle.push(lane);
-    const messages = this.assign(idle).map((body) => ({ body, contentType: "json" as const }));
-    // If sending fails, the leases stay set: the alarm re-dispatches these units when they expire.
-    for (let i = 0; i < messages.length; i += 100) await this.env.UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
+    // If sending fails, the units stay in flight unstarted: the alarm sends them again at their start deadline.
+    await this.send(this.assign(idle, true), "dispatching units");
     await this.armAlarm();
+  }
+
+  /** Sends unit messages through the Queue; a failure is logged, not thrown (see dispatch). */
+  private async send(units: UnitMessage[], what: string): Promise<void> {
+    const messages = units.map((body) => ({ body, contentType: "json" as const }));
+    try {
+      for (let i = 0; i < messages.length; i += 100) await this.env.UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", run_id: this.meta()?.runId, error: `${what} failed, sent again at their start deadline: ${String(err)}` }));
+    }
   }
 
   private async armAlarm(): Promise<void> {
@@ -511,9 +682,10 @@ export class RunCoordinator extends DurableObject<Env> {
   /**
    * Model access for the aggregate. The run's secrets are decrypted only for a run still going (a
    * canceled one makes no model call), and a secret that cannot be decrypted is simply absent, so the
-   * backend's call fails and its fallback applies rather than the whole run.
+   * backend's call fails and its fallback applies rather than the whole run. Its calls are counted
+   * in `tally`, into the run's.
    */
-  private async aggregateContext(canceled: boolean, signal: AbortSignal): Promise<AggregateContext> {
+  private async aggregateContext(canceled: boolean, signal: AbortSignal, tally: CallTally): Promise<AggregateContext> {
     const secretEnc = this.get<string | null>("secret") ?? null;
     let secrets: Record<string, string> = {};
     if (secretEnc && !canceled) {
@@ -526,7 +698,8 @@ export class RunCoordinator extends DurableObject<Env> {
     return {
       canceled,
       signal,
-      embeddings: ({ baseUrl, apiKey, timeoutMs }) => createOpenAIEmbeddingClient({ baseURL: baseUrl, apiKey, timeoutMs }),
+      embeddings: ({ baseUrl, apiKey, timeoutMs }) =>
+        tally.embeddings(createOpenAIEmbeddingClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env) })),
       secret: (name) => secrets[name],
     };
   }
@@ -537,21 +710,71 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */
   private finish(): Promise<void> {
-    // One finish at a time: the watchdog alarm or a cancel may come while a long aggregate runs here.
+    // One finish at a time: the heartbeat's alarm or a cancel may come while a long aggregate runs here.
     return (this.finishing ??= this.finishOnce().finally(() => (this.finishing = null)));
+  }
+
+  /**
+   * Keeps the alarm FINISH_HEARTBEAT_MS ahead until `stop`: while this object lives the finish goes
+   * on, and once it crashes or is evicted the alarm fires within seconds and finishes again. (An alarm
+   * that fires while the finish still goes here joins it, see `finish`.) Not a bound on the finish's
+   * length: the aggregate's model calls have their own budget.
+   */
+  private async heartbeat(): Promise<{ stop(): Promise<void> }> {
+    await this.setAlarm(Date.now() + FINISH_HEARTBEAT_MS);
+    let beat: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      beat = beat.then(() => this.setAlarm(Date.now() + FINISH_HEARTBEAT_MS)).catch(() => {});
+    }, FINISH_BEAT_MS);
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        // A beat under way must not set the alarm again after the finish deletes it.
+        await beat;
+      },
+    };
   }
 
   private async finishOnce(): Promise<void> {
     if (this.get<boolean>("finished")) return;
+    const heartbeat = await this.heartbeat();
+    let final: { meta: Meta; status: RunStatus; calls: ModelCalls };
+    try {
+      final = await this.aggregateAndStore();
+    } finally {
+      // On a throw too: the alarm, then at most FINISH_HEARTBEAT_MS ahead, runs the finish again.
+      await heartbeat.stop();
+    }
+    const { meta, status, calls } = final;
+    meta.status = status;
+    meta.calls = calls;
+    this.put("meta", meta);
+    this.put("secret", null);
+    this.put("finished", true);
+    // D1 holds the samples from here on.
+    this.sql.exec("DELETE FROM outbox");
+    await this.deleteAlarm();
+  }
+
+  /** The run's secrets (decrypted), or none once they are dropped or cannot be read. */
+  private async runSecrets(): Promise<Record<string, string>> {
+    const secretEnc = this.get<string | null>("secret") ?? null;
+    if (!secretEnc) return {};
+    try {
+      return JSON.parse(await decryptSecret(this.env.SECRETS_KEY, secretEnc)) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  }
+
+  /** The finish up to this object's own final state: progress, aggregate, follow-up, D1 and the event. */
+  private async aggregateAndStore(): Promise<{ meta: Meta; status: RunStatus; calls: ModelCalls }> {
     const started = this.meta()!;
-    // An aggregate may call models (SS embeddings); if this object is evicted meanwhile, the alarm
-    // finishes again. The aggregate's calls stop well before this fires.
-    await this.setAlarm(Date.now() + FINISH_WATCHDOG_MS);
-    // D1 must hold every sample before it shows the run ended; the aggregate reads them here meanwhile.
-    const flushed = this.flushRecorded();
-    // Not left unhandled if the aggregate throws first; awaited below.
-    flushed.catch(() => {});
     const db = openDb(this.env.DB);
+    // D1 holds every sample, and its progress counts them all, before the aggregate starts: an
+    // aggregate may take minutes (SS embeddings), and the progress must not lag the samples meanwhile.
+    await this.flushRecorded();
+    await updateRun(db, started.runId, progressColumns(started));
     const evaluator = evaluatorFor(started.evaluator);
     const samples: StoredSample[] = this.sql
       .exec<{ unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null }>("SELECT unit_id, status, output, error FROM outbox ORDER BY seq")
@@ -560,12 +783,13 @@ export class RunCoordinator extends DurableObject<Env> {
     let result: unknown = null;
     let error: string | null = null;
     const calls = (this.aggregateCalls = new AbortController());
+    const tally = new CallTally();
     const budget = setTimeout(
       () => calls.abort(new Error(`the aggregate's model calls took over ${AGGREGATE_CALLS_BUDGET_MS / 60_000} minutes and were stopped`)),
       AGGREGATE_CALLS_BUDGET_MS,
     );
     try {
-      result = await evaluator.aggregate(this.get("config"), samples, await this.aggregateContext(started.status === "canceled", calls.signal));
+      result = await evaluator.aggregate(this.get("config"), samples, await this.aggregateContext(started.status === "canceled", calls.signal, tally));
     } catch (err) {
       error = `aggregation failed: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
@@ -605,27 +829,22 @@ export class RunCoordinator extends DurableObject<Env> {
         error = `follow-up failed: ${err instanceof Error ? err.message : String(err)}`;
       }
     }
-    // D1 and the event first, then this object's own final state: if anything here fails or the
-    // object is evicted, the watchdog alarm runs the whole finish again (the D1 write is idempotent,
-    // and the event keeps one webhook-id per run, so a receiver can drop a repeat).
-    await flushed;
+    // D1 and the event first, then this object's own final state (finishOnce): if anything here fails
+    // or the object is evicted, the alarm runs the whole finish again (the D1 write is idempotent, and
+    // the event keeps one webhook-id per run, so a receiver can drop a repeat).
+    const total = addCalls(addCalls(noCalls(), meta.calls), tally.calls);
+    // An aggregate's or follow-up's message may quote what an endpoint said: no key of the run is kept.
+    const redact = runRedactor(await this.runSecrets());
     await updateRun(db, meta.runId, {
       status,
-      result,
-      error,
-      done: meta.done,
-      failed: meta.failed,
+      result: result === null ? null : redact.value(result),
+      error: error === null ? null : redact.text(error),
+      ...progressColumns({ ...meta, calls: total }),
       finishedAt: new Date(),
     });
     // A run that hands over to a follow-up is not the end of the work: only the last one notifies.
     const run = await getRunById(db, meta.runId);
     if (run && !nextRunId) await enqueueRunEvent(this.env, run, `msg_final_${meta.runId}`);
-    meta.status = status;
-    this.put("meta", meta);
-    this.put("secret", null);
-    this.put("finished", true);
-    // D1 holds the samples from here on.
-    this.sql.exec("DELETE FROM outbox");
-    await this.deleteAlarm();
+    return { meta, status, calls: total };
   }
 }

@@ -1,11 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
 import { d1SampleCache } from "../db/sample-cache.ts";
+import { redactingCache, redactOutcome } from "../runs/redact.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
-import { createOpenAIClient, isSimModel, modelClient, PROVIDER_SECRET, ProviderError, scrubSecrets, type ChatClient } from "../providers/index.ts";
+import {
+  createOpenAIClient,
+  isSimModel,
+  modelClient,
+  PROVIDER_SECRET,
+  ProviderError,
+  scrubSecrets,
+  type ChatClient,
+  type ModelSettings,
+} from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./run-coordinator.ts";
+import { CallTally } from "./model-calls.ts";
 
 /** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
 const SLICE_MS = 5 * 60_000;
@@ -25,8 +37,12 @@ export class UnitRunner extends DurableObject<Env> {
   private context: UnitContextReply | null = null;
   // The run's decrypted secrets and endpoint clients live only while this lane has units to run.
   private secrets: Record<string, string> = {};
-  private client: ChatClient | null = null;
   private endpoints = new Map<string, ChatClient>();
+  /**
+   * The model calls of the unit running now, reported with it. One unit runs at a time, so the
+   * lane's endpoint clients, made with its retry hook, count into it whichever unit they serve.
+   */
+  private readonly tally = new CallTally();
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
   private msg: UnitMessage | null | undefined;
@@ -89,7 +105,6 @@ export class UnitRunner extends DurableObject<Env> {
   private forget(): void {
     this.context = null;
     this.secrets = {};
-    this.client = null;
     this.endpoints.clear();
   }
 
@@ -138,35 +153,46 @@ export class UnitRunner extends DurableObject<Env> {
 
     const controller = new AbortController();
     this.controller = controller;
-    const guard = (client: ChatClient): ChatClient => ({
-      chat: (request, options) => {
-        if (controller.signal.aborted) {
-          throw new ProviderError({ name: "APIUserAbortError", kind: "bad_request", message: "the run was canceled" });
-        }
-        return client.chat(request, { ...options, signal: controller.signal });
-      },
-    });
+    // Every model call of the unit goes through here: stopped by cancel, and counted (requests,
+    // retries, 429s) for its sample, whatever the evaluator does with the answers.
+    const tally = this.tally;
+    tally.reset();
+    const guard = (client: ChatClient): ChatClient => {
+      const counted = tally.chat(client);
+      return {
+        chat: (request, options) => {
+          if (controller.signal.aborted) {
+            throw new ProviderError({ name: "APIUserAbortError", kind: "bad_request", message: "the run was canceled" });
+          }
+          return counted.chat(request, { ...options, signal: controller.signal });
+        },
+      };
+    };
+    // An OpenAI-compatible endpoint's client (with the one retry policy) serves every unit of the lane
+    // that calls the same endpoint with the same key; it reports its retries to the lane's tally.
+    const endpoint = ({ baseUrl, apiKey, timeoutMs }: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): ChatClient => {
+      const key = JSON.stringify([baseUrl, apiKey ?? null, timeoutMs]);
+      let client = this.endpoints.get(key);
+      if (!client) this.endpoints.set(key, (client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env) })));
+      return guard(client);
+    };
     const apiKey = this.secrets[PROVIDER_SECRET];
+    const settings = context.config as ModelSettings;
     let outcome;
     try {
       outcome = await evaluatorFor(context.evaluator).execute(
         msg.unitId,
         {
           config: context.config,
-          cache: d1SampleCache(db, context.tenantId),
-          // Simulator clients depend on the replay (salt); an endpoint client serves every unit of the lane.
-          chat: (salt) =>
-            guard(
-              isSimModel((context.config as { model: string }).model)
-                ? modelClient(context.config, apiKey, salt)
-                : (this.client ??= modelClient(context.config, apiKey, salt)),
-            ),
-          endpoint: ({ baseUrl, apiKey, timeoutMs }) => {
-            const key = JSON.stringify([baseUrl, apiKey ?? null, timeoutMs]);
-            let client = this.endpoints.get(key);
-            if (!client) this.endpoints.set(key, (client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs })));
-            return guard(client);
+          // rpl writes its cache inside execute(), before the outcome reaches the redaction below.
+          cache: redactingCache(d1SampleCache(db, context.tenantId), this.secrets),
+          // Simulator clients depend on the replay (salt). Any other model is the config's endpoint, as
+          // modelClient makes it, but made here so that its retries are counted.
+          chat: (salt) => {
+            if (isSimModel(settings.model) || !settings.provider) return guard(modelClient(context.config, apiKey, salt));
+            return endpoint({ baseUrl: settings.provider.base_url, apiKey, timeoutMs: settings.timeout_s * 1000 });
           },
+          endpoint,
           secret: (name) => this.secrets[name],
         },
         controller.signal,
@@ -174,16 +200,18 @@ export class UnitRunner extends DurableObject<Env> {
     } catch (err) {
       if (controller.signal.aborted) return null;
       const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));
-      return coordinator.unitFailed(msg.unitId, msg.attempt, text);
+      return coordinator.unitFailed(msg.unitId, msg.attempt, text, tally.reset());
     } finally {
       this.controller = null;
     }
     if (controller.signal.aborted) return null;
+    // No key of the run is stored, in any form it comes back in: an endpoint's error or a model's answer.
+    outcome = redactOutcome(outcome, this.secrets);
     // The sample goes with the report: the coordinator records it and ends the unit in one write.
     // JSON.stringify keeps JSON.rawJSON values (exact number lexemes) as they are. A report that
     // fails (the coordinator was reset) is not the unit's failure: it throws, and the lane's alarm
     // runs the unit again.
     const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
-    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null });
+    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset() });
   }
 }

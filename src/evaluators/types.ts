@@ -20,6 +20,11 @@ export type UnitOutcome = {
   error?: string;
 };
 
+/**
+ * What a unit's execution is given. Every call through `chat` and `endpoint` is counted by the
+ * platform into the unit's sample (HTTP requests, retries, 429 answers; see src/durable/model-calls.ts),
+ * whatever the evaluator does with the answer; a client an evaluator makes itself (a simulator) is not.
+ */
 export type UnitContext<Config> = {
   config: Config;
   /** A model client for this unit; `salt` distinguishes units that send identical requests (the simulator uses it). */

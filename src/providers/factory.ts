@@ -18,9 +18,10 @@ export type ModelSettings = {
 /**
  * The client for one unit: the simulator for `sim:*` models, otherwise the OpenAI-compatible
  * endpoint with the one retry policy. `salt` tells apart units that send identical requests (the
- * replays of one query), which only the simulator needs.
+ * replays of one query), which only the simulator needs. `allowLoopback` is the Worker's destination
+ * setting (`loopbackAllowed(env)`); see `OpenAIClientOptions.allowLoopback` for the default.
  */
-export function modelClient(config: unknown, apiKey: string | undefined, salt: number): ChatClient {
+export function modelClient(config: unknown, apiKey: string | undefined, salt: number, allowLoopback?: boolean): ChatClient {
   const m = config as ModelSettings;
   if (isSimModel(m.model)) {
     return createSimClient({
@@ -32,5 +33,5 @@ export function modelClient(config: unknown, apiKey: string | undefined, salt: n
     });
   }
   if (!m.provider) throw new Error("modelClient: a non-sim model needs provider.base_url");
-  return createOpenAIClient({ baseURL: m.provider.base_url, apiKey, timeoutMs: m.timeout_s * 1000 });
+  return createOpenAIClient({ baseURL: m.provider.base_url, apiKey, timeoutMs: m.timeout_s * 1000, allowLoopback });
 }

@@ -14,6 +14,9 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { parsePyJson, pyRepr } from "../engines/python/index.ts";
+import { destinationProblem, endpointPolicy, isLoopbackDestination } from "../net/destination.ts";
+import { guardedFetch } from "../net/guarded-fetch.ts";
+import { redactText } from "../engines/redact/index.ts";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import { ProviderError } from "./types.ts";
@@ -36,6 +39,12 @@ export type OpenAIClientOptions = {
   random?: () => number;
   /** Called before each retry's wait, e.g. to count retries. */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Whether requests may go to loopback hosts: the Worker's setting (`loopbackAllowed(env)`, local
+   * development only). By default, only when `baseURL` is itself loopback, which the API accepts only
+   * under that setting; so an endpoint elsewhere cannot redirect the client to loopback.
+   */
+  allowLoopback?: boolean;
 };
 
 /**
@@ -64,7 +73,8 @@ export type OpenAIClientOptions = {
  * status. If the caller's signal aborts, its `reason` is thrown (not a ProviderError) and nothing is retried.
  */
 export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
-  const { sdk, secrets, timeoutMs, policy, host } = setup(options);
+  const { sdk, secrets, timeoutMs, policy, host, refused } = setup(options);
+  if (refused) return { chat: () => Promise.reject(refused) };
   return {
     chat: (request, opts = {}) =>
       retrying(
@@ -90,7 +100,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
  * a vector that is not all numbers of one length, is an `APIResponseValidationError` (retried).
  */
 export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): EmbeddingClient {
-  const { sdk, secrets, timeoutMs, policy, host } = setup(options);
+  const { sdk, secrets, timeoutMs, policy, host, refused } = setup(options);
+  if (refused) return { embed: () => Promise.reject(refused) };
   return {
     embed: (request, opts = {}) =>
       retrying(
@@ -111,6 +122,14 @@ function setup(options: OpenAIClientOptions) {
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
   const policy: RetryPolicy = { maxRetries, sleep, random, onRetry };
   checkRetryPolicy(policy);
+  // The destination policy (net/destination.ts), before any request: a refused endpoint gets none,
+  // and its calls fail at once, unretried, saying why. Every request and redirect is checked again
+  // as it is sent (guardedFetch).
+  const destinations = endpointPolicy(options.allowLoopback ?? isLoopbackDestination(baseURL));
+  const problem = destinationProblem(baseURL, destinations);
+  const refused = problem
+    ? new ProviderError({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: not sent to ${URL.canParse(baseURL) ? new URL(baseURL).host : "the endpoint"}: ${problem}` })
+    : null;
   const sdk = new OpenAI({
     baseURL,
     apiKey: apiKey || "EMPTY",
@@ -119,9 +138,9 @@ function setup(options: OpenAIClientOptions) {
     timeout: timeoutMs,
     organization: null,
     project: null,
-    fetch: statusCapturingFetch(fetch),
+    fetch: statusCapturingFetch(guardedFetch(destinations, fetch)),
   });
-  return { sdk, secrets: apiKey ? [apiKey] : [], timeoutMs, policy, host: targetOf(baseURL) };
+  return { sdk, secrets: apiKey ? [apiKey] : [], timeoutMs, policy, host: targetOf(baseURL), refused };
 }
 
 /**
@@ -434,13 +453,13 @@ function toUsage(raw: unknown): Usage | undefined {
 }
 
 /**
- * Removes secrets from text that may be shown or stored: the given secrets verbatim (if 8+ chars),
- * then, defensively, anything shaped like a key: `Bearer …`, `sk-…`, `api_key=…`.
+ * Removes secrets from text that may be shown or stored: the given secrets in every form an endpoint
+ * may echo them (src/engines/redact: as is, JSON-escaped at any depth, Python-repr'd, URL-encoded,
+ * in parts of 12+ characters; a key under 8 characters only where it stands alone), then,
+ * defensively, anything shaped like a key: `Bearer …`, `sk-…`, `api_key=…`.
  */
 export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join("[REDACTED]");
-  return out
+  return redactText(text, secrets)
     .replace(/\bBearer\s+[^\s"',;]+/gi, "Bearer [REDACTED]")
     .replace(/\bsk-[A-Za-z0-9_\-*.]{4,}/g, "sk-[REDACTED]")
     .replace(/\bassay_sk_[A-Za-z0-9_-]+/g, "assay_sk_[REDACTED]")

@@ -16,6 +16,7 @@ import { createRun } from "../runs/create.ts";
 import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
 import { AgentSimulator, ModelFields, modelConfig } from "./model-fields.ts";
 import { SIM_DIVERGENCE } from "../providers/index.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 
 const EVALUATOR = "chain-determinism";
 
@@ -85,7 +86,7 @@ export const chainDeterminism = createRouter()
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: {
-        headers: z.object({ "idempotency-key": z.string().min(1).max(255).optional() }),
+        headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
         body: jsonBody(RunRequest),
       },
       responses: { 202: jsonResponse(RunSchema, "The run, queued or already running"), ...problems(...bodyProblems, 422) },
@@ -93,7 +94,7 @@ export const chainDeterminism = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const { db, tenantId } = c.var;
-      const model = modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 });
+      const model = modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, loopbackAllowed(c.env));
       const suite = await loadSuite(db, tenantId, body.suite);
       if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
       if (body.n_queries > suite.suite.queries.length) {

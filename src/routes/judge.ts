@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ProviderKey } from "./model-fields.ts";
+import { BaseUrl, checkEndpointUrls, ProviderKey } from "./model-fields.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonBody, jsonResponse, pageOf, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
@@ -41,7 +42,7 @@ const Critic = z.strictObject({
   vendor: z.enum(Object.keys(VENDORS) as [string, ...string[]]).optional().openapi({ description: "An endpoint preset; needs provider.api_key" }),
   provider: z
     .strictObject({
-      base_url: z.url({ protocol: /^https?$/ }).optional().openapi({ description: "Any OpenAI-compatible endpoint; overrides the vendor's" }),
+      base_url: BaseUrl.optional().openapi({ description: "Any OpenAI-compatible endpoint; overrides the vendor's" }),
       api_key: ProviderKey.optional(),
     })
     .optional(),
@@ -234,13 +235,14 @@ export const judge = createRouter()
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: {
-        headers: z.object({ "idempotency-key": z.string().min(1).max(200).optional() }),
+        headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
         body: jsonBody(RunRequest),
       },
       responses: { 202: jsonResponse(RunSchema, "The run, queued"), ...problems(...bodyProblems, 422) },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      checkEndpointUrls(body.critics.map((k, i) => [`critics.${i}.provider.base_url`, k.provider?.base_url]), loopbackAllowed(c.env));
       checkItemsAndVoting(body);
       const { critics, secrets } = await resolveCritics(body);
       const { strategy, ...options } = body.voting;

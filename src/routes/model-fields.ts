@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../errors.ts";
+import { ApiError, type FieldError } from "../errors.ts";
+import { destinationProblem, endpointPolicy } from "../net/destination.ts";
 import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../providers/index.ts";
 
 /**
@@ -14,6 +15,32 @@ export const ProviderKey = z
   .max(4096)
   .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces: it is sent in an HTTP header")
   .openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" });
+
+/**
+ * An OpenAI-compatible endpoint's base URL (`provider.base_url` of every evaluator). The schema applies
+ * the destination policy's text rules (net/destination.ts): http(s), no credentials in it or in its
+ * query, no private, link-local, metadata, unspecified or local-name host. Whether loopback is
+ * accepted depends on the Worker's setting, which a schema cannot see: routes check that with
+ * `checkEndpointUrls` once the body has parsed.
+ */
+export const BaseUrl = z.url({ protocol: /^https?$/, abort: true }).superRefine((url, ctx) => {
+  const problem = destinationProblem(url, endpointPolicy(true));
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/**
+ * Refuses, naming each field, the endpoint URLs the destination policy refuses under the Worker's
+ * setting (`allowLoopback`: `loopbackAllowed(env)`), i.e. loopback outside local development; the
+ * rest was refused by `BaseUrl` already. `urls` pairs each field's path with its value, if given.
+ */
+export function checkEndpointUrls(urls: Array<[path: string, url: string | null | undefined]>, allowLoopback: boolean): void {
+  const errors: FieldError[] = [];
+  for (const [path, url] of urls) {
+    const problem = url == null ? null : destinationProblem(url, endpointPolicy(allowLoopback));
+    if (problem) errors.push({ path, message: problem });
+  }
+  if (errors.length) throw ApiError.validation(errors);
+}
 
 /** `latency_ms` of every simulator: a delay before each simulated answer. */
 const SimLatency = z.number().int().min(0).max(60_000).default(0).openapi({ description: "Delay before each simulated answer" });
@@ -39,7 +66,7 @@ export const ModelFields = {
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the built-in simulator", example: "sim:agent" }),
   provider: z
     .strictObject({
-      base_url: z.url({ protocol: /^https?$/ }).openapi({ example: "https://openrouter.ai/api/v1" }),
+      base_url: BaseUrl.openapi({ example: "https://openrouter.ai/api/v1" }),
       api_key: ProviderKey.optional(),
     })
     .optional(),
@@ -50,7 +77,9 @@ export const ModelFields = {
 
 /**
  * Splits the model fields into the stored config (no secret) and the run's secrets (the API key).
- * `simulatorDefaults` are the evaluator's own knobs, so a config holds only those.
+ * `simulatorDefaults` are the evaluator's own knobs, so a config holds only those. `allowLoopback` is
+ * the Worker's setting (`loopbackAllowed(c.env)`): without it a loopback `provider.base_url` is
+ * accepted, as the schema alone accepts it, so every route passes it.
  */
 export function modelConfig(
   body: {
@@ -61,6 +90,7 @@ export function modelConfig(
     simulator?: { divergence?: number; latency_ms: number };
   },
   simulatorDefaults: ModelSettings["simulator"] & object,
+  allowLoopback: boolean,
 ): { config: ModelSettings; secrets?: Record<string, string> } {
   const sim = body.model.startsWith("sim:");
   if (sim && body.provider) {
@@ -72,6 +102,7 @@ export function modelConfig(
   if (!sim && body.simulator) {
     throw ApiError.validation([{ path: "simulator", message: "only for sim:* models" }]);
   }
+  checkEndpointUrls([["provider.base_url", body.provider?.base_url]], allowLoopback);
   return {
     config: {
       model: body.model,

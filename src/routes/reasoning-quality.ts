@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ProviderKey } from "./model-fields.ts";
+import { BaseUrl, checkEndpointUrls, ProviderKey } from "./model-fields.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 import { createRouter } from "./router.ts";
 import { jsonBody, jsonResponse, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
@@ -18,7 +19,7 @@ const EVALUATOR = "reasoning-quality";
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
 
 const Endpoint = z.strictObject({
-  base_url: z.url({ protocol: /^https?$/ }),
+  base_url: BaseUrl,
   api_key: ProviderKey.optional(),
 });
 
@@ -224,13 +225,18 @@ export const reasoningQuality = createRouter()
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: {
-        headers: z.object({ "idempotency-key": z.string().min(1).max(200).optional() }),
+        headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
         body: jsonBody(RunRequest),
       },
       responses: { 202: jsonResponse(RunSchema, "The run, queued"), ...problems(...bodyProblems, 422) },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      const backend = (b: Body["ls"] | Body["ss"]) => (typeof b === "string" ? undefined : b.provider?.base_url);
+      checkEndpointUrls(
+        [...body.models.map((m, i): [string, string | undefined] => [`models.${i}.provider.base_url`, m.provider?.base_url]), ["ls.provider.base_url", backend(body.ls)], ["ss.provider.base_url", backend(body.ss)]],
+        loopbackAllowed(c.env),
+      );
       const { models, secrets, ls, ss } = resolveModels(body);
       const { items, ownWording } = await loadItems(body, c.var.db, c.var.tenantId);
       const config: RqConfig = {

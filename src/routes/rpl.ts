@@ -3,19 +3,19 @@ import { createRouter } from "./router.ts";
 import { jsonBody, jsonResponse, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
 import { RunSchema } from "./runs.ts";
 import { LatencySimulator, ModelFields, modelConfig } from "./model-fields.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
 import { runJson } from "../runs/wire.ts";
-import { createRun, singleCallLeaseMs } from "../runs/create.ts";
+import { createRun, createRunGroup, singleCallLeaseMs, type NewRun } from "../runs/create.ts";
 import { planRpl, type RplConfig } from "../evaluators/rpl.ts";
 import { autoStart, publicRplConfig } from "../evaluators/rpl-auto.ts";
 import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank } from "../evaluators/rpl-prompts.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
 import { getRun } from "../db/runs.ts";
-import { newId } from "../ids.ts";
 
-const EVALUATOR = "rpl";
+const EVALUATOR = "rpl" as const;
 /**
  * Like the original, a run whose longest composed prompt is longer than this is refused (spec §1).
  * The original's 1,500 fits its shorter bank; ours is about 1,700 characters before the claim, so the
@@ -95,7 +95,7 @@ export const rpl = createRouter().openapi(
     security: tenantSecurity,
     middleware: guardJson(LIMITS.bodyBytes),
     request: {
-      headers: z.object({ "idempotency-key": z.string().min(1).max(200).optional() }),
+      headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
       body: jsonBody(RunRequest),
     },
     responses: {
@@ -109,7 +109,7 @@ export const rpl = createRouter().openapi(
   async (c) => {
     const body = c.req.valid("json");
     const { db, tenantId } = c.var;
-    const model = modelConfig({ ...body, seed: undefined }, { latency_ms: 0 });
+    const model = modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, loopbackAllowed(c.env));
     const versions = Array.isArray(body.prompt_version) ? body.prompt_version : [body.prompt_version];
     for (const [i, v] of versions.entries()) {
       if (!RPL_PROMPTS[v]) {
@@ -121,9 +121,8 @@ export const rpl = createRouter().openapi(
       throw ApiError.validation([{ path: "prompt_version", message: "lists a version twice" }]);
     }
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
-    // The runs of an A/B request share a group id, kept in each run's config.
-    const groupId = Array.isArray(body.prompt_version) ? newId("grp") : null;
-    const runs = [];
+    // Every version is planned (and its prompts checked) before any run is made.
+    const parts = [];
     for (const version of versions) {
       const bank = promptBank(version);
       const stageStart = body.preset === "auto" ? autoStart(bank.paraphrases.length) : { K: body.K, R: body.R, T: body.T };
@@ -147,23 +146,29 @@ export const rpl = createRouter().openapi(
         prompt: bank,
         plan,
       };
-      // Extra public fields (prompt_version_full, concurrency) ride along in the config; they are plain data.
-      const publicConfig = { ...publicRplConfig(config as RplConfig), ...(groupId ? { group_id: groupId } : {}) };
-      const { run } = await createRun(c.env, db, tenantId, {
-        evaluator: EVALUATOR,
-        config,
-        publicConfig,
-        secrets: model.secrets,
-        webhookUrl: body.webhook_url,
-        concurrency: body.concurrency,
-        leaseMs: singleCallLeaseMs(model.config.timeout_s),
-        body: { ...body, prompt_version: version },
-        idempotencyKey: idempotencyKey && (versions.length > 1 ? `${idempotencyKey}:${version}` : idempotencyKey),
+      parts.push({
+        name: version,
+        // Extra public fields (prompt_version_full, concurrency) ride along in the config; they are plain data.
+        run: (groupId: string | null): NewRun => ({
+          evaluator: EVALUATOR,
+          config,
+          publicConfig: { ...publicRplConfig(config as RplConfig), ...(groupId ? { group_id: groupId } : {}) },
+          secrets: model.secrets,
+          webhookUrl: body.webhook_url,
+          concurrency: body.concurrency,
+          leaseMs: singleCallLeaseMs(model.config.timeout_s),
+          body: { ...body, prompt_version: version },
+        }),
       });
-      runs.push(runJson(run));
     }
-    if (!Array.isArray(body.prompt_version)) return c.json(runs[0], 202);
-    return c.json({ object: "run_group" as const, group_id: groupId!, runs }, 202);
+    if (!Array.isArray(body.prompt_version)) {
+      const { run } = await createRun(c.env, db, tenantId, { ...parts[0].run(null), idempotencyKey });
+      return c.json(runJson(run), 202);
+    }
+    // The runs of an A/B request share a group id, kept in each run's config; a replay with the
+    // Idempotency-Key returns the first request's group id and runs (see createRunGroup).
+    const group = await createRunGroup(c.env, db, tenantId, { evaluator: EVALUATOR, body, idempotencyKey, parts });
+    return c.json({ object: "run_group" as const, group_id: group.groupId, runs: group.runs.map(runJson) }, 202);
   },
 )
 .openapi(

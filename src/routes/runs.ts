@@ -9,9 +9,19 @@ import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/we
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
+import { cancelRun, settleLostStart } from "../runs/recover.ts";
 import type { Db } from "../db/client.ts";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+
+const ModelCallsSchema = z
+  .object({
+    requests: z.number().int().openapi({ description: "HTTP requests sent to model endpoints, retries included (the simulator sends none)" }),
+    retries: z.number().int().openapi({ description: "How many of those were retries" }),
+    rate_limited: z.number().int().openapi({ description: "Answers that were 429 Too Many Requests" }),
+  })
+  .nullable()
+  .openapi("ModelCalls", { description: "null for runs and samples stored before calls were counted" });
 
 export const RunSchema = z
   .object({
@@ -20,6 +30,7 @@ export const RunSchema = z
     evaluator: z.string(),
     status: z.enum(STATUSES),
     progress: z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() }),
+    calls: ModelCallsSchema,
     config: z.record(z.string(), z.unknown()).openapi({ description: "The run's settings, without secrets" }),
     result: z.unknown().openapi({ description: "The evaluator's result once the run has ended; null before" }),
     error: z.string().nullable(),
@@ -36,7 +47,8 @@ const SampleSchema = z
     seq: z.number().int(),
     unit_id: z.string(),
     status: z.enum(["succeeded", "failed"]),
-    attempts: z.number().int(),
+    attempts: z.number().int().openapi({ description: "Times the unit was executed: 1 unless an execution threw or its lane went silent" }),
+    calls: ModelCallsSchema,
     output: z.unknown(),
     error: z.string().nullable(),
     created_at: z.string(),
@@ -66,6 +78,11 @@ async function requireRun(db: Db, tenantId: string, id: string): Promise<RunRow>
   return run;
 }
 
+/** The run as a reader should see it: a run whose start was lost is ended `failed` first (see recover.ts). */
+async function readRun(env: Env, db: Db, tenantId: string, id: string): Promise<RunRow> {
+  return settleLostStart(env, db, await requireRun(db, tenantId, id));
+}
+
 export const runs = createRouter()
   .openapi(
     createRoute({
@@ -84,8 +101,12 @@ export const runs = createRouter()
       responses: { 200: jsonResponse(pageOf(RunSchema, "RunPage"), "Runs"), ...problems(400, 401) },
     }),
     async (c) => {
-      const page = await listRuns(c.var.db, c.var.tenantId, c.req.valid("query"));
-      return c.json({ ...page, data: page.data.map(runJson) }, 200);
+      const query = c.req.valid("query");
+      const page = await listRuns(c.var.db, c.var.tenantId, query);
+      // A lost start is settled here too; one that no longer matches the status filter is left out of
+      // the page (the cursor is the id of the page's last row, so paging is unaffected).
+      const data = (await Promise.all(page.data.map((r) => settleLostStart(c.env, c.var.db, r)))).filter((r) => !query.status || r.status === query.status);
+      return c.json({ ...page, data: data.map(runJson) }, 200);
     },
   )
   .openapi(
@@ -99,7 +120,7 @@ export const runs = createRouter()
       request: { params: RunParam },
       responses: { 200: jsonResponse(RunSchema, "The run"), ...problems(401, 404) },
     }),
-    async (c) => c.json(runJson(await requireRun(c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
+    async (c) => c.json(runJson(await readRun(c.env, c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
   )
   .openapi(
     createRoute({
@@ -109,19 +130,18 @@ export const runs = createRouter()
       tags: ["runs"],
       summary: "Cancel a run",
       description:
-        "No model call starts after this returns. The run ends `canceled`; samples already finished are kept and its result aggregates them.",
+        "No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. A run that has ended (including one whose start was lost, which this request finds `failed`) is a 409.",
       security: tenantSecurity,
       request: { params: RunParam },
       responses: { 200: jsonResponse(RunSchema, "The canceled run"), ...problems(401, 404, 409) },
     }),
     async (c) => {
       const { db, tenantId } = c.var;
-      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
       if (FINAL_STATUSES.includes(run.status)) {
         throw new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${run.status}).` });
       }
-      await c.env.RUNS.get(c.env.RUNS.idFromName(run.id)).cancel();
-      return c.json(runJson(await requireRun(db, tenantId, run.id)), 200);
+      return c.json(runJson(await cancelRun(c.env, db, run)), 200);
     },
   )
   .openapi(
@@ -196,7 +216,7 @@ export const runs = createRouter()
     }),
     async (c) => {
       const { db, tenantId } = c.var;
-      const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
+      const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
       const lastId = Number(c.req.header("last-event-id"));
       return streamSSE(c, async (stream) => {
         let seq = Number.isSafeInteger(lastId) ? lastId : 0;
@@ -204,7 +224,8 @@ export const runs = createRouter()
         // Polls D1 rather than holding state in the coordinator: any number of watchers, and a
         // reconnect with Last-Event-ID resumes exactly where it left off.
         for (const started = Date.now(); !stream.aborted && Date.now() - started < 15 * 60_000; ) {
-          const current = (await getRun(db, tenantId, run.id))!;
+          // A run still queued is settled when its start turns out lost, so the stream ends with it.
+          const current = await settleLostStart(c.env, db, (await getRun(db, tenantId, run.id))!);
           for (;;) {
             const page = await listSamples(db, run.id, { limit: 200, afterSeq: seq });
             for (const s of page) {

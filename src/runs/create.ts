@@ -3,13 +3,15 @@ import { sha256Hex } from "../crypto.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Db } from "../db/client.ts";
-import { findIdempotentRun, getRun, insertIdempotencyKey, insertRun, type RunRow } from "../db/runs.ts";
+import { deleteIdempotencyKey, findIdempotentRun, getRun, insertIdempotencyKey, insertRun, type RunInsert, type RunRow } from "../db/runs.ts";
 import { getWebhookSecret } from "../db/webhooks.ts";
 import { encryptSecret } from "../secrets.ts";
 import { webhookUrlProblem } from "../webhooks/url.ts";
+import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import type { EvaluatorName } from "../evaluators/types.ts";
 import { LIMITS } from "../limits.ts";
+import { coordinatorHasRun, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
 
 export type NewRun = {
   evaluator: EvaluatorName;
@@ -40,13 +42,42 @@ export function singleCallLeaseMs(timeoutS: number): number {
   return (timeoutS * 3 + 60) * 1000;
 }
 
+/** What an Idempotency-Key record stores to recognise the same request: a hash of the evaluator and body. */
+function requestHash(evaluator: string, body: unknown): Promise<string> {
+  return sha256Hex(canonicalJson({ evaluator, body }));
+}
+
+const idempotencyMismatch = () =>
+  new ApiError({ status: 422, type: "idempotency-mismatch", detail: "This Idempotency-Key was used with a different request body." });
+
+/**
+ * The run an Idempotency-Key already created, as it is now (a lost start settled, see recover.ts), or
+ * null for a key not used yet; a key used with another body is a 422.
+ */
+async function replayedRun(env: Env, db: Db, tenantId: string, key: string, hash: string): Promise<RunRow | null> {
+  const prior = await findIdempotentRun(db, tenantId, key);
+  if (!prior) return null;
+  if (prior.requestHash !== hash) throw idempotencyMismatch();
+  const run = await getRun(db, tenantId, prior.runId);
+  // A key and its run are written in one transaction, so this is only a record older than that rule.
+  if (!run) throw new ApiError({ status: 409, type: "conflict", detail: "This Idempotency-Key has no run; use another key." });
+  return settleLostStart(env, db, run);
+}
+
 /**
  * Creates a run and starts its coordinator. With an Idempotency-Key, the same key and body return
- * the run created first (`created: false`); the same key with another body is a 422.
+ * the run created first (`created: false`), whatever became of it (a run whose start failed is
+ * returned `failed`, the Stripe convention: the key's request is not made twice); the same key with
+ * another body is a 422.
+ *
+ * All or nothing: the run row and its key are one D1 transaction. The coordinator cannot join it, so
+ * a start that throws ends the run `failed` saying why (and this throws a 500 naming the run), and a
+ * start lost with the Worker between the two writes is ended `failed` by `settleLostStart` when the
+ * run is next read or swept. No run is left `queued` for ever.
  */
 export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): Promise<{ run: RunRow; created: boolean }> {
-  if (r.webhookUrl) {
-    const problem = webhookUrlProblem(r.webhookUrl, env.ALLOW_LOOPBACK_WEBHOOKS === "true");
+  if (r.webhookUrl !== undefined) {
+    const problem = webhookUrlProblem(r.webhookUrl, loopbackAllowed(env));
     if (problem) throw ApiError.validation([{ path: "webhook_url", message: problem }]);
     const secret = await getWebhookSecret(db, tenantId);
     if (!secret) {
@@ -64,26 +95,17 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     });
   }
 
+  // Everything that can fail before the start is done before the row is written.
+  const secretEnc =
+    r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
   const runId = newId("run");
-  if (r.idempotencyKey) {
-    const requestHash = await sha256Hex(canonicalJson({ evaluator: r.evaluator, body: r.body }));
-    const fresh = await insertIdempotencyKey(db, { tenantId, key: r.idempotencyKey, requestHash, runId, createdAt: new Date() });
-    if (!fresh) {
-      const prior = await findIdempotentRun(db, tenantId, r.idempotencyKey);
-      if (prior && prior.requestHash !== requestHash) {
-        throw new ApiError({
-          status: 422,
-          type: "idempotency-mismatch",
-          detail: "This Idempotency-Key was used with a different request body.",
-        });
-      }
-      const run = prior && (await getRun(db, tenantId, prior.runId));
-      if (run) return { run, created: false };
-      throw new ApiError({ status: 409, type: "conflict", detail: "A request with this Idempotency-Key is still being processed." });
-    }
+  const hash = r.idempotencyKey ? await requestHash(r.evaluator, r.body) : null;
+  if (r.idempotencyKey && hash) {
+    const prior = await replayedRun(env, db, tenantId, r.idempotencyKey, hash);
+    if (prior) return { run: prior, created: false };
   }
 
-  const run: RunRow = {
+  const run: RunInsert = {
     id: runId,
     tenantId,
     evaluator: r.evaluator,
@@ -92,25 +114,118 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     done: 0,
     failed: 0,
     total: unitIds.length,
-    result: null,
-    error: null,
+    callRequests: 0,
+    callRetries: 0,
+    callRateLimited: 0,
     webhookUrl: r.webhookUrl ?? null,
     createdAt: new Date(),
-    startedAt: null,
-    finishedAt: null,
   };
-  await insertRun(db, run);
-  const secretEnc =
-    r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
-  await env.RUNS.get(env.RUNS.idFromName(runId)).start({
-    runId,
-    tenantId,
-    evaluator: r.evaluator,
-    config: r.config,
-    unitIds,
-    concurrency: r.concurrency,
-    leaseMs: r.leaseMs,
-    secretEnc,
+  try {
+    await insertRun(db, run, r.idempotencyKey && hash ? { tenantId, key: r.idempotencyKey, requestHash: hash, runId, createdAt: run.createdAt } : undefined);
+  } catch (err) {
+    // A concurrent request with the same key wrote first (the batch failed whole): its run is the answer.
+    const prior = r.idempotencyKey && hash ? await replayedRun(env, db, tenantId, r.idempotencyKey, hash) : null;
+    if (prior) return { run: prior, created: false };
+    throw err;
+  }
+  try {
+    await env.RUNS.get(env.RUNS.idFromName(runId)).start({
+      runId,
+      tenantId,
+      evaluator: r.evaluator,
+      config: r.config,
+      unitIds,
+      concurrency: r.concurrency,
+      leaseMs: r.leaseMs,
+      secretEnc,
+    });
+  } catch (err) {
+    await startFailed(env, db, runId, err);
+  }
+  const created = await getRun(db, tenantId, runId);
+  if (!created) throw new Error(`run ${runId} was written but cannot be read back`);
+  return { run: created, created: true };
+}
+
+/**
+ * What a start that threw says about the run, in its `error` and the 500: never the raw message,
+ * which could carry anything; the one cause a request can provoke is named.
+ */
+function startFailureReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const rpc = /limited to (\d+\s*MiB).*?was: (\d+) bytes/s.exec(message);
+  if (rpc) return `its settings are ${rpc[2]} bytes serialized, over the ${rpc[1]} a call to its coordinator can carry`;
+  if (/SQLITE_TOOBIG|too big/i.test(message)) return "its settings are too large for its coordinator's storage";
+  return "its coordinator did not accept it (an internal error)";
+}
+
+/**
+ * After `start` threw. If the coordinator has no record of the run, the run ends `failed` saying why
+ * and this throws a 500 naming it (its replay returns that failed run). If the coordinator has the
+ * run, it took the start (the error came after, or on the way back): the run is the coordinator's
+ * to carry on, and this returns. If the coordinator cannot be asked, the run is left `queued` for
+ * `settleLostStart` to decide once the grace period has passed.
+ */
+async function startFailed(env: Env, db: Db, runId: string, err: unknown): Promise<void> {
+  console.error(JSON.stringify({ level: "error", run_id: runId, error: `the run's start failed: ${String(err)}` }));
+  const held = await coordinatorHasRun(env, runId);
+  if (held) return;
+  const lookup = "GET it, or replay this request with its Idempotency-Key, to see it";
+  if (held === null) {
+    throw new ApiError({
+      status: 500,
+      type: "internal",
+      detail: `The run ${runId} could not be started; if its coordinator never got it, it is ended failed when read ${START_GRACE_MS / 1000} s after its creation. ${lookup}.`,
+      cause: err,
+    });
+  }
+  const ended = await failUnstartedRun(env, db, runId, `the run could not be started: ${startFailureReason(err)}`);
+  throw new ApiError({
+    status: 500,
+    type: "internal",
+    detail: `The run ${runId} could not be started and has ended ${ended?.status ?? "failed"}: ${ended?.error ?? "no error recorded"}. ${lookup}.`,
+    cause: err,
   });
-  return { run: (await getRun(db, tenantId, runId)) ?? run, created: true };
+}
+
+/**
+ * Creates the runs of one request that makes several (an rpl A/B: one per prompt version), sharing a
+ * group id that `part` puts in each run's public config. Without a key, a new group id. With an
+ * Idempotency-Key, the key is claimed for the whole request first (its record's `run_id` holds the
+ * group id) and each run takes `<key>:<part name>`, so a replay, or any number of concurrent identical
+ * requests, get the first request's group id and runs, and a request interrupted half-way is
+ * completed by its replay; the same key with another body is a 422. A claim whose request is refused
+ * (4xx) before any run was made is released, as a refused request with one run stores no key either.
+ */
+export async function createRunGroup(
+  env: Env,
+  db: Db,
+  tenantId: string,
+  g: { evaluator: EvaluatorName; body: unknown; idempotencyKey?: string; parts: { name: string; run: (groupId: string) => NewRun }[] },
+): Promise<{ groupId: string; runs: RunRow[] }> {
+  let groupId = newId("grp");
+  let claimed = false;
+  if (g.idempotencyKey) {
+    const hash = await requestHash(g.evaluator, g.body);
+    claimed = await insertIdempotencyKey(db, { tenantId, key: g.idempotencyKey, requestHash: hash, runId: groupId, createdAt: new Date() });
+    if (!claimed) {
+      const prior = await findIdempotentRun(db, tenantId, g.idempotencyKey);
+      if (!prior || prior.requestHash !== hash) throw idempotencyMismatch();
+      groupId = prior.runId;
+    }
+  }
+  const runs: RunRow[] = [];
+  try {
+    for (const part of g.parts) {
+      const r = part.run(groupId);
+      const { run } = await createRun(env, db, tenantId, { ...r, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${part.name}` });
+      runs.push(run);
+    }
+  } catch (err) {
+    if (claimed && runs.length === 0 && err instanceof ApiError && err.status < 500) {
+      await deleteIdempotencyKey(db, tenantId, g.idempotencyKey!, groupId);
+    }
+    throw err;
+  }
+  return { groupId, runs };
 }

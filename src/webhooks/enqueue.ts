@@ -1,17 +1,20 @@
 import { newId } from "../ids.ts";
 import type { RunRow } from "../db/runs.ts";
-import type { RunEvent, WebhookMessage } from "../runs/messages.ts";
+import type { RunEvent } from "../runs/messages.ts";
 
 export function runEvent(status: string): RunEvent | null {
   if (status === "succeeded" || status === "failed" || status === "canceled") return `run.${status}`;
   return null;
 }
 
-/** Queues the final event of a run that names a webhook_url. `messageId` is reused to re-send the same message. */
+/**
+ * Sends the final event of a run that names a webhook_url, through the message's own WebhookSender
+ * (sender.ts), which has stored it and set its alarm when this returns. `messageId` is reused to
+ * re-send the same message (same `webhook-id`).
+ */
 export async function enqueueRunEvent(env: Env, run: RunRow, messageId = newId("msg")): Promise<string | null> {
   const event = runEvent(run.status);
   if (!run.webhookUrl || !event) return null;
-  const body: WebhookMessage = { kind: "webhook", runId: run.id, messageId, event, attempt: 1 };
-  await env.WEBHOOK_QUEUE.send(body, { contentType: "json" });
+  await env.WEBHOOKS.getByName(messageId).send({ runId: run.id, messageId, event });
   return messageId;
 }

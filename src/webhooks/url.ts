@@ -1,19 +1,11 @@
+import { destinationProblem, webhookPolicy } from "../net/destination.ts";
+
 /**
- * Webhook targets must be https. Plain http is accepted only for loopback hosts, and only where
- * ALLOW_LOOPBACK_WEBHOOKS is "true" (local development), so a deployment cannot be pointed at
- * its own network.
+ * Why `raw` may not be a run's `webhook_url`, or null. Targets must be https and public (the
+ * destination policy in net/destination.ts); plain http is accepted only for loopback hosts, and
+ * only where `allowLoopback` holds (ALLOW_LOOPBACK_DESTINATIONS, local development), so a deployment
+ * cannot be pointed at its own network. The same check runs again before every delivery.
  */
 export function webhookUrlProblem(raw: string, allowLoopback: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return "must be an absolute URL";
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const loopback = host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
-  if (loopback) return allowLoopback ? null : "loopback addresses are accepted only in local development";
-  if (url.protocol !== "https:") return "must use https";
-  if (url.username || url.password) return "must not contain credentials";
-  return null;
+  return destinationProblem(raw, webhookPolicy(allowLoopback));
 }

@@ -208,6 +208,38 @@ describe("RunCoordinator", () => {
     expect(await d1()).toEqual({ counted: 2, samples: 2 });
   }, LONG);
 
+  it("copies to D1 a flush of more samples than one statement can bind, each with its model calls", async () => {
+    // Issue 14 (item 6) gave each sample row its model calls, so a row binds 10 parameters and D1
+    // takes at most 100 a statement: 14 samples in one statement would be refused on every flush,
+    // and the run stuck.
+    const { key } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "wide");
+    const created = await startRun(key, { model, provider: provider(), n_queries: 2, n_replays: 8, min_success: 2, concurrency: 2 });
+    await heldCalls(model, 2);
+    // The start's alarm (a progress flush) runs now, so that it cannot flush part of what follows.
+    await runDurableObjectAlarm(coordinator(created.id));
+    const lanesUnits = await coordinator(created.id).units({ state: "inflight" });
+    await runInDurableObject(coordinator(created.id), async (instance: RunCoordinator) => {
+      const sample = { status: "succeeded", output: "{}", error: null, calls: { requests: 2, retries: 1, rateLimited: 1 } } as const;
+      // 14 units end, reported here as their lanes would (each report's reply is that lane's next unit) …
+      const queue = lanesUnits.map((u) => ({ unitId: u.id, attempt: u.attempts }));
+      for (let n = 0; n < 14; n++) {
+        const u = queue.shift()!;
+        const next = await instance.unitDone(u.unitId, u.attempt, sample);
+        if (next) queue.push(next);
+      }
+      // … and one progress flush copies them all.
+      await instance.alarm();
+    });
+    const stored = await env.DB.prepare("SELECT count(*) AS n, sum(call_requests) AS requests FROM samples WHERE run_id = ?").bind(created.id).first<{ n: number; requests: number }>();
+    expect(stored).toEqual({ n: 14, requests: 28 });
+    const progress = await env.DB.prepare("SELECT done, call_requests AS requests FROM runs WHERE id = ?").bind(created.id).first();
+    expect(progress).toEqual({ done: 14, requests: 28 });
+    expect((await send("POST", `/v1/runs/${created.id}/cancel`, key)).status).toBe(200);
+    expect((await waitForRun(key, created.id)).status).toBe("canceled");
+    await releaseScenario(fakeUrl(), model);
+  }, LONG);
+
   it("re-dispatches a unit whose lane went silent past its lease when its alarm fires", async () => {
     const { key, tenantId } = await newTenant();
     // Every model call is held until released: the lane running the first unit goes silent.

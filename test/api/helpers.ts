@@ -1,6 +1,10 @@
-import { TestRunner } from "vitest";
+import { TestRunner, vi } from "vitest";
 import { env, exports } from "cloudflare:workers";
 import { registerScenario, type Scenario } from "../support/fake-openai.ts";
+import { receivedHooks } from "../support/webhook-receiver.ts";
+import { openDb } from "../../src/db/client.ts";
+import { insertRun } from "../../src/db/runs.ts";
+import { newId } from "../../src/ids.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
@@ -110,4 +114,47 @@ export async function fakeScenario(s: Omit<Scenario, "id">, prefix = "scn"): Pro
   const id = `${prefix}-${Date.now()}-${scenarios++}`;
   await registerScenario(env.FAKE_OPENAI_URL, { id, ...s });
   return id;
+}
+
+/**
+ * Writes a run row straight into D1, with no coordinator behind it: the state a crash between the
+ * two writes of a create leaves (row stored, start never sent). `createdAt` places it before or
+ * after the grace period a lost start is given.
+ */
+export async function insertRunRow(
+  tenantId: string,
+  row: { status?: "queued" | "running"; createdAt?: Date; webhookUrl?: string | null; total?: number; done?: number } = {},
+): Promise<string> {
+  const id = newId("run", (row.createdAt ?? new Date()).getTime());
+  await insertRun(openDb(env.DB), {
+    id,
+    tenantId,
+    evaluator: "chain-determinism",
+    status: row.status ?? "queued",
+    config: { model: "sim:agent" },
+    done: row.done ?? 0,
+    failed: 0,
+    total: row.total ?? 4,
+    webhookUrl: row.webhookUrl ?? null,
+    createdAt: row.createdAt ?? new Date(),
+    startedAt: row.status === "running" ? new Date() : null,
+  });
+  return id;
+}
+
+/** A tenant with a webhook secret, and a hook id (and its URL) on the test receiver. */
+export async function tenantWithHook(name: string) {
+  const tenant = await newTenant();
+  await send("POST", "/v1/webhooks/secret", tenant.key);
+  const hook = `${name}-${Date.now()}`;
+  return { ...tenant, hook, url: `${env.WEBHOOK_RECEIVER_URL}/hooks/${hook}` };
+}
+
+/** The event types the receiver got on `hook`, once it has at least one. */
+export async function hookEvents(hook: string): Promise<string[]> {
+  return vi.waitFor(async () => {
+    const got = await receivedHooks(env.WEBHOOK_RECEIVER_URL, hook);
+    if (got.length === 0) throw new Error(`no delivery on ${hook} yet`);
+    return got.map((h) => (JSON.parse(h.body) as { type: string }).type);
+  }, WAIT);
 }

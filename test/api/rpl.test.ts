@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { registerScenario, recordedRequests } from "../support/fake-openai.ts";
-import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+import { call, newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
 
 const answer = (p: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ prob_true: p, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [], ...extra });
@@ -103,6 +103,29 @@ describe("POST /v1/rpl/runs", () => {
     await waitForRun(key, group.runs[0].id);
     const bad = await problem(await send("POST", "/v1/rpl/runs", key, { claim: "x", model: "sim:rpl", prompt_version: ["rpl-assay-v1", "nope"] }), 400);
     expect(bad.errors![0].path).toBe("prompt_version.1");
+  });
+
+  // Issue 14, item 7: an A/B request replayed with its Idempotency-Key answered a new group_id each
+  // time, while its runs kept the first one.
+  it("returns the same group and runs when an A/B request is replayed with its Idempotency-Key, and 422 for another body", async () => {
+    const { key } = await newTenant();
+    const body = { claim: "Claim G.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1"] };
+    const post = (b: Record<string, unknown>) =>
+      call("/v1/rpl/runs", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": "ab-1" },
+        body: JSON.stringify(b),
+      });
+    type Group = { group_id: string; runs: RunJson[] };
+    const first = (await (await post(body)).json()) as Group;
+    const again = await post(body);
+    expect(again.status).toBe(202);
+    const second = (await again.json()) as Group;
+    expect(second.group_id).toBe(first.group_id);
+    expect(second.runs.map((r) => r.id)).toEqual(first.runs.map((r) => r.id));
+    expect(second.runs.map((r) => r.config.group_id)).toEqual([first.group_id]);
+    expect((await problem(await post({ ...body, claim: "Claim H." }), 422)).type).toBe("/problems/idempotency-mismatch");
+    await waitForRun(key, first.runs[0].id);
   });
 
   it("refuses a claim whose longest prompt would pass the 4,000-character cap, naming claim", async () => {

@@ -2,8 +2,8 @@
 // endpoint), end to end in workerd against the fake OpenAI server, with their failures and fallbacks.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { recordedRequests, scenarioStats, type Scenario } from "../support/fake-openai.ts";
-import { fakeScenario, newTenant, problem, send, startRq, waitForRun, WAIT } from "./helpers.ts";
+import { recordedRequests, releaseScenario, scenarioStats, type Scenario } from "../support/fake-openai.ts";
+import { fakeScenario, newTenant, problem, send, startRq, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 
 const fake = (s: Omit<Scenario, "id">) => fakeScenario(s, "rqb");
 
@@ -116,6 +116,30 @@ describe("SS through an embeddings endpoint", () => {
     const csv = await (await send("GET", `/v1/runs/${fellNone.id}/report.csv`, key)).text();
     const [header, row] = csv.split("\r\n");
     expect(row.split(",")[header.split(",").indexOf("stability")]).toBe("");
+  }, LONG);
+
+  it("counts every sample in the run's progress before the aggregate waits on embeddings", async () => {
+    // Issue 14, item 3: during an 8 s embeddings aggregate, GET /v1/runs/{id} showed `done: 0` of 12
+    // while /samples returned all 12. The aggregate's one embeddings call is held here: the run stays
+    // in its aggregate, with every unit ended, for as long as this test reads it.
+    const { key } = await newTenant();
+    const held = await fake({ embedding: [1, 0], hold_after: 0 });
+    const created = await startRq(key, { ...base, ss: ss(held, { batch_size: 64 }) });
+    await vi.waitFor(async () => expect(await scenarioStats(URL_(), held)).toMatchObject({ received: 1, held: 1 }), WAIT);
+    // Every sample is readable (at the latest once D1 has them all) …
+    await vi.waitFor(async () => {
+      const samples = (await (await send("GET", `/v1/runs/${created.id}/samples?limit=100`, key)).json()) as { data: unknown[] };
+      expect(samples.data.length).toBe(created.progress.total);
+    }, WAIT);
+    // … and the progress counts every one of them while the aggregate still waits.
+    const during = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
+    expect(during.status).toBe("running");
+    expect(during.progress.done + during.progress.failed).toBe(during.progress.total);
+    await releaseScenario(URL_(), held);
+    const run = await waitForRun(key, created.id);
+    expect(run.status).toBe("succeeded");
+    expect(run.progress).toEqual(during.progress);
+    expect(run.result.models[0].extensions.ss_method).toBe("embeddings");
   }, LONG);
 
   it("a canceled run makes no embeddings call and says why SS fell back", async () => {

@@ -34,8 +34,19 @@
  *   embedding?: [1, 0],        // /v1/embeddings: this vector for every input
  *   hold_after?: 0,            // requests after the first N are held (recorded, in flight, not
  *                              // answered) until POST /_scenarios/:id/release; 0: every request
+ *   echo_key?: true,           // fill the key placeholders below into the answer (a leaky endpoint)
  *   faults?: FaultRule[] }
  * ```
+ *
+ * ## Echoing the key
+ * With `echo_key: true`, the scenario plays an endpoint that repeats the key it was sent (issue 14,
+ * "Keys kept where they should not be"): in every string of the answer it gives (`text`,
+ * `answers[].content`, `agent.answer`, and a fault's `body` strings, `raw`, `arguments`, `content`),
+ * each placeholder becomes the bearer token of the request's `Authorization` header:
+ * `{{key}}` as is, `{{key_json}}` JSON-escaped (for raw JSON texts: `raw`, `arguments`), `{{key_url}}`
+ * URL-encoded, `{{key_head}}` / `{{key_tail}}` its first / second half. The body is then written as
+ * usual, so a `{{key}}` in a `body` string reaches the client JSON-escaped, as a real error body would.
+ * Without `echo_key`, placeholders are plain text.
  * The agent: "turn" = number of assistant messages already in the request. While turn < calls it
  * answers one tool call (tool picked round-robin by turn over the request's tools other than
  * `final_answer`, or always the first with `pick: "first"`), arguments built from the tool's required
@@ -110,6 +121,8 @@ export type Scenario = {
   embedding?: number[];
   /** Requests after the first `hold_after` are held until `POST /_scenarios/:id/release` (0: every request). */
   hold_after?: number;
+  /** Fill `{{key}}`, `{{key_json}}`, `{{key_url}}`, `{{key_head}}`, `{{key_tail}}` in the answer with the request's key. */
+  echo_key?: true;
 };
 
 /** `GET /_scenarios/:id/stats`: the scenario's requests as the server sees them now. */
@@ -287,7 +300,9 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const model = typeof body.model === "string" ? body.model : "";
     const inputs = Array.isArray(body.input) ? body.input.map(String) : typeof body.input === "string" ? [body.input] : [];
     const state = stateFor(model);
-    const { rule, nth } = arrive(state, req, res, at, 0, fnv1a(JSON.stringify(inputs)), body);
+    const arrived = arrive(state, req, res, at, 0, fnv1a(JSON.stringify(inputs)), body);
+    const { nth } = arrived;
+    const rule = echoKey(state.scenario, req, arrived.rule);
     await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0, at)) return;
     const tokens = inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
@@ -310,10 +325,12 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     }
     const model = typeof body.model === "string" ? body.model : "";
     const state = stateFor(model);
-    const { scenario } = state;
+    const scenario = echoKey(state.scenario, req, state.scenario);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const turn = messages.filter((msg) => msg?.role === "assistant").length;
-    const { rule, nth } = arrive(state, req, res, at, turn, fnv1a(JSON.stringify(messages)), body);
+    const arrived = arrive(state, req, res, at, turn, fnv1a(JSON.stringify(messages)), body);
+    const { nth } = arrived;
+    const rule = echoKey(state.scenario, req, arrived.rule);
     await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0, at)) return;
     const headers = rule?.headers ?? {};
@@ -404,6 +421,30 @@ function argumentsFor(parameters: unknown, turn: number): string {
     return `${JSON.stringify(name)}: ${JSON.stringify(value)}`;
   });
   return `{${parts.join(", ")}}`;
+}
+
+/**
+ * With the scenario's `echo_key`, a copy of `value` (the scenario or a fault's answer) whose strings
+ * have the key placeholders filled with the request's bearer token; otherwise `value` itself.
+ */
+function echoKey<T>(scenario: Scenario, req: IncomingMessage, value: T): T {
+  if (!scenario.echo_key || value === undefined) return value;
+  const header = req.headers.authorization ?? "";
+  const key = header.replace(/^Bearer\s+/i, "");
+  const half = Math.ceil(key.length / 2);
+  const forms: Record<string, string> = {
+    key,
+    key_json: JSON.stringify(key).slice(1, -1),
+    key_url: encodeURIComponent(key),
+    key_head: key.slice(0, half),
+    key_tail: key.slice(half),
+  };
+  const fill = (v: unknown): unknown =>
+    typeof v === "string" ? v.replace(/\{\{(key(?:_json|_url|_head|_tail)?)\}\}/g, (_, name: string) => forms[name])
+    : Array.isArray(v) ? v.map(fill)
+    : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]))
+    : v;
+  return fill(value) as T;
 }
 
 function recordedHeaders(req: IncomingMessage): Record<string, string> {

@@ -102,7 +102,7 @@ describe("connection errors name the host and the cause", () => {
   // handshake as "internal error; reference = …", so those are named together).
   it.each([
     ["http://api.example.invalid/v1", new TypeError("fetch failed", { cause: Object.assign(new Error("getaddrinfo ENOTFOUND api.example.invalid"), { code: "ENOTFOUND" }) }), "api.example.invalid", "DNS lookup failed"],
-    ["http://10.0.0.1:8000/v1", new Error("Network connection lost."), "10.0.0.1:8000", "connection refused or closed by the host"],
+    ["http://api.example.invalid:8000/v1", new Error("Network connection lost."), "api.example.invalid:8000", "connection refused or closed by the host"],
     ["http://api.example.invalid/v1", new Error("internal error; reference = abc123"), "api.example.invalid", "DNS lookup failed or host unreachable"],
     ["https://api.example.invalid/v1", new Error("internal error; reference = abc123"), "api.example.invalid", "DNS lookup or TLS handshake failed"],
   ])("%s: %s", async (baseURL, thrown, host, cause) => {

@@ -1,0 +1,62 @@
+import { destinationProblem, type DestinationPolicy } from "./destination.ts";
+
+/** A request that the destination policy refused before anything was sent. */
+export class DestinationRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DestinationRefused";
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** As browsers and the fetch standard: more redirects than this is an error. */
+const MAX_REDIRECTS = 20;
+
+/**
+ * A `fetch` that sends nothing to a destination the policy refuses: it checks the URL of the request
+ * and, following redirects itself, the URL of every redirect before requesting it (a redirect is the
+ * classic way round a check made only on the URL given). Following does what the fetch standard
+ * does: 303, and 301/302 after a POST, become a GET without a body; a redirect to another origin
+ * drops the `Authorization` header, so a provider key never follows a redirect elsewhere. A caller
+ * that asks for `redirect: "manual"` or `"error"` gets that, with the first URL checked.
+ */
+export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const first = new Request(input, init);
+    const mode = init?.redirect ?? first.redirect;
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const refuse = (url: string, redirected: boolean) => {
+      const problem = destinationProblem(url, policy);
+      // The host only: a refused URL may carry a credential in its query.
+      if (problem) throw new DestinationRefused(`${redirected ? "redirected to" : "request to"} ${new URL(url).host}: ${problem}`);
+    };
+    refuse(first.url, false);
+    if (mode !== "follow") return inner(first);
+    let method = first.method;
+    let headers = new Headers(first.headers);
+    let body: ArrayBuffer | null = method === "GET" || method === "HEAD" ? null : await first.arrayBuffer();
+    let url = first.url;
+    for (let hops = 0; ; hops++) {
+      const response = await inner(url, { method, headers, body, signal, redirect: "manual" });
+      const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null;
+      if (location === null) return response;
+      if (hops === MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
+      await response.body?.cancel();
+      const next = new URL(location, url).href;
+      refuse(next, true);
+      if (response.status === 303 ? method !== "GET" && method !== "HEAD" : response.status <= 302 && method === "POST") {
+        method = "GET";
+        body = null;
+        headers = new Headers(headers);
+        for (const name of ["content-type", "content-length", "content-encoding", "content-language"]) headers.delete(name);
+      }
+      if (new URL(next).origin !== new URL(url).origin) {
+        headers = new Headers(headers);
+        headers.delete("authorization");
+        headers.delete("cookie");
+        headers.delete("proxy-authorization");
+      }
+      url = next;
+    }
+  };
+}
