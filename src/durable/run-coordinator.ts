@@ -1,7 +1,7 @@
 import { runRedactor } from "../runs/redact.ts";
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
-import { getRunById, insertSamples, updateRun, type SampleInsert } from "../db/runs.ts";
+import { getRunById, insertSamples, settleRun, updateRun, type SampleInsert } from "../db/runs.ts";
 import type { RunStatus, samples } from "../db/schema.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName } from "../evaluators/types.ts";
@@ -77,6 +77,13 @@ export type UnitSample = { status: "succeeded" | "failed"; output: string | null
  */
 const FINISH_HEARTBEAT_MS = 5_000;
 const FINISH_BEAT_MS = 2_000;
+/**
+ * A finish that throws (D1 down, an aggregate bug) is tried again with backoff (5 s doubling, at
+ * most 5 minutes apart), this many times in all (about 20 minutes); then the run ends without a
+ * result, saying why, rather than trying (and calling models in the aggregate) for ever.
+ */
+const MAX_FINISH_TRIES = 10;
+const finishRetryMs = (tries: number) => Math.min(FINISH_HEARTBEAT_MS * 2 ** (tries - 1), 5 * 60_000);
 /**
  * A unit handed to a lane through the Queue must be started by the lane (it asks for the unit's
  * context, see unitContext) within this, else its message is sent again: a message lost with the local
@@ -251,9 +258,13 @@ export class RunCoordinator extends DurableObject<Env> {
     this.alarmAt = null;
   }
 
-  /** Starts the run once; a repeated call (a retried request) changes nothing. */
+  /**
+   * Starts the run once; a repeated call (a retried request, a replay completing an interrupted one)
+   * changes nothing, and neither does a start that arrives after the run was abandoned (canceled or
+   * settled as lost before this object ever held it): a late start must not revive it.
+   */
   async start(init: StartRun): Promise<void> {
-    if (this.meta()) return;
+    if (this.meta() || this.get<string>("abandoned")) return;
     const meta: Meta = {
       runId: init.runId,
       tenantId: init.tenantId,
@@ -285,12 +296,26 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.dispatch();
   }
 
-  /** Writes the run's `running` status to D1 once (the start does, or the alarm after a crash). */
+  /**
+   * Writes the run's `running` status to D1 once (the start does, or the alarm after a crash), and only
+   * over `queued`: never over a final state written meanwhile.
+   */
   private async announce(meta: Meta): Promise<void> {
     // Absent in objects started before it was stored: those announced in their start.
     if (this.get<boolean>("announced") !== false) return;
-    await updateRun(openDb(this.env.DB), meta.runId, { status: "running", startedAt: new Date() });
+    await settleRun(openDb(this.env.DB), meta.runId, ["queued"], { status: "running", startedAt: new Date() });
     this.put("announced", true);
+  }
+
+  /**
+   * Gives up a run this object never started (its start was lost or failed), so that a start arriving
+   * later does nothing. True when it was abandoned here (the caller ends it in D1), false when this
+   * object holds the run (it is the coordinator's to end).
+   */
+  async abandon(status: "failed" | "canceled"): Promise<boolean> {
+    if (this.meta()) return false;
+    if (!this.get<string>("abandoned")) this.put("abandoned", status);
+    return true;
   }
 
   /**
@@ -376,7 +401,8 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   async cancel(): Promise<RunStatus> {
     const meta = this.meta();
-    if (!meta) return "canceled";
+    // Never started here: a start arriving after this must not run it (the caller ends it in D1).
+    if (!meta) return (await this.abandon("canceled")) ? "canceled" : (this.meta()?.status ?? "canceled");
     if (meta.status !== "running") return meta.status;
     meta.status = "canceled";
     this.put("meta", meta);
@@ -398,8 +424,14 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!meta || this.get<boolean>("finished")) return;
     // A canceled run whose finish was lost (its heartbeat stopped): finish it again.
     if (meta.status !== "running") return this.finish();
-    // A start that crashed before D1 showed the run running.
-    await this.announce(meta);
+    // A start that crashed before D1 showed the run running. D1 may be down: the rest of the alarm
+    // goes on, and an alarm stays set to try again (one that threw could be retried out of existence).
+    try {
+      await this.announce(meta);
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", run_id: meta.runId, error: `announcing the run failed, retried at the next alarm: ${String(err)}` }));
+      await this.setAlarm(Date.now() + START_DEADLINE_MS);
+    }
     const now = Date.now();
     const expired = this.sql
       .exec<UnitRow & { dispatched_at: number | null }>(
@@ -711,7 +743,12 @@ export class RunCoordinator extends DurableObject<Env> {
   /** Aggregates what the samples hold, stores the result and final state, drops the secret, and notifies. */
   private finish(): Promise<void> {
     // One finish at a time: the heartbeat's alarm or a cancel may come while a long aggregate runs here.
-    return (this.finishing ??= this.finishOnce().finally(() => (this.finishing = null)));
+    // It never rejects: a finish that failed has set its retry alarm (finishOnce), and an alarm handler
+    // that threw could be retried out of existence.
+    return (this.finishing ??= this.finishOnce()
+      // The message logged is the redacted one finishOnce stored: a log keeps no key either.
+      .catch(() => console.error(JSON.stringify({ level: "error", run_id: this.meta()?.runId, error: `finish failed, retried with backoff: ${this.get<string>("finishError")}` })))
+      .finally(() => (this.finishing = null)));
   }
 
   /**
@@ -737,14 +774,21 @@ export class RunCoordinator extends DurableObject<Env> {
 
   private async finishOnce(): Promise<void> {
     if (this.get<boolean>("finished")) return;
+    const tries = (this.get<number>("finishTries") ?? 0) + 1;
+    this.put("finishTries", tries);
+    if (tries > MAX_FINISH_TRIES) return this.giveUpFinish(tries - 1);
     const heartbeat = await this.heartbeat();
     let final: { meta: Meta; status: RunStatus; calls: ModelCalls };
     try {
       final = await this.aggregateAndStore();
-    } finally {
-      // On a throw too: the alarm, then at most FINISH_HEARTBEAT_MS ahead, runs the finish again.
+    } catch (err) {
       await heartbeat.stop();
+      // Kept (redacted) for the run's error if the finish never succeeds; tried again with backoff.
+      this.put("finishError", runRedactor(await this.runSecrets()).text(err instanceof Error ? err.message : String(err)));
+      await this.setAlarm(Date.now() + finishRetryMs(tries));
+      throw err;
     }
+    await heartbeat.stop();
     const { meta, status, calls } = final;
     meta.status = status;
     meta.calls = calls;
@@ -752,6 +796,30 @@ export class RunCoordinator extends DurableObject<Env> {
     this.put("secret", null);
     this.put("finished", true);
     // D1 holds the samples from here on.
+    this.sql.exec("DELETE FROM outbox");
+    await this.deleteAlarm();
+  }
+
+  /**
+   * The end of a run whose finish kept failing: no result, the reason in its error, its final event;
+   * a canceled run stays canceled. Written only over a status that is not final, like any finish.
+   */
+  private async giveUpFinish(tries: number): Promise<void> {
+    const meta = this.meta()!;
+    const status: RunStatus = meta.status === "canceled" ? "canceled" : "failed";
+    const db = openDb(this.env.DB);
+    await settleRun(db, meta.runId, ["queued", "running"], {
+      status,
+      error: `the run's finish failed ${tries} times, so it has no result; last error: ${this.get<string>("finishError") ?? "unknown"}`,
+      ...progressColumns(meta),
+      finishedAt: new Date(),
+    });
+    const run = await getRunById(db, meta.runId);
+    if (run) await enqueueRunEvent(this.env, run, `msg_final_${meta.runId}`);
+    meta.status = status;
+    this.put("meta", meta);
+    this.put("secret", null);
+    this.put("finished", true);
     this.sql.exec("DELETE FROM outbox");
     await this.deleteAlarm();
   }
@@ -835,7 +903,9 @@ export class RunCoordinator extends DurableObject<Env> {
     const total = addCalls(addCalls(noCalls(), meta.calls), tally.calls);
     // An aggregate's or follow-up's message may quote what an endpoint said: no key of the run is kept.
     const redact = runRedactor(await this.runSecrets());
-    await updateRun(db, meta.runId, {
+    // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
+    // coordinator, before this one started) keeps that end; a finish run twice writes the same.
+    await settleRun(db, meta.runId, ["queued", "running"], {
       status,
       result: result === null ? null : redact.value(result),
       error: error === null ? null : redact.text(error),

@@ -189,7 +189,7 @@ export class UnitRunner extends DurableObject<Env> {
           // Simulator clients depend on the replay (salt). Any other model is the config's endpoint, as
           // modelClient makes it, but made here so that its retries are counted.
           chat: (salt) => {
-            if (isSimModel(settings.model) || !settings.provider) return guard(modelClient(context.config, apiKey, salt));
+            if (isSimModel(settings.model) || !settings.provider) return guard(modelClient(context.config, apiKey, salt, loopbackAllowed(this.env)));
             return endpoint({ baseUrl: settings.provider.base_url, apiKey, timeoutMs: settings.timeout_s * 1000 });
           },
           endpoint,

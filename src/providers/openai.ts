@@ -41,10 +41,9 @@ export type OpenAIClientOptions = {
   onRetry?: (info: RetryInfo) => void;
   /**
    * Whether requests may go to loopback hosts: the Worker's setting (`loopbackAllowed(env)`, local
-   * development only). By default, only when `baseURL` is itself loopback, which the API accepts only
-   * under that setting; so an endpoint elsewhere cannot redirect the client to loopback.
+   * development only). Required, so no caller gets loopback by forgetting it (tests run with it on).
    */
-  allowLoopback?: boolean;
+  allowLoopback: boolean;
 };
 
 /**
@@ -125,7 +124,7 @@ function setup(options: OpenAIClientOptions) {
   // The destination policy (net/destination.ts), before any request: a refused endpoint gets none,
   // and its calls fail at once, unretried, saying why. Every request and redirect is checked again
   // as it is sent (guardedFetch).
-  const destinations = endpointPolicy(options.allowLoopback ?? isLoopbackDestination(baseURL));
+  const destinations = endpointPolicy(options.allowLoopback);
   const problem = destinationProblem(baseURL, destinations);
   const refused = problem
     ? new ProviderError({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: not sent to ${URL.canParse(baseURL) ? new URL(baseURL).host : "the endpoint"}: ${problem}` })

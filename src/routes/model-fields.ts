@@ -11,7 +11,9 @@ import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../provider
  */
 export const ProviderKey = z
   .string()
-  .min(1)
+  // A key this short cannot be told apart from ordinary text, so it could not be kept out of stored
+  // answers without destroying them; no real key is, and a keyless local server needs none.
+  .min(8, "must be at least 8 characters (leave it out for an endpoint that needs no key)")
   .max(4096)
   .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces: it is sent in an HTTP header")
   .openapi({ description: "Secret: encrypted for the life of the run, never stored in plain text or returned" });

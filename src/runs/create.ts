@@ -3,7 +3,7 @@ import { sha256Hex } from "../crypto.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Db } from "../db/client.ts";
-import { deleteIdempotencyKey, findIdempotentRun, getRun, insertIdempotencyKey, insertRun, type RunInsert, type RunRow } from "../db/runs.ts";
+import { deleteIdempotencyKey, findIdempotentRun, getRun, getRunById, insertIdempotencyKey, insertRun, type RunInsert, type RunRow } from "../db/runs.ts";
 import { getWebhookSecret } from "../db/webhooks.ts";
 import { encryptSecret } from "../secrets.ts";
 import { webhookUrlProblem } from "../webhooks/url.ts";
@@ -11,7 +11,8 @@ import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import type { EvaluatorName } from "../evaluators/types.ts";
 import { LIMITS } from "../limits.ts";
-import { coordinatorHasRun, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
+import { abandonStart, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
+import type { StartRun } from "../durable/run-coordinator.ts";
 
 export type NewRun = {
   evaluator: EvaluatorName;
@@ -100,9 +101,19 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
   const runId = newId("run");
   const hash = r.idempotencyKey ? await requestHash(r.evaluator, r.body) : null;
+  const startOf = (id: string): StartRun => ({
+    runId: id,
+    tenantId,
+    evaluator: r.evaluator,
+    config: r.config,
+    unitIds,
+    concurrency: r.concurrency,
+    leaseMs: r.leaseMs,
+    secretEnc,
+  });
   if (r.idempotencyKey && hash) {
     const prior = await replayedRun(env, db, tenantId, r.idempotencyKey, hash);
-    if (prior) return { run: prior, created: false };
+    if (prior) return { run: await completeStart(env, db, prior, startOf(prior.id)), created: false };
   }
 
   const run: RunInsert = {
@@ -125,26 +136,33 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
   } catch (err) {
     // A concurrent request with the same key wrote first (the batch failed whole): its run is the answer.
     const prior = r.idempotencyKey && hash ? await replayedRun(env, db, tenantId, r.idempotencyKey, hash) : null;
-    if (prior) return { run: prior, created: false };
+    if (prior) return { run: await completeStart(env, db, prior, startOf(prior.id)), created: false };
     throw err;
   }
   try {
-    await env.RUNS.get(env.RUNS.idFromName(runId)).start({
-      runId,
-      tenantId,
-      evaluator: r.evaluator,
-      config: r.config,
-      unitIds,
-      concurrency: r.concurrency,
-      leaseMs: r.leaseMs,
-      secretEnc,
-    });
+    await env.RUNS.get(env.RUNS.idFromName(runId)).start(startOf(runId));
   } catch (err) {
     await startFailed(env, db, runId, err);
   }
   const created = await getRun(db, tenantId, runId);
   if (!created) throw new Error(`run ${runId} was written but cannot be read back`);
   return { run: created, created: true };
+}
+
+/**
+ * A replay that finds its run still `queued` starts it again: the first request may have stopped
+ * between storing the run and starting it (a follow-up run's creator crashed, say). The start is
+ * idempotent and refused once the run was given up, so this never runs a run twice or revives one;
+ * if it fails, the run stays for settleLostStart.
+ */
+async function completeStart(env: Env, db: Db, run: RunRow, start: StartRun): Promise<RunRow> {
+  if (run.status !== "queued") return run;
+  try {
+    await env.RUNS.get(env.RUNS.idFromName(run.id)).start(start);
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", run_id: run.id, error: `restarting a replayed run failed: ${String(err)}` }));
+  }
+  return (await getRunById(db, run.id)) ?? run;
 }
 
 /**
@@ -168,7 +186,9 @@ function startFailureReason(err: unknown): string {
  */
 async function startFailed(env: Env, db: Db, runId: string, err: unknown): Promise<void> {
   console.error(JSON.stringify({ level: "error", run_id: runId, error: `the run's start failed: ${String(err)}` }));
-  const held = await coordinatorHasRun(env, runId);
+  // Given up at the coordinator if it never got the run, so a start retried on the way cannot revive it.
+  const abandoned = await abandonStart(env, runId);
+  const held = abandoned === null ? null : !abandoned;
   if (held) return;
   const lookup = "GET it, or replay this request with its Idempotency-Key, to see it";
   if (held === null) {

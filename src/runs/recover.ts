@@ -1,5 +1,5 @@
 import type { Db } from "../db/client.ts";
-import { listQueuedBefore, settleRun, type RunRow } from "../db/runs.ts";
+import { getRunById, listQueuedBefore, settleRun, type RunRow } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 
@@ -54,19 +54,6 @@ export function failUnstartedRun(env: Env, db: Db, runId: string, error: string)
   return endRun(env, db, runId, ["queued"], "failed", error);
 }
 
-/**
- * Whether the run's coordinator holds the run: `true`/`false`, or `null` when it could not be asked
- * (then nothing can be concluded). Asking creates the object's empty storage if it never existed,
- * which is harmless: only `start` gives it a run.
- */
-export async function coordinatorHasRun(env: Env, runId: string): Promise<boolean | null> {
-  try {
-    return (await coordinator(env, runId).state()).meta !== undefined;
-  } catch (err) {
-    console.error(JSON.stringify({ level: "warn", run_id: runId, error: `coordinator state unavailable: ${String(err)}` }));
-    return null;
-  }
-}
 
 /**
  * A read of a run (GET, list, events, cancel, an Idempotency-Key replay) calls this first: a run still
@@ -77,8 +64,22 @@ export async function coordinatorHasRun(env: Env, runId: string): Promise<boolea
  */
 export async function settleLostStart(env: Env, db: Db, run: RunRow, now = Date.now()): Promise<RunRow> {
   if (run.status !== "queued" || now - run.createdAt.getTime() < START_GRACE_MS) return run;
-  if ((await coordinatorHasRun(env, run.id)) !== false) return run;
+  // Abandoned at the coordinator first, so a start still on its way cannot revive the run afterwards.
+  if ((await abandonStart(env, run.id)) !== true) return run;
   return (await failUnstartedRun(env, db, run.id, LOST_START_ERROR)) ?? run;
+}
+
+/**
+ * Gives up the run at its coordinator if the coordinator never held it (see RunCoordinator.abandon):
+ * true when given up, false when the coordinator holds the run, null when it could not be asked.
+ */
+export async function abandonStart(env: Env, runId: string): Promise<boolean | null> {
+  try {
+    return await coordinator(env, runId).abandon("failed");
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", run_id: runId, error: `coordinator unavailable: ${String(err)}` }));
+    return null;
+  }
 }
 
 /**
@@ -102,7 +103,10 @@ export async function sweepLostStarts(env: Env, db: Db, { now = Date.now(), limi
  * then, because units may still be running.
  */
 export async function cancelRun(env: Env, db: Db, run: RunRow): Promise<RunRow> {
-  await coordinator(env, run.id).cancel();
-  // When the coordinator ended the run, its final write is there and this changes nothing.
-  return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
+  const stub = coordinator(env, run.id);
+  // A coordinator that never held the run gives it up (a late start then does nothing), and the run is
+  // ended here; one that holds it ends it itself, or is already finishing it (its own end stands).
+  if (await stub.abandon("canceled")) return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
+  await stub.cancel();
+  return (await getRunById(db, run.id)) ?? run;
 }

@@ -71,7 +71,7 @@ export class WebhookSender extends DurableObject<Env> {
     const after = (await this.ctx.storage.get<Pending>("pending"))!;
     if (outcome === null) {
       after.unavailable += 1;
-      if (after.series === series) after.due = after.unavailable > UNAVAILABLE_MAX ? null : Date.now() + UNAVAILABLE_RETRY_MS;
+      if (after.series === series) after.due = after.unavailable >= UNAVAILABLE_MAX ? null : Date.now() + UNAVAILABLE_RETRY_MS;
     } else {
       after.next = attempt + 1;
       after.unavailable = 0;

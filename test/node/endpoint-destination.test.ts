@@ -61,25 +61,25 @@ describe("an endpoint the policy refuses gets no request", () => {
   ])("%s", async (baseURL, problem, host) => {
     requested.length = 0;
     const sleeps: number[] = [];
-    const chat = createOpenAIClient({ baseURL, apiKey: "sk-test-key-12345678", fetch: loopbackOnly, sleep: async (ms) => void sleeps.push(ms) });
+    const chat = createOpenAIClient({ baseURL, apiKey: "sk-test-key-12345678", allowLoopback: true, fetch: loopbackOnly, sleep: async (ms) => void sleeps.push(ms) });
     const err = await rejection(chat.chat(chatRequest));
     // Not retried (the policy does not change between attempts), and never sent.
     expect(err).toMatchObject({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: not sent to ${host}: ${problem}` });
     expect(sleeps).toEqual([]);
     expect(requested).toEqual([]);
-    const embed = createOpenAIEmbeddingClient({ baseURL, fetch: loopbackOnly, ...noWait });
+    const embed = createOpenAIEmbeddingClient({ baseURL, allowLoopback: true, fetch: loopbackOnly, ...noWait });
     expect((await rejection(embed.embed({ model: "e", input: ["x"] }))).message).toBe(`Connection error: not sent to ${host}: ${problem}`);
     expect(requested).toEqual([]);
   });
 
-  it("loopback is the Worker's setting: refused when not allowed, by default allowed only for a loopback base URL", async () => {
+  it("loopback is the Worker's setting: refused when not allowed, allowed when it is", async () => {
     const s = await server(() => ({ status: 200, headers: { "content-type": "application/json" }, body: completion }));
     try {
       const baseURL = `http://127.0.0.1:${s.port}/v1`;
       const refused = await rejection(createOpenAIClient({ baseURL, allowLoopback: false, fetch: loopbackOnly, ...noWait }).chat(chatRequest));
       expect(refused.message).toBe(`Connection error: not sent to 127.0.0.1:${s.port}: loopback addresses are accepted only in local development`);
       expect(s.seen).toEqual([]);
-      const answer = await createOpenAIClient({ baseURL, fetch: loopbackOnly, ...noWait }).chat(chatRequest);
+      const answer = await createOpenAIClient({ baseURL, allowLoopback: true, fetch: loopbackOnly, ...noWait }).chat(chatRequest);
       expect(answer.choices[0].message.content).toBe("ok");
       expect(s.seen.map((r) => r.url)).toEqual(["/v1/chat/completions"]);
     } finally {
@@ -108,7 +108,7 @@ describe("redirects are checked before they are followed", () => {
     requested.length = 0;
     const target = "http://169.254.169.254/latest/meta-data/iam";
     const baseURL = `http://127.0.0.1:${origin.port}/v1`;
-    const chat = createOpenAIClient({ baseURL, apiKey: "sk-test-key-12345678", fetch: guardedRedirectProbe(target), ...noWait });
+    const chat = createOpenAIClient({ baseURL, apiKey: "sk-test-key-12345678", allowLoopback: true, fetch: guardedRedirectProbe(target), ...noWait });
     const err = await rejection(chat.chat(chatRequest));
     expect(err.name).toBe("APIConnectionError");
     expect(err.message).toContain("redirected to 169.254.169.254: metadata address 169.254.169.254 is not allowed");

@@ -51,7 +51,7 @@ async function scenario(s: { text?: string; faults?: FaultRule[]; agent?: { call
 }
 
 const noWait = { maxRetries: 0, sleep: async () => {} };
-const client = (apiKey: string) => createOpenAIClient({ baseURL: fake.url, apiKey, timeoutMs: 5000, ...noWait });
+const client = (apiKey: string) => createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey, timeoutMs: 5000, ...noWait });
 
 /** The ways a leaky endpoint echoes the key it was sent in an error body. */
 const ERROR_ECHOES: [string, FaultRule["respond"]][] = [

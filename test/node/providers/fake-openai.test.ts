@@ -37,7 +37,7 @@ async function converse(client: ChatClient, model: string, user: string): Promis
 describe("the fake OpenAI server", () => {
   it("plays the agent round-robin, then final_answer", async () => {
     await registerScenario(fake.url, { id: "rr", agent: { calls: 3 } });
-    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "sk-fake-key-1234" });
+    const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "sk-fake-key-1234" });
     expect(await converse(client, "rr", "hi")).toEqual(["lookup", "search", "lookup", "final_answer"]);
     const requests = await recordedRequests(fake.url, "rr");
     expect(requests.map((r) => [r.nth, r.turn, r.attempt])).toEqual([[1, 0, 1], [2, 1, 1], [3, 2, 1], [4, 3, 1]]);
@@ -46,7 +46,7 @@ describe("the fake OpenAI server", () => {
   });
 
   it("answers an unregistered model with the default agent (2 calls)", async () => {
-    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k" });
+    const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k" });
     expect(await converse(client, "never-registered", "hi")).toEqual(["lookup", "search", "final_answer"]);
     expect(await recordedRequests(fake.url, "never-registered")).toHaveLength(3);
   });
@@ -59,7 +59,7 @@ describe("the fake OpenAI server", () => {
 
   it("matches faults by nth request of the scenario", async () => {
     await registerScenario(fake.url, { id: "nth", faults: [{ on: { nth: 2 }, respond: { status: 503 } }] });
-    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k", sleep: async () => {} });
+    const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k", sleep: async () => {} });
     const names = await converse(client, "nth", "hi");
     expect(names).toEqual(["lookup", "search", "final_answer"]);
     expect((await recordedRequests(fake.url, "nth")).map((r) => r.attempt)).toEqual([1, 1, 2, 1]);
@@ -70,7 +70,7 @@ describe("the fake OpenAI server", () => {
   // once, not how long it took.
   it("serves 60 concurrent conversations at once, each response 200 ms after its request", async () => {
     await registerScenario(fake.url, { id: "bench", agent: { calls: 4 }, delay_ms: 200, hold_after: 0 });
-    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k", maxRetries: 0 });
+    const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k", maxRetries: 0 });
     const runs = Promise.all(Array.from({ length: 60 }, (_, i) => converse(client, "bench", `replay ${i}`)));
     await vi.waitFor(async () => expect(await scenarioStats(fake.url, "bench")).toMatchObject({ held: 60, in_flight: 60 }), WAIT);
     const released = performance.now();
@@ -85,13 +85,13 @@ describe("the fake OpenAI server", () => {
 
   it("counts one client's consecutive requests as never in flight together", async () => {
     await registerScenario(fake.url, { id: "sequential", agent: { calls: 3 }, delay_ms: 20 });
-    await converse(createOpenAIClient({ baseURL: fake.url, apiKey: "k" }), "sequential", "hi");
+    await converse(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k" }), "sequential", "hi");
     expect(await scenarioStats(fake.url, "sequential")).toEqual({ id: "sequential", received: 4, in_flight: 0, max_in_flight: 1, held: 0 });
   });
 
   it("holds requests after the first hold_after until released, and forgets one whose client gave up", async () => {
     await registerScenario(fake.url, { id: "held", agent: { calls: 1 }, hold_after: 1 });
-    const client = createOpenAIClient({ baseURL: fake.url, apiKey: "k", maxRetries: 0 });
+    const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k", maxRetries: 0 });
     // The first request is answered at once; the second (turn 1) is held.
     const conversation = converse(client, "held", "hi");
     await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 2, in_flight: 1, held: 1 }), WAIT);

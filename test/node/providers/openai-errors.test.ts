@@ -45,20 +45,20 @@ describe("status errors read as the OpenAI Python SDK writes them", () => {
   it("a 400 from the endpoint is a BadRequestError with that message", async () => {
     const body = { error: { message: "simulated bad request", type: "invalid_request_error", code: null } };
     await registerScenario(fake.url, { id: "py-400", faults: [{ respond: { status: 400, body } }] });
-    const err = await failure(createOpenAIClient({ baseURL: fake.url, apiKey: "sk-test-key-12345678", ...noWait }), "py-400");
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "sk-test-key-12345678", ...noWait }), "py-400");
     expect(err).toMatchObject({ name: "BadRequestError", kind: "bad_request", status: 400 });
     expect(err.message).toBe("Error code: 400 - {'error': {'message': 'simulated bad request', 'type': 'invalid_request_error', 'code': None}}");
   });
 
   it("a 504 whose body says 'timed out' stays a server error, not a timeout", async () => {
     await registerScenario(fake.url, { id: "py-504", faults: [{ respond: { status: 504, raw: "upstream request timed out" } }] });
-    const err = await failure(createOpenAIClient({ baseURL: fake.url, ...noWait }), "py-504");
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, ...noWait }), "py-504");
     expect(err).toMatchObject({ name: "InternalServerError", kind: "transient", status: 504, message: "upstream request timed out" });
   });
 
   it("an error inside a 2xx body (OpenRouter's way) reads as that status would", async () => {
     await registerScenario(fake.url, { id: "py-in-band", faults: [{ respond: { body: { error: { code: 429, message: "upstream busy" } } } }] });
-    const err = await failure(createOpenAIClient({ baseURL: fake.url, ...noWait }), "py-in-band");
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, ...noWait }), "py-in-band");
     expect(err).toMatchObject({ name: "RateLimitError", status: 429, message: "Error code: 429 - {'error': {'code': 429, 'message': 'upstream busy'}}" });
   });
 
@@ -66,13 +66,13 @@ describe("status errors read as the OpenAI Python SDK writes them", () => {
     // The answer's headers arrive, then its body stream fails: the status still classifies the error.
     const broken = async () =>
       new Response(new ReadableStream({ start: (c) => c.error(new Error("terminated")) }), { status: 503 });
-    const err = await failure(createOpenAIClient({ baseURL: "http://api.example.invalid/v1", fetch: broken, ...noWait }));
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: "http://api.example.invalid/v1", fetch: broken, ...noWait }));
     expect(err).toMatchObject({ name: "InternalServerError", kind: "transient", status: 503, message: "Error code: 503" });
   });
 
   it("keeps Retry-After of an error status", async () => {
     await registerScenario(fake.url, { id: "py-429", faults: [{ respond: { status: 429, headers: { "retry-after": "3" } } }] });
-    const err = await failure(createOpenAIClient({ baseURL: fake.url, ...noWait }), "py-429");
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, ...noWait }), "py-429");
     expect(err).toMatchObject({ name: "RateLimitError", retryAfterMs: 3000 });
   });
 });
@@ -84,7 +84,7 @@ describe("connection errors name the host and the cause", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as { port: number }).port;
     await new Promise<void>((r) => server.close(() => r()));
-    const err = await failure(createOpenAIClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "sk-secret-never-shown", ...noWait }));
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "sk-secret-never-shown", ...noWait }));
     expect(err).toMatchObject({ name: "APIConnectionError", kind: "connection" });
     expect(err.message).toMatch(new RegExp(`^Connection error: could not reach 127\\.0\\.0\\.1:${port} \\(connection refused`));
     expect(err.message).not.toContain("sk-secret-never-shown");
@@ -92,7 +92,7 @@ describe("connection errors name the host and the cause", () => {
 
   it("a TLS handshake with a server that does not speak TLS", async () => {
     const plain = fake.url.replace(/^http:/, "https:");
-    const err = await failure(createOpenAIClient({ baseURL: plain, ...noWait }));
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: plain, ...noWait }));
     expect(err.message).toMatch(/^Connection error: could not reach 127\.0\.0\.1:\d+ \(TLS handshake failed/);
   });
 
@@ -106,14 +106,14 @@ describe("connection errors name the host and the cause", () => {
     ["http://api.example.invalid/v1", new Error("internal error; reference = abc123"), "api.example.invalid", "DNS lookup failed or host unreachable"],
     ["https://api.example.invalid/v1", new Error("internal error; reference = abc123"), "api.example.invalid", "DNS lookup or TLS handshake failed"],
   ])("%s: %s", async (baseURL, thrown, host, cause) => {
-    const err = await failure(createOpenAIClient({ baseURL, fetch: async () => Promise.reject(thrown), ...noWait }));
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL, fetch: async () => Promise.reject(thrown), ...noWait }));
     expect(err).toMatchObject({ name: "APIConnectionError", kind: "connection" });
     expect(err.message.startsWith(`Connection error: could not reach ${host} (${cause}`)).toBe(true);
   });
 
   it("a timeout names the host and the deadline", async () => {
     await registerScenario(fake.url, { id: "py-slow", delay_ms: 2_000 });
-    const err = await failure(createOpenAIClient({ baseURL: fake.url, timeoutMs: 50, ...noWait }), "py-slow");
+    const err = await failure(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, timeoutMs: 50, ...noWait }), "py-slow");
     expect(err).toMatchObject({ name: "APITimeoutError", kind: "timeout" });
     expect(err.message).toMatch(/^Request timed out: no answer from 127\.0\.0\.1:\d+ within 50 ms\.$/);
   });

@@ -41,7 +41,7 @@ const request = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest =
 /** A client whose waits are recorded, not slept, so retry tests are instant. */
 function client(opts: Partial<OpenAIClientOptions> = {}) {
   const sleeps: number[] = [];
-  const chat = createOpenAIClient({
+  const chat = createOpenAIClient({ allowLoopback: true,
     baseURL: fake.url,
     apiKey: API_KEY,
     random: () => 0,
@@ -136,7 +136,7 @@ describe("createOpenAIClient against the fake server", () => {
 
   it("waits for Retry-After with the real clock", async () => {
     const id = await scenario({ id: "429-real-sleep", faults: [{ on: { attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }] });
-    const chat = createOpenAIClient({ baseURL: fake.url, apiKey: API_KEY });
+    const chat = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: API_KEY });
     const started = performance.now();
     await chat.chat(request(id));
     expect(performance.now() - started).toBeGreaterThanOrEqual(990);
@@ -273,7 +273,7 @@ describe("createOpenAIClient against the fake server", () => {
 describe("createOpenAIEmbeddingClient against the fake server", () => {
   const embedder = (opts: Partial<OpenAIClientOptions> = {}) => {
     const sleeps: number[] = [];
-    const client = createOpenAIEmbeddingClient({ baseURL: fake.url, apiKey: API_KEY, random: () => 0, sleep: async (ms) => void sleeps.push(ms), ...opts });
+    const client = createOpenAIEmbeddingClient({ allowLoopback: true, baseURL: fake.url, apiKey: API_KEY, random: () => 0, sleep: async (ms) => void sleeps.push(ms), ...opts });
     return { client, sleeps };
   };
 
