@@ -19,11 +19,13 @@ import { reasoningQuality } from "./routes/reasoning-quality.ts";
 import { rqReports } from "./routes/rq-reports.ts";
 
 /**
- * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. No `servers`:
- * the docs page then calls the origin that served it, and SDK users pass their own base URL.
+ * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. The one server is
+ * the relative `/`: it resolves against wherever the document was fetched from, so the docs page calls
+ * the origin that served it, and a deployment needs no edit; SDK users pass their own base URL.
  */
 export const OPENAPI_CONFIG = {
   openapi: "3.1.0",
+  servers: [{ url: "/", description: "The API that serves this document (locally http://127.0.0.1:8787)" }],
   info: {
     title: "assay",
     version: API_VERSION,

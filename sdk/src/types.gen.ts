@@ -4,14 +4,7 @@ export type ClientOptions = {
     baseUrl: `${string}://${string}` | (string & {});
 };
 
-export type VrtyBatchPair = VrtyPair & {
-    /**
-     * Your id for the pair, echoed in its result
-     */
-    id?: string;
-};
-
-export type VrtyPair = {
+export type VrtyBatchPair = {
     /**
      * The prompt; only its first 2,048 tokens are scored
      */
@@ -20,6 +13,10 @@ export type VrtyPair = {
      * The response to score; only its first 2,048 tokens are scored
      */
     response: string;
+    /**
+     * Your id for the pair, echoed in its result
+     */
+    id?: string;
 };
 
 export type Index = {
@@ -116,7 +113,15 @@ export type VrtyResult = {
     };
 };
 
-export type VrtyScoreRequest = VrtyPair & {
+export type VrtyScoreRequest = {
+    /**
+     * The prompt; only its first 2,048 tokens are scored
+     */
+    prompt: string;
+    /**
+     * The response to score; only its first 2,048 tokens are scored
+     */
+    response: string;
     /**
      * Id of a custom IDF table, or `default` for the built-in one
      */
@@ -1864,7 +1869,7 @@ export type GetReasoningQualityReportXlsxResponses = {
     /**
      * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
      */
-    200: string;
+    200: Blob | File;
 };
 
 export type GetReasoningQualityReportXlsxResponse = GetReasoningQualityReportXlsxResponses[keyof GetReasoningQualityReportXlsxResponses];
@@ -1985,6 +1990,10 @@ export type CreateChainDeterminismRunErrors = {
      * Missing, unknown or revoked credentials
      */
     401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
     /**
      * Request body larger than the route's limit
      */
@@ -2191,6 +2200,10 @@ export type CreateRplRunErrors = {
      */
     401: Problem;
     /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
      * Request body larger than the route's limit
      */
     413: Problem;
@@ -2280,6 +2293,10 @@ export type CreateJudgeRunErrors = {
      * Missing, unknown or revoked credentials
      */
     401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
     /**
      * Request body larger than the route's limit
      */
@@ -2569,6 +2586,10 @@ export type CreateReasoningQualityRunErrors = {
      * Missing, unknown or revoked credentials
      */
     401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
     /**
      * Request body larger than the route's limit
      */

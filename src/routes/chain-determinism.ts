@@ -89,7 +89,7 @@ export const chainDeterminism = createRouter()
         headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
         body: jsonBody(RunRequest),
       },
-      responses: { 202: jsonResponse(RunSchema, "The run, queued or already running"), ...problems(...bodyProblems, 422) },
+      responses: { 202: jsonResponse(RunSchema, "The run, queued or already running"), ...problems(...bodyProblems, 409, 422) },
     }),
     async (c) => {
       const body = c.req.valid("json");

@@ -238,7 +238,7 @@ export const judge = createRouter()
         headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
         body: jsonBody(RunRequest),
       },
-      responses: { 202: jsonResponse(RunSchema, "The run, queued"), ...problems(...bodyProblems, 422) },
+      responses: { 202: jsonResponse(RunSchema, "The run, queued"), ...problems(...bodyProblems, 409, 422) },
     }),
     async (c) => {
       const body = c.req.valid("json");

@@ -28,7 +28,7 @@ const Seed = z
   .union([z.string().regex(/^\d{1,20}$/), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
   .transform((v) => String(v))
   .refine((v) => BigInt(v) < 2n ** 64n, "must be below 2^64")
-  .openapi({ type: "string", description: "Bootstrap seed, 0 ≤ seed < 2^64, as a decimal string. Default: derived from the run's settings, as the original does", example: "42" });
+  .openapi({ type: "string", pattern: "^\\d{1,20}$", description: "Bootstrap seed, 0 ≤ seed < 2^64, as a decimal string. Default: derived from the run's settings, as the original does", example: "42" });
 
 const { seed: _providerSeed, ...ModelFieldsWithoutSeed } = ModelFields;
 
@@ -103,7 +103,7 @@ export const rpl = createRouter().openapi(
         description: "The run (or, for a list of prompt versions, the group of runs)",
         content: { "application/json": { schema: z.union([RunSchema, RunGroupSchema]) } },
       },
-      ...problems(...bodyProblems, 422),
+      ...problems(...bodyProblems, 409, 422),
     },
   }),
   async (c) => {

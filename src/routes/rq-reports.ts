@@ -19,7 +19,10 @@ async function reportOf(db: Db, tenantId: string, runId: string): Promise<RqRepo
   return { run_id: run.id, created_at: run.createdAt.toISOString(), duration_seconds: duration, models: result.models };
 }
 
-const report = (path: string, operationId: string, summary: string, type: string) =>
+// A binary body (the workbook) is declared as such, so a client or a validating proxy never reads it as text.
+const body = (binary: boolean) => (binary ? z.string().openapi({ format: "binary" }) : z.string());
+
+const report = (path: string, operationId: string, summary: string, type: string, binary = false) =>
   createRoute({
     method: "get",
     path,
@@ -28,7 +31,7 @@ const report = (path: string, operationId: string, summary: string, type: string
     summary,
     security: tenantSecurity,
     request: { params: RunParam },
-    responses: { 200: { description: summary, content: { [type]: { schema: z.string() } } }, ...problems(401, 404, 409) },
+    responses: { 200: { description: summary, content: { [type]: { schema: body(binary) } } }, ...problems(401, 404, 409) },
   });
 
 export const rqReports = createRouter()
@@ -37,7 +40,7 @@ export const rqReports = createRouter()
     return c.body(reportCsv(r), 200, { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${r.run_id}.csv"` });
   })
   .openapi(
-    report("/{run_id}/report.xlsx", "getReasoningQualityReportXlsx", "The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    report("/{run_id}/report.xlsx", "getReasoningQualityReportXlsx", "The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", true),
     async (c) => {
       const r = await reportOf(c.var.db, c.var.tenantId, c.req.valid("param").run_id);
       const bytes = await reportXlsx(r);

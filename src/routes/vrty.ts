@@ -21,9 +21,12 @@ const DEFAULT_TABLE = "default";
 const Text = (what: string) =>
   z.string().max(LIMITS.textChars).openapi({ description: `${what}; only its first 2,048 tokens are scored` });
 
-const PairSchema = z
-  .strictObject({ prompt: Text("The prompt"), response: Text("The response to score") })
-  .openapi("VrtyPair");
+// Each request shape lists its fields itself rather than extending VrtyPair: an extended strict object
+// becomes an `allOf` of two parts that each forbid the other's fields, which no body satisfies under
+// JSON Schema 2020-12.
+const pairFields = { prompt: Text("The prompt"), response: Text("The response to score") };
+
+const PairSchema = z.strictObject(pairFields).openapi("VrtyPair");
 
 const IdfTableRef = z
   .string()
@@ -31,7 +34,7 @@ const IdfTableRef = z
   .default(DEFAULT_TABLE)
   .openapi({ description: "Id of a custom IDF table, or `default` for the built-in one", example: DEFAULT_TABLE });
 
-const ScoreRequest = PairSchema.extend({ idf_table: IdfTableRef }).openapi("VrtyScoreRequest", {
+const ScoreRequest = z.strictObject({ ...pairFields, idf_table: IdfTableRef }).openapi("VrtyScoreRequest", {
   example: { prompt: "What is the capital of France?", response: "Paris is the capital of France." },
 });
 
@@ -75,9 +78,12 @@ const BatchRequest = z
   })
   .openapi("VrtyBatchRequest");
 
-const BatchPairSchema = PairSchema.extend({
-  id: z.string().max(200).optional().openapi({ description: "Your id for the pair, echoed in its result" }),
-}).openapi("VrtyBatchPair");
+const BatchPairSchema = z
+  .strictObject({
+    ...pairFields,
+    id: z.string().max(200).optional().openapi({ description: "Your id for the pair, echoed in its result" }),
+  })
+  .openapi("VrtyBatchPair");
 
 const ItemErrorSchema = z.object({
   status: z.number().int(),
