@@ -12,11 +12,13 @@ import { admin, keys } from "./routes/keys.ts";
 import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
-import { chainDeterminism } from "./routes/chain-determinism.ts";
-import { rpl } from "./routes/rpl.ts";
-import { judge } from "./routes/judge.ts";
-import { reasoningQuality } from "./routes/reasoning-quality.ts";
+import { chainDeterminismSuites } from "./routes/chain-determinism.ts";
+import { rplCompare } from "./routes/rpl.ts";
+import { judgeReview } from "./routes/judge.ts";
+import { rqDatasets } from "./routes/rq-datasets.ts";
 import { rqReports } from "./routes/rq-reports.ts";
+import { evaluatorRuns } from "./routes/evaluator-runs.ts";
+import { evaluatorModules } from "./evaluators/registry.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. The one server is
@@ -29,8 +31,9 @@ export const OPENAPI_CONFIG = {
   info: {
     title: "assay",
     version: API_VERSION,
+    license: { name: "MIT", identifier: "MIT" },
     description:
-      "LLM-evaluation API. Errors are RFC 9457 problem+json. Authenticate with `Authorization: Bearer <api key>`.",
+      "LLM-evaluation API. Errors are RFC 9457 problem+json. Authenticate with `Authorization: Bearer <api key>`. A method a path does not list is answered 405 with an `Allow` header.",
   },
 };
 
@@ -76,10 +79,13 @@ export function createApp() {
   app.route("/v1/runs", runs);
   app.route("/v1/runs", rqReports);
   app.route("/v1/webhooks", webhooks);
-  app.route("/v1/chain-determinism", chainDeterminism);
-  app.route("/v1/rpl", rpl);
-  app.route("/v1/judge", judge);
-  app.route("/v1/reasoning-quality", reasoningQuality);
+  // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
+  // evaluators' own extras.
+  for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));
+  app.route("/v1/chain-determinism", chainDeterminismSuites);
+  app.route("/v1/rpl", rplCompare);
+  app.route("/v1/judge", judgeReview);
+  app.route("/v1/reasoning-quality", rqDatasets);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

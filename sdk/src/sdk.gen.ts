@@ -428,6 +428,63 @@ export const createChainDeterminismRun = <ThrowOnError extends boolean = false>(
 });
 
 /**
+ * Estimate a model's prior that a claim is true, over K paraphrases × R replicates
+ *
+ * Returns at once (202) with the run, or with one run per version when `prompt_version` is a list. Samples are cached per tenant by the original's cache key, so a rerun of the same claim, model, prompt version and replicates makes no model calls. Accepts `Idempotency-Key`.
+ */
+export const createRplRun = <ThrowOnError extends boolean = false>(options: Options<CreateRplRunData, ThrowOnError>): RequestResult<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError> => (options.client ?? client).post<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rpl/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Judge a batch of items with a panel of LLM critics
+ *
+ * Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.
+ */
+export const createJudgeRun = <ThrowOnError extends boolean = false>(options: Options<CreateJudgeRunData, ThrowOnError>): RequestResult<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError> => (options.client ?? client).post<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/judge/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy
+ *
+ * Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.
+ */
+export const createReasoningQualityRun = <ThrowOnError extends boolean = false>(options: Options<CreateReasoningQualityRunData, ThrowOnError>): RequestResult<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError> => (options.client ?? client).post<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List uploaded suites (the built-in `default` is not listed)
  */
 export const listChainDeterminismSuites = <ThrowOnError extends boolean = false>(options?: Options<ListChainDeterminismSuitesData, ThrowOnError>): RequestResult<ListChainDeterminismSuitesResponses, ListChainDeterminismSuitesErrors, ThrowOnError> => (options?.client ?? client).get<ListChainDeterminismSuitesResponses, ListChainDeterminismSuitesErrors, ThrowOnError>({
@@ -486,25 +543,6 @@ export const getChainDeterminismSuite = <ThrowOnError extends boolean = false>(o
 });
 
 /**
- * Estimate a model's prior that a claim is true, over K paraphrases × R replicates
- *
- * Returns at once (202) with the run, or with one run per version when `prompt_version` is a list. Samples are cached per tenant by the original's cache key, so a rerun of the same claim, model, prompt version and replicates makes no model calls. Accepts `Idempotency-Key`.
- */
-export const createRplRun = <ThrowOnError extends boolean = false>(options: Options<CreateRplRunData, ThrowOnError>): RequestResult<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError> => (options.client ?? client).post<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/rpl/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
  * Compare p, CI width, stability and PQS across runs that differ in one dimension
  *
  * The runs must be succeeded rpl runs of this tenant that agree on claim, K, R, T, B and max_output_tokens, and differ in at most one of model or prompt_version; otherwise 422 naming the settings that differ. The winner: the narrowest CI if narrower by ≥ 0.003, else the highest PQS, then the highest stability, else a tie.
@@ -517,25 +555,6 @@ export const compareRplRuns = <ThrowOnError extends boolean = false>(options: Op
         }],
     url: '/v1/rpl/compare',
     ...options
-});
-
-/**
- * Judge a batch of items with a panel of LLM critics
- *
- * Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.
- */
-export const createJudgeRun = <ThrowOnError extends boolean = false>(options: Options<CreateJudgeRunData, ThrowOnError>): RequestResult<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError> => (options.client ?? client).post<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/judge/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
 });
 
 /**
@@ -622,23 +641,4 @@ export const getReasoningQualityDataset = <ThrowOnError extends boolean = false>
         }],
     url: '/v1/reasoning-quality/datasets/{dataset_id}',
     ...options
-});
-
-/**
- * Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy
- *
- * Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.
- */
-export const createReasoningQualityRun = <ThrowOnError extends boolean = false>(options: Options<CreateReasoningQualityRunData, ThrowOnError>): RequestResult<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError> => (options.client ?? client).post<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/reasoning-quality/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
 });

@@ -156,7 +156,7 @@ export type VrtyBatchRequest = {
     /**
      * 1–1000 pairs. Each is validated on its own: a bad pair gets an error entry, the others are scored.
      */
-    pairs: Array<VrtyBatchPair>;
+    pairs: Array<VrtyBatchPair | unknown>;
     /**
      * Id of a custom IDF table, or `default` for the built-in one
      */
@@ -200,10 +200,22 @@ export type RunPage = {
     next_cursor: string | null;
 };
 
-export type Run = {
+/**
+ * A run of one evaluator: narrow on `evaluator` for its `config` and `result`
+ */
+export type Run = ({
+    evaluator: 'chain-determinism';
+} & ChainDeterminismRun) | ({
+    evaluator: 'rpl';
+} & RplRun) | ({
+    evaluator: 'judge';
+} & JudgeRun) | ({
+    evaluator: 'reasoning-quality';
+} & ReasoningQualityRun);
+
+export type ChainDeterminismRun = {
     id: string;
     object: 'run';
-    evaluator: string;
     status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
     progress: {
         done: number;
@@ -211,16 +223,6 @@ export type Run = {
         total: number;
     };
     calls: ModelCalls;
-    /**
-     * The run's settings, without secrets
-     */
-    config: {
-        [key: string]: unknown;
-    };
-    /**
-     * The evaluator's result once the run has ended; null before
-     */
-    result?: unknown;
     error: string | null;
     webhook_url: string | null;
     created_at: string;
@@ -229,6 +231,12 @@ export type Run = {
     links: {
         [key: string]: string;
     };
+    evaluator: 'chain-determinism';
+    config: ChainDeterminismConfig;
+    /**
+     * The evaluator's result once the run has ended; null before
+     */
+    result: ChainDeterminismResult | null;
 };
 
 /**
@@ -249,13 +257,725 @@ export type ModelCalls = {
     rate_limited: number;
 } | null;
 
+export type ChainDeterminismConfig = {
+    model: string;
+    provider: {
+        base_url: string;
+    } | null;
+    timeout_s: number;
+    seed: number | null;
+    simulator: {
+        divergence?: number;
+        latency_ms: number;
+    } | null;
+    suite: {
+        id: string;
+        name: string;
+        sha256: string;
+    };
+    n_queries: number;
+    n_replays: number;
+    temperature: number;
+    concurrency: number;
+    max_turns: number;
+    max_tokens: number;
+    min_success: number;
+};
+
+/**
+ * The harness's summary, key for key, and what it lacks (modal share, first divergence, endpoint)
+ */
+export type ChainDeterminismResult = {
+    model: string;
+    n_replays: number;
+    temperature: number;
+    n_total: number;
+    n_errors: number;
+    n_queries: number;
+    n_measurable: number;
+    n_diverged: number;
+    /**
+     * null when no query is measurable
+     */
+    divergence_rate: number | null;
+    wilson_ci_95: [
+        number,
+        number
+    ] | [
+        null,
+        null
+    ];
+    per_query: Array<ChainDeterminismQueryResult>;
+    /**
+     * The harness's console summary
+     */
+    summary_text: string;
+    endpoint: {
+        /**
+         * HTTP requests sent, retries and failed ones included
+         */
+        requests: number;
+        usage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        };
+        system_fingerprints: {
+            [key: string]: number;
+        };
+        models: {
+            [key: string]: number;
+        };
+        providers: {
+            [key: string]: number;
+        };
+    };
+};
+
+export type ChainDeterminismQueryResult = {
+    query_id: string;
+    n_total: number;
+    n_success: number;
+    /**
+     * null for an insufficient query
+     */
+    diverged: boolean | null;
+    status: 'insufficient' | 'measurable';
+    /**
+     * Measurable queries only
+     */
+    n_unique_sequences?: number;
+    /**
+     * Measurable queries only: share of successful replays with the most common sequence
+     */
+    modal_share?: number;
+    /**
+     * Measurable queries only: the first tool-call index at which successful replays differ
+     */
+    first_divergence_turn?: number | null;
+};
+
+export type RplRun = {
+    id: string;
+    object: 'run';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+    progress: {
+        done: number;
+        failed: number;
+        total: number;
+    };
+    calls: ModelCalls;
+    error: string | null;
+    webhook_url: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+    links: {
+        [key: string]: string;
+    };
+    evaluator: 'rpl';
+    config: RplConfig;
+    /**
+     * The evaluator's result once the run has ended; null before
+     */
+    result: RplResult | null;
+};
+
+export type RplConfig = {
+    model: string;
+    provider: {
+        base_url: string;
+    } | null;
+    timeout_s: number;
+    seed: number | null;
+    simulator: {
+        divergence?: number;
+        latency_ms: number;
+    } | null;
+    claim: string;
+    /**
+     * The bank's short name
+     */
+    prompt_version: string;
+    /**
+     * The bank's full version string, which every hash uses
+     */
+    prompt_version_full?: string;
+    K: number;
+    R: number;
+    T: number | null;
+    B: number;
+    bootstrap_seed: string | null;
+    max_output_tokens: number;
+    no_cache: boolean;
+    concurrency?: number;
+    preset?: 'auto';
+    /**
+     * `preset: auto` only: the stage this run is, from 1
+     */
+    stage?: number;
+    /**
+     * The A/B request's group, when this run is one of several prompt versions
+     */
+    group_id?: string;
+};
+
+export type RplResult = {
+    /**
+     * The original's run id (a hash of the claim, model, version, K and R)
+     */
+    run_id: string;
+    claim: string;
+    model: string;
+    prompt_version: string;
+    prompt_version_name: string;
+    sampling: {
+        K: number;
+        R: number;
+        T: number | null;
+    };
+    aggregation: {
+        method: 'equal_by_template_cluster_bootstrap_trimmed' | 'equal_by_template_cluster_bootstrap';
+        B: number;
+        center: 'trimmed' | 'mean';
+        trim: number;
+        /**
+         * Decimal string: a 64-bit seed does not survive a JSON number
+         */
+        bootstrap_seed: string;
+        n_templates: number;
+        counts_by_template: {
+            [key: string]: number;
+        };
+        imbalance_ratio: number;
+        template_iqr_logit: number;
+        prompt_char_len_max: number;
+    };
+    aggregates: {
+        prob_true_rpl: number;
+        ci95: [
+            number,
+            number
+        ];
+        ci_width: number;
+        stability_score: number;
+        stability_band: 'high' | 'medium' | 'low';
+        is_stable: boolean;
+        rpl_compliance_rate: number;
+        cache_hit_rate: number;
+    };
+    diagnostics: {
+        ell_hat: number;
+        ci_logit: [
+            number,
+            number
+        ];
+        ci_logit_raw: [
+            number,
+            number
+        ];
+        template_means: Array<number>;
+        stability_iqr_logit: number;
+        planned_units: number;
+        attempted: number;
+        valid_count: number;
+        cache_hits: number;
+        invalid_reasons: {
+            [key: string]: number;
+        };
+    };
+    quality: {
+        pqs: number;
+        pqs_version: 'v1';
+        gate_compliance_ok: 0 | 1;
+        gate_stability_ok: 0 | 1;
+        gate_precision_ok: 0 | 1;
+    };
+    plan: {
+        T_bank: number;
+        rotation_offset: number;
+        T_stage: number;
+        tpl_indices: Array<number>;
+        seq: Array<number>;
+        planned_counts: Array<number>;
+        planned_imbalance_ratio: number;
+    };
+    auto?: RplAuto;
+    /**
+     * `preset: auto`: the next stage's run, when this stage escalated
+     */
+    next_run_id?: string;
+};
+
+/**
+ * `preset: auto` only: the controller, every stage so far and its decisions
+ */
+export type RplAuto = {
+    controller: {
+        policy: string;
+        start: {
+            T: number;
+            K: number;
+            R: number;
+        };
+        ceilings: {
+            T: number;
+            K: number;
+            R: number;
+        };
+        gates: {
+            ci_width_max: number;
+            stability_min: number;
+            imbalance_max: number;
+        };
+    };
+    /**
+     * The last stage's figures, once the controller stopped
+     */
+    final?: {
+        stage_id: string;
+        T: number;
+        K: number;
+        R: number;
+        prob_true_rpl: number;
+        ci95: [
+            number,
+            number
+        ];
+        ci_width: number;
+        stability_score: number;
+        imbalance_ratio: number;
+        cache_hit_rate: number;
+        decision: string;
+        reason: string;
+        warnings: Array<string>;
+    };
+    stages: Array<{
+        stage_id: string;
+        T: number;
+        K: number;
+        R: number;
+        prob_true_rpl: number;
+        ci95: [
+            number,
+            number
+        ];
+        ci_width: number;
+        stability_score: number;
+        imbalance_ratio: number;
+        cache_hit_rate: number;
+        decision: string;
+        reason: string;
+        warnings: Array<string>;
+    }>;
+    decision_log: Array<{
+        stage_id: string;
+        decision: string;
+        reason: string;
+    }>;
+};
+
+export type JudgeRun = {
+    id: string;
+    object: 'run';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+    progress: {
+        done: number;
+        failed: number;
+        total: number;
+    };
+    calls: ModelCalls;
+    error: string | null;
+    webhook_url: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+    links: {
+        [key: string]: string;
+    };
+    evaluator: 'judge';
+    config: JudgeConfig;
+    /**
+     * The evaluator's result once the run has ended; null before
+     */
+    result: JudgeResult | null;
+};
+
+export type JudgeConfig = {
+    n_items: number;
+    critics: Array<{
+        name: string;
+        model: string;
+        /**
+         * The resolved endpoint; null for a simulator critic
+         */
+        base_url: string | null;
+        vendor: string | null;
+        temperature: number;
+        max_tokens: number;
+        timeout_s: number;
+        weight: number;
+        prompt: CriticPromptRef;
+        simulator: {
+            bias: {
+                label: string;
+                rate: number;
+            } | null;
+            noise: number;
+            latency_ms: number;
+        } | null;
+    }>;
+    labels: Array<string>;
+    voting: {
+        strategy: 'majority' | 'unanimous' | 'weighted' | 'first_disagreement';
+        kwargs: {
+            [key: string]: unknown;
+        };
+    };
+    contested_threshold: number;
+    seed: number;
+    concurrency: number;
+};
+
+export type CriticPromptRef = {
+    name: string;
+    /**
+     * null for a prompt written in the request
+     */
+    version: number | null;
+    sha256: string;
+};
+
+export type JudgeResult = {
+    voting: 'majority' | 'unanimous' | 'weighted' | 'first_disagreement';
+    labels: Array<string>;
+    counts: {
+        verdicts: number;
+        valid: number;
+        errors: number;
+        parse_failures: number;
+        off_vocabulary: number;
+        missing: number;
+        items: number;
+    };
+    batch: {
+        alpha: NominalAlpha;
+        per_critic: Array<{
+            critic: string;
+            items: number;
+            agree: number;
+            rate: number | null;
+        }>;
+        pairwise: Array<{
+            a: string;
+            b: string;
+            items: number;
+            agree: number;
+            rate: number | null;
+            alpha: number | null;
+        }>;
+        patterns: {
+            unanimous: number;
+            majority: number;
+            no_majority: number;
+            no_valid: number;
+        };
+        label_distribution: Array<{
+            critic: string;
+            labels: {
+                [key: string]: number;
+            };
+        }>;
+    };
+    contested: {
+        threshold: number;
+        count: number;
+    };
+    /**
+     * Consensus against the items' `expected` labels, over items with at least one valid verdict; null without any
+     */
+    accuracy: {
+        items: number;
+        correct: number;
+        rate: number;
+    } | null;
+    usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        total_tokens: number;
+    };
+    items: Array<JudgeItemResult>;
+};
+
+export type NominalAlpha = {
+    /**
+     * Nominal Krippendorff's alpha over the items × critics matrix; null where undefined
+     */
+    alpha: number | null;
+    pairable: number;
+    units_used: number;
+    categories: Array<string>;
+    coincidence: Array<Array<number>>;
+    totals: Array<number>;
+};
+
+export type JudgeItemResult = {
+    id: string;
+    /**
+     * The item's known label from the request, if any
+     */
+    expected: string | null;
+    consensus: string;
+    disagreement: boolean;
+    agreement_pct: number;
+    avg_confidence: number;
+    /**
+     * The library's per-item alpha (1 / 0 / null)
+     */
+    krippendorff_alpha: number | null;
+    verdicts: Array<{
+        critic: string;
+        kind: string;
+        confidence: number;
+        error: string | null;
+    }>;
+    counts: {
+        verdicts: number;
+        valid: number;
+        errors: number;
+        parse_failures: number;
+        off_vocabulary: number;
+        missing: number;
+    };
+    contested: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
+};
+
+export type ReasoningQualityRun = {
+    id: string;
+    object: 'run';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+    progress: {
+        done: number;
+        failed: number;
+        total: number;
+    };
+    calls: ModelCalls;
+    error: string | null;
+    webhook_url: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+    links: {
+        [key: string]: string;
+    };
+    evaluator: 'reasoning-quality';
+    config: ReasoningQualityConfig;
+    /**
+     * The evaluator's result once the run has ended; null before
+     */
+    result: ReasoningQualityResult | null;
+};
+
+export type ReasoningQualityConfig = {
+    models: Array<{
+        name: string;
+        model: string;
+        base_url: string | null;
+        temperature: number;
+        max_tokens: number;
+        timeout_s: number;
+        simulator: {
+            accuracy: number;
+            verbosity: number;
+            variation: number;
+            latency_ms: number;
+        } | null;
+    }>;
+    own_wording_golds?: Array<string>;
+    metrics: {
+        consistency_runs: number;
+        stability_runs: number;
+        robustness_perturbations: number;
+    };
+    matcher: 'canonical' | 'legacy7';
+    ls: {
+        method: 'lexical' | 'none';
+    } | {
+        base_url: string | null;
+        method: 'model';
+        model: string;
+        batch_size: number;
+        timeout_s: number;
+        fallback: 'neutral' | 'lexical' | 'none';
+    };
+    ss: {
+        method: 'jaccard' | 'none';
+    } | {
+        base_url: string | null;
+        method: 'embeddings';
+        model: string;
+        batch_size: number;
+        timeout_s: number;
+        dimensions: number | null;
+        baseline: number | null;
+        fallback: 'jaccard' | 'none';
+    };
+    preset: 'paper-v8' | '1.1.4';
+    custom_strategies: {
+        [key: string]: {
+            [key: string]: number;
+        };
+    };
+    seed: number;
+    n_items: number;
+    datasets: Array<{
+        [key: string]: unknown;
+    }>;
+    concurrency: number;
+    metric_keys: Array<'correctness' | 'consistency' | 'robustness' | 'logical_coherence' | 'efficiency' | 'stability'>;
+};
+
+export type ReasoningQualityResult = {
+    models: Array<ReasoningQualityModelResult>;
+    /**
+     * Per strategy, the models best first (competition ranking: ties share a rank)
+     */
+    rankings: {
+        [key: string]: Array<{
+            model: string;
+            q: number;
+            rank: number;
+        }>;
+    };
+    /**
+     * Each strategy's effective weights
+     */
+    strategies: {
+        [key: string]: {
+            [key: string]: number;
+        };
+    };
+    metric_keys: Array<'correctness' | 'consistency' | 'robustness' | 'logical_coherence' | 'efficiency' | 'stability'>;
+};
+
+export type ReasoningQualityModelResult = {
+    model: string;
+    raw_metrics: RqRawMetrics;
+    /**
+     * Q per strategy
+     */
+    aggregated: {
+        [key: string]: number;
+    };
+    per_dataset: {
+        [key: string]: {
+            raw_metrics: RqRawMetrics;
+            aggregated: {
+                [key: string]: number;
+            };
+            num_samples: number;
+        };
+    };
+    metadata: {
+        num_samples: number;
+        consistency_runs: number;
+        stability_runs: number;
+        robustness_perturbations: number;
+        datasets: Array<string>;
+    };
+    extensions: {
+        cq_matcher: string;
+        ls_method: string;
+        ls_model?: string;
+        ls_failed_pairs: number;
+        ls_fallback?: {
+            from: 'model' | 'embeddings';
+            reason: string;
+        };
+        ss_method: string;
+        ss_model?: string;
+        ss_fallback?: {
+            from: 'model' | 'embeddings';
+            reason: string;
+        };
+        token_count_method: string;
+        preset_version: string;
+        rs_skipped: boolean;
+        missing_metric: 'renormalize' | 'zero';
+        step_rule: string;
+        synthetic_golds?: {
+            own_wording: Array<string>;
+            note: string;
+        };
+    };
+    calls: {
+        planned: number;
+        made: number;
+        failed: number;
+        missing: number;
+    };
+    usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        total_tokens: number;
+    };
+    generation_failed: number;
+    backends: {
+        ls: {
+            model: string;
+            calls: number;
+            failed_calls: number;
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            first_error: string | null;
+        } | null;
+        ss: {
+            model: string;
+            calls: number;
+            texts: number;
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        } | null;
+    };
+};
+
+/**
+ * The six metrics (4 decimals); null where a metric was left out (LS or SS `none`, RS with no perturbations)
+ */
+export type RqRawMetrics = {
+    correctness: number;
+    consistency: number;
+    robustness: number | null;
+    logical_coherence: number | null;
+    efficiency: number;
+    stability: number | null;
+};
+
 export type SamplePage = {
     data: Array<Sample>;
     has_more: boolean;
     next_cursor: string | null;
 };
 
-export type Sample = {
+/**
+ * One unit's sample: narrow on `evaluator` for its `output`
+ */
+export type Sample = ({
+    evaluator: 'chain-determinism';
+} & ChainDeterminismSample) | ({
+    evaluator: 'rpl';
+} & RplSample) | ({
+    evaluator: 'judge';
+} & JudgeSample) | ({
+    evaluator: 'reasoning-quality';
+} & ReasoningQualitySample);
+
+export type ChainDeterminismSample = {
     seq: number;
     unit_id: string;
     status: 'succeeded' | 'failed';
@@ -264,9 +984,187 @@ export type Sample = {
      */
     attempts: number;
     calls: ModelCalls;
-    output?: unknown;
     error: string | null;
     created_at: string;
+    evaluator: 'chain-determinism';
+    output: ChainDeterminismOutput | null;
+};
+
+export type ChainDeterminismOutput = {
+    /**
+     * The harness's per-replay row
+     */
+    row: {
+        query_id: string;
+        query_type: string | null;
+        run_idx: number;
+        tool_call_sequence: Array<{
+            name: string;
+            args?: unknown;
+            tool_call_id: string;
+            args_malformed?: true;
+        }>;
+        final_answer?: unknown;
+        rationale: string;
+        n_tool_calls: number;
+        error_category: string | null;
+    };
+    turns: Array<{
+        system_fingerprint: string | null;
+        model: string | null;
+        provider: string | null;
+        usage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        } | null;
+    }>;
+    /**
+     * HTTP requests sent for this replay (absent in samples stored before it was counted)
+     */
+    requests?: number;
+};
+
+export type RplSample = {
+    seq: number;
+    unit_id: string;
+    status: 'succeeded' | 'failed';
+    /**
+     * Times the unit was executed: 1 unless an execution threw or its lane went silent
+     */
+    attempts: number;
+    calls: ModelCalls;
+    error: string | null;
+    created_at: string;
+    evaluator: 'rpl';
+    output: RplOutput | null;
+};
+
+/**
+ * One sample: the original's samples row
+ */
+export type RplOutput = {
+    slot: number;
+    r: number;
+    cache_key: string | null;
+    prompt_sha256: string;
+    /**
+     * Bank index of the paraphrase
+     */
+    paraphrase_idx: number;
+    replicate_idx: number;
+    prob_true: number | null;
+    logit: number | null;
+    /**
+     * Compliant (a number in [0, 1], no URL): only these are aggregated
+     */
+    json_valid: boolean;
+    invalid_reason: string | null;
+    error: string | null;
+    /**
+     * The parsed answer (null when the reply was not JSON or there was none)
+     */
+    raw?: unknown;
+    /**
+     * The reply, only when it did not parse as JSON (first 2000 characters)
+     */
+    response_text?: string;
+    provider_model_id: string | null;
+    response_id: string | null;
+    tokens_out: number | null;
+    latency_ms: number | null;
+    cache_hit: boolean;
+};
+
+export type JudgeSample = {
+    seq: number;
+    unit_id: string;
+    status: 'succeeded' | 'failed';
+    /**
+     * Times the unit was executed: 1 unless an execution threw or its lane went silent
+     */
+    attempts: number;
+    calls: ModelCalls;
+    error: string | null;
+    created_at: string;
+    evaluator: 'judge';
+    output: JudgeOutput | null;
+};
+
+/**
+ * One critic's verdict on one item
+ */
+export type JudgeOutput = {
+    item_id: string;
+    query: string;
+    critic: string;
+    model: string;
+    prompt: CriticPromptRef;
+    verdict: JudgeVerdict;
+    usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        total_tokens: number;
+    } | null;
+    system_fingerprint: string | null;
+};
+
+export type JudgeVerdict = {
+    kind: string;
+    confidence: number;
+    reasoning: string;
+    critic_id: string;
+    raw_response: string | null;
+    error: string | null;
+    elapsed_s: number;
+    prompt: CriticPromptRef;
+};
+
+export type ReasoningQualitySample = {
+    seq: number;
+    unit_id: string;
+    status: 'succeeded' | 'failed';
+    /**
+     * Times the unit was executed: 1 unless an execution threw or its lane went silent
+     */
+    attempts: number;
+    calls: ModelCalls;
+    error: string | null;
+    created_at: string;
+    evaluator: 'reasoning-quality';
+    output: ReasoningQualityOutput | null;
+};
+
+export type ReasoningQualityOutput = {
+    model: string;
+    item: number;
+    /**
+     * `p` the primary run, `r<n>` a further run, `x<n>` a perturbation
+     */
+    call: string;
+    ok: boolean;
+    text: string | null;
+    output_tokens: number | null;
+    usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        total_tokens: number;
+    } | null;
+    error: string | null;
+    /**
+     * The primary run only, under the LS `model` backend: the checker's labels for this trace
+     */
+    nli?: {
+        labels: Array<'contradiction' | 'entailment' | 'neutral' | null>;
+        errors: Array<string>;
+        calls: number;
+        failed_calls: number;
+        usage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        };
+    };
 };
 
 export type WebhookDeliveryPage = {
@@ -352,10 +1250,6 @@ export type ChainDeterminismRunRequest = {
     n_replays?: number;
     temperature?: number;
     /**
-     * Replays in flight at once
-     */
-    concurrency?: number;
-    /**
      * Chat-completion requests per replay
      */
     max_turns?: number;
@@ -364,74 +1258,18 @@ export type ChainDeterminismRunRequest = {
      * Successful replays a query needs to be measurable
      */
     min_success?: number;
+    /**
+     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     */
+    concurrency?: number;
+    /**
+     * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
+     */
     webhook_url?: string;
 };
 
-export type Suite = {
-    id: string;
-    name: string;
-    sha256: string;
-    n_queries: number;
-    n_tools: number;
-    created_at: string | null;
-};
-
-export type CreateSuiteRequest = {
-    name: string;
-    /**
-     * Read-only: ignored (a new id is assigned)
-     */
-    id?: string;
-    /**
-     * Read-only: ignored (computed from the suite)
-     */
-    sha256?: string;
-    /**
-     * Read-only: ignored
-     */
-    n_queries?: number;
-    /**
-     * Read-only: ignored
-     */
-    n_tools?: number;
-    /**
-     * Read-only: ignored
-     */
-    created_at?: string | null;
-    suite: {
-        /**
-         * Your label for this version of the suite (default `upload`); part of its sha256
-         */
-        version?: string;
-        system_prompt: string;
-        tools: Array<{
-            [key: string]: unknown;
-        }>;
-        stubs: {
-            [key: string]: string;
-        };
-        queries: Array<{
-            query_id: string;
-            query_type?: string;
-            user: string;
-        }>;
-    };
-};
-
-export type SuitePage = {
-    data: Array<Suite>;
-    has_more: boolean;
-    next_cursor: string | null;
-};
-
-export type SuiteDetail = Suite & {
-    suite: {
-        [key: string]: unknown;
-    };
-};
-
 /**
- * One run per prompt version of an A/B request
+ * One run per part of a request that makes several (rpl: one per prompt version)
  */
 export type RunGroup = {
     object: 'run_group';
@@ -498,22 +1336,14 @@ export type RplRunRequest = {
      * `auto`: the Auto-RPL stages S1 (T,K,R) = (8,8,2) → S2 (16,16,2) → S3 (16,16,3), each a run, escalating until ci_width ≤ 0.20, stability ≥ 0.70 and imbalance ≤ 1.50 all pass; samples are reused across stages. Replaces K, R and T. Follow `result.next_run_id` to the next stage; the last stage's `result.auto` holds the controller, final figures, stages and decision log.
      */
     preset?: 'auto';
+    /**
+     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     */
     concurrency?: number;
+    /**
+     * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
+     */
     webhook_url?: string;
-};
-
-export type RplComparison = {
-    dimension: 'model' | 'prompt_version' | null;
-    parity: {
-        [key: string]: unknown;
-    };
-    runs: Array<{
-        [key: string]: unknown;
-    }>;
-    winner: {
-        run_id: string | null;
-        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
-    };
 };
 
 export type JudgeRunRequest = {
@@ -628,99 +1458,14 @@ export type JudgeRunRequest = {
      * Seeds the simulator
      */
     seed?: number;
+    /**
+     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     */
     concurrency?: number;
+    /**
+     * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
+     */
     webhook_url?: string;
-};
-
-export type ContestedItem = {
-    id: string;
-    index: number;
-    query: string | null;
-    consensus: string;
-    agreement_pct: number;
-    krippendorff_alpha: number | null;
-    reasons: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
-    verdicts: Array<JudgeVerdict>;
-};
-
-export type JudgeVerdict = {
-    kind: string;
-    confidence: number;
-    reasoning: string;
-    critic_id: string;
-    raw_response: string | null;
-    error: string | null;
-    elapsed_s: number;
-    prompt: {
-        name: string;
-        version: number | null;
-        sha256: string;
-    };
-};
-
-export type ContestedItemPage = {
-    data: Array<ContestedItem>;
-    has_more: boolean;
-    next_cursor: string | null;
-};
-
-export type CriticPrompt = {
-    name: string;
-    version: number;
-    description: string;
-    system_prompt: string;
-    prompt_template: string;
-};
-
-export type Dataset = {
-    id: string;
-    object: 'dataset';
-    name: string;
-    format: string;
-    n_items: number;
-    /**
-     * The dataset tags of its items
-     */
-    datasets: Array<string>;
-    sha256: string;
-    created_at: string;
-};
-
-export type DatasetUpload = {
-    /**
-     * Also the `dataset` tag of items that carry none (for the per-dataset breakdown)
-     */
-    name: string;
-    /**
-     * `json`: `items` as [{id?, question, answer, type?, dataset?, perturbations?}]. `csv`: `csv` text with a header row and the columns question, answer (and perturbations with `perturbations_column`). `gsm8k`: `rows` as GSM8K's [{question, answer}] (the gold is the number after ####). `strategyqa`: `rows` as [{question, answer: true/false}]. `mmlu`: `rows` as {subject: [{question, choices, answer: index}]}
-     */
-    format: 'json' | 'csv' | 'gsm8k' | 'mmlu' | 'strategyqa';
-    items?: Array<unknown>;
-    csv?: string;
-    rows?: Array<unknown> | {
-        [key: string]: Array<unknown>;
-    };
-    /**
-     * Keep this many items, drawn with the seed (benchmarks: their sampling, reproduced exactly)
-     */
-    num_samples?: number;
-    seed?: number;
-    /**
-     * csv: read a `perturbations` column (a JSON array, or values separated by |)
-     */
-    perturbations_column?: boolean;
-};
-
-export type DatasetPage = {
-    data: Array<Dataset>;
-    has_more: boolean;
-    next_cursor: string | null;
-};
-
-export type DatasetDetail = Dataset & {
-    items: Array<{
-        [key: string]: unknown;
-    }>;
 };
 
 export type ReasoningQualityRunRequest = {
@@ -818,7 +1563,13 @@ export type ReasoningQualityRunRequest = {
      * Seeds the simulator
      */
     seed?: number;
+    /**
+     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     */
     concurrency?: number;
+    /**
+     * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
+     */
     webhook_url?: string;
 };
 
@@ -876,6 +1627,159 @@ export type SsEmbeddingsBackend = {
      * If the embeddings endpoint fails (after retries) or the run was canceled: score SS with Jaccard (default) or leave it out (none), saying so in `ss_fallback`
      */
     fallback?: 'jaccard' | 'none';
+};
+
+export type Suite = {
+    id: string;
+    name: string;
+    sha256: string;
+    n_queries: number;
+    n_tools: number;
+    created_at: string | null;
+};
+
+export type CreateSuiteRequest = {
+    name: string;
+    /**
+     * Read-only: ignored (a new id is assigned)
+     */
+    id?: string;
+    /**
+     * Read-only: ignored (computed from the suite)
+     */
+    sha256?: string;
+    /**
+     * Read-only: ignored
+     */
+    n_queries?: number;
+    /**
+     * Read-only: ignored
+     */
+    n_tools?: number;
+    /**
+     * Read-only: ignored
+     */
+    created_at?: string | null;
+    suite: {
+        /**
+         * Your label for this version of the suite (default `upload`); part of its sha256
+         */
+        version?: string;
+        system_prompt: string;
+        tools: Array<{
+            [key: string]: unknown;
+        }>;
+        stubs: {
+            [key: string]: string;
+        };
+        queries: Array<{
+            query_id: string;
+            query_type?: string;
+            user: string;
+        }>;
+    };
+};
+
+export type SuitePage = {
+    data: Array<Suite>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type SuiteDetail = Suite & {
+    suite: {
+        [key: string]: unknown;
+    };
+};
+
+export type RplComparison = {
+    dimension: 'model' | 'prompt_version' | null;
+    parity: {
+        [key: string]: unknown;
+    };
+    runs: Array<{
+        [key: string]: unknown;
+    }>;
+    winner: {
+        run_id: string | null;
+        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
+    };
+};
+
+export type ContestedItem = {
+    id: string;
+    index: number;
+    query: string | null;
+    consensus: string;
+    agreement_pct: number;
+    krippendorff_alpha: number | null;
+    reasons: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
+    verdicts: Array<JudgeVerdict>;
+};
+
+export type ContestedItemPage = {
+    data: Array<ContestedItem>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type CriticPrompt = {
+    name: string;
+    version: number;
+    description: string;
+    system_prompt: string;
+    prompt_template: string;
+};
+
+export type Dataset = {
+    id: string;
+    object: 'dataset';
+    name: string;
+    format: string;
+    n_items: number;
+    /**
+     * The dataset tags of its items
+     */
+    datasets: Array<string>;
+    sha256: string;
+    created_at: string;
+};
+
+export type DatasetUpload = {
+    /**
+     * Also the `dataset` tag of items that carry none (for the per-dataset breakdown)
+     */
+    name: string;
+    /**
+     * `json`: `items` as [{id?, question, answer, type?, dataset?, perturbations?}]. `csv`: `csv` text with a header row and the columns question, answer (and perturbations with `perturbations_column`). `gsm8k`: `rows` as GSM8K's [{question, answer}] (the gold is the number after ####). `strategyqa`: `rows` as [{question, answer: true/false}]. `mmlu`: `rows` as {subject: [{question, choices, answer: index}]}
+     */
+    format: 'json' | 'csv' | 'gsm8k' | 'mmlu' | 'strategyqa';
+    items?: Array<unknown>;
+    csv?: string;
+    rows?: Array<unknown> | {
+        [key: string]: Array<unknown>;
+    };
+    /**
+     * Keep this many items, drawn with the seed (benchmarks: their sampling, reproduced exactly)
+     */
+    num_samples?: number;
+    seed?: number;
+    /**
+     * csv: read a `perturbations` column (a JSON array, or values separated by |)
+     */
+    perturbations_column?: boolean;
+};
+
+export type DatasetPage = {
+    data: Array<Dataset>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type DatasetDetail = Dataset & {
+    items: Array<{
+        [key: string]: unknown;
+    }>;
 };
 
 export type GetIndexData = {
@@ -1974,6 +2878,9 @@ export type RotateWebhookSecretResponse = RotateWebhookSecretResponses[keyof Rot
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;
     headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
         'idempotency-key'?: string;
     };
     path?: never;
@@ -2016,12 +2923,177 @@ export type CreateChainDeterminismRunError = CreateChainDeterminismRunErrors[key
 
 export type CreateChainDeterminismRunResponses = {
     /**
-     * The run, queued or already running
+     * The run, queued (or, for an Idempotency-Key replay, as it is now)
      */
     202: Run;
 };
 
 export type CreateChainDeterminismRunResponse = CreateChainDeterminismRunResponses[keyof CreateChainDeterminismRunResponses];
+
+export type CreateRplRunData = {
+    body: RplRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/rpl/runs';
+};
+
+export type CreateRplRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateRplRunError = CreateRplRunErrors[keyof CreateRplRunErrors];
+
+export type CreateRplRunResponses = {
+    /**
+     * The run, or the group of runs when the request makes several
+     */
+    202: ChainDeterminismRun | RplRun | JudgeRun | ReasoningQualityRun | RunGroup;
+};
+
+export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];
+
+export type CreateJudgeRunData = {
+    body: JudgeRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/judge/runs';
+};
+
+export type CreateJudgeRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateJudgeRunError = CreateJudgeRunErrors[keyof CreateJudgeRunErrors];
+
+export type CreateJudgeRunResponses = {
+    /**
+     * The run, queued (or, for an Idempotency-Key replay, as it is now)
+     */
+    202: Run;
+};
+
+export type CreateJudgeRunResponse = CreateJudgeRunResponses[keyof CreateJudgeRunResponses];
+
+export type CreateReasoningQualityRunData = {
+    body: ReasoningQualityRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/reasoning-quality/runs';
+};
+
+export type CreateReasoningQualityRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateReasoningQualityRunError = CreateReasoningQualityRunErrors[keyof CreateReasoningQualityRunErrors];
+
+export type CreateReasoningQualityRunResponses = {
+    /**
+     * The run, queued (or, for an Idempotency-Key replay, as it is now)
+     */
+    202: Run;
+};
+
+export type CreateReasoningQualityRunResponse = CreateReasoningQualityRunResponses[keyof CreateReasoningQualityRunResponses];
 
 export type ListChainDeterminismSuitesData = {
     body?: never;
@@ -2180,58 +3252,6 @@ export type GetChainDeterminismSuiteResponses = {
 
 export type GetChainDeterminismSuiteResponse = GetChainDeterminismSuiteResponses[keyof GetChainDeterminismSuiteResponses];
 
-export type CreateRplRunData = {
-    body: RplRunRequest;
-    headers?: {
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/rpl/runs';
-};
-
-export type CreateRplRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateRplRunError = CreateRplRunErrors[keyof CreateRplRunErrors];
-
-export type CreateRplRunResponses = {
-    /**
-     * The run (or, for a list of prompt versions, the group of runs)
-     */
-    202: Run | RunGroup;
-};
-
-export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];
-
 export type CompareRplRunsData = {
     body?: never;
     path?: never;
@@ -2273,58 +3293,6 @@ export type CompareRplRunsResponses = {
 };
 
 export type CompareRplRunsResponse = CompareRplRunsResponses[keyof CompareRplRunsResponses];
-
-export type CreateJudgeRunData = {
-    body: JudgeRunRequest;
-    headers?: {
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/judge/runs';
-};
-
-export type CreateJudgeRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateJudgeRunError = CreateJudgeRunErrors[keyof CreateJudgeRunErrors];
-
-export type CreateJudgeRunResponses = {
-    /**
-     * The run, queued
-     */
-    202: Run;
-};
-
-export type CreateJudgeRunResponse = CreateJudgeRunResponses[keyof CreateJudgeRunResponses];
 
 export type ListContestedItemsData = {
     body?: never;
@@ -2566,55 +3534,3 @@ export type GetReasoningQualityDatasetResponses = {
 };
 
 export type GetReasoningQualityDatasetResponse = GetReasoningQualityDatasetResponses[keyof GetReasoningQualityDatasetResponses];
-
-export type CreateReasoningQualityRunData = {
-    body: ReasoningQualityRunRequest;
-    headers?: {
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/reasoning-quality/runs';
-};
-
-export type CreateReasoningQualityRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateReasoningQualityRunError = CreateReasoningQualityRunErrors[keyof CreateReasoningQualityRunErrors];
-
-export type CreateReasoningQualityRunResponses = {
-    /**
-     * The run, queued
-     */
-    202: Run;
-};
-
-export type CreateReasoningQualityRunResponse = CreateReasoningQualityRunResponses[keyof CreateReasoningQualityRunResponses];

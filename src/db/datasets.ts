@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { datasetChunks, datasets } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 
 export type DatasetRow = typeof datasets.$inferSelect;
 
@@ -39,13 +39,7 @@ export async function datasetItems<T>(db: Db, id: string): Promise<T[]> {
 }
 
 export async function listDatasets(db: Db, tenantId: string, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(datasets)
-    .where(and(eq(datasets.tenantId, tenantId), opts.after ? lt(datasets.id, opts.after) : undefined))
-    .orderBy(desc(datasets.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, datasets, eq(datasets.tenantId, tenantId), opts);
 }
 
 /** Deletes a dataset of the tenant with its items; false if there was none. */

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idfTableChunks, idfTables } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 import { newId } from "../ids.ts";
 import { canonicalJson, prepareIdf, type Idf, type IdfTableData } from "../engines/vrty/index.ts";
 
@@ -52,13 +52,7 @@ export async function getIdfTable(db: Db, tenantId: string, id: string): Promise
 }
 
 export async function listIdfTables(db: Db, tenantId: string, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(idfTables)
-    .where(and(eq(idfTables.tenantId, tenantId), opts.after ? lt(idfTables.id, opts.after) : undefined))
-    .orderBy(desc(idfTables.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, idfTables, eq(idfTables.tenantId, tenantId), opts);
 }
 
 /** Deletes a table of the tenant with its chunks; false if there was none. */

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 
 export type RunRow = typeof runs.$inferSelect;
 export type RunInsert = typeof runs.$inferInsert;
@@ -67,20 +67,12 @@ export async function listRuns(
   tenantId: string,
   opts: { limit: number; after?: string; evaluator?: string; status?: RunStatus },
 ) {
-  const rows = await db
-    .select()
-    .from(runs)
-    .where(
-      and(
-        eq(runs.tenantId, tenantId),
-        opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined,
-        opts.status ? eq(runs.status, opts.status) : undefined,
-        opts.after ? lt(runs.id, opts.after) : undefined,
-      ),
-    )
-    .orderBy(desc(runs.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(
+    db,
+    runs,
+    and(eq(runs.tenantId, tenantId), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
+    opts,
+  );
 }
 
 export async function updateRun(db: Db, id: string, patch: Partial<typeof runs.$inferInsert>): Promise<void> {

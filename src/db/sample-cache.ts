@@ -1,7 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { sampleCache } from "./schema.ts";
-import type { SampleCache } from "../evaluators/types.ts";
+
+/**
+ * A cache of unit results shared across a tenant's runs (rpl's sample cache): values are stored
+ * as JSON and come back as the evaluator stored them. Declared with its storage, so the evaluators
+ * depend on the db layer and not the other way round.
+ */
+export interface SampleCache {
+  get(key: string): Promise<unknown | null>;
+  put(key: string, value: unknown): Promise<void>;
+}
 
 /** The tenant's sample cache in D1. The first write for a key wins, so concurrent units agree on one value. */
 export function d1SampleCache(db: Db, tenantId: string): SampleCache {

@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { suites } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 
 export type SuiteRow = typeof suites.$inferSelect;
 
@@ -18,13 +18,7 @@ export async function getSuite(db: Db, tenantId: string, evaluator: string, id: 
 }
 
 export async function listSuites(db: Db, tenantId: string, evaluator: string, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(suites)
-    .where(and(eq(suites.tenantId, tenantId), eq(suites.evaluator, evaluator), opts.after ? lt(suites.id, opts.after) : undefined))
-    .orderBy(desc(suites.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, suites, and(eq(suites.tenantId, tenantId), eq(suites.evaluator, evaluator)), opts);
 }
 
 /** Deletes a suite of the tenant; false if there was none. */

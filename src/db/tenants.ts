@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { apiKeys, tenants } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 import { newId } from "../ids.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
 
@@ -22,13 +22,7 @@ export async function getTenant(db: Db, id: string): Promise<Tenant | undefined>
 }
 
 export async function listTenants(db: Db, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(tenants)
-    .where(opts.after ? lt(tenants.id, opts.after) : undefined)
-    .orderBy(desc(tenants.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, tenants, undefined, opts);
 }
 
 /** Creates a key and returns it with its secret, which is never retrievable again. */
@@ -48,13 +42,7 @@ export async function createApiKey(db: Db, tenantId: string, name: string): Prom
 }
 
 export async function listApiKeys(db: Db, tenantId: string, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.tenantId, tenantId), opts.after ? lt(apiKeys.id, opts.after) : undefined))
-    .orderBy(desc(apiKeys.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, apiKeys, eq(apiKeys.tenantId, tenantId), opts);
 }
 
 /** Revokes a key; `tenantId` scopes the lookup (undefined only for the operator). Returns the key, or undefined if unknown. */

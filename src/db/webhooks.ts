@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { webhookDeliveries, webhookSecrets } from "./schema.ts";
-import { toPage } from "./page.ts";
+import { listPage } from "./page.ts";
 
 export type WebhookSecretRow = typeof webhookSecrets.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -24,13 +24,7 @@ export async function insertDelivery(db: Db, row: WebhookDeliveryRow): Promise<v
 
 /** A run's delivery attempts, newest first. */
 export async function listDeliveries(db: Db, runId: string, opts: { limit: number; after?: string }) {
-  const rows = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.runId, runId), opts.after ? lt(webhookDeliveries.id, opts.after) : undefined))
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(opts.limit + 1);
-  return toPage(rows, opts.limit);
+  return listPage(db, webhookDeliveries, eq(webhookDeliveries.runId, runId), opts);
 }
 
 /** The message id of a run's first delivery, so a re-send is the same message. */

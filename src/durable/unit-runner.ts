@@ -16,7 +16,7 @@ import {
 } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
-import type { UnitContextReply } from "./run-coordinator.ts";
+import type { UnitContextReply } from "./coordinator/types.ts";
 import { CallTally } from "./model-calls.ts";
 
 /** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */

@@ -1,15 +1,14 @@
 import type { ChatClient, EmbeddingClient } from "../providers/index.ts";
-
-export type EvaluatorName = "chain-determinism" | "rpl" | "judge" | "reasoning-quality";
+import type { SampleCache } from "../db/sample-cache.ts";
 
 /**
- * A cache of unit results shared across a tenant's runs (rpl's sample cache): values are stored
- * as JSON and come back as the evaluator stored them. Provided by the platform (D1).
+ * An evaluator's name: its `POST /v1/<name>/runs` path and the `evaluator` of its runs. Any string a
+ * module registers (registry.ts), so a module can be added, even from a test, without editing a list here.
  */
-export interface SampleCache {
-  get(key: string): Promise<unknown | null>;
-  put(key: string, value: unknown): Promise<void>;
-}
+export type EvaluatorName = string;
+
+/** The tenant's cache of unit results (rpl's sample cache), provided by the platform (D1). */
+export type { SampleCache } from "../db/sample-cache.ts";
 
 /** What a unit's execution ended with; both kinds are stored as a sample. */
 export type UnitOutcome = {
@@ -64,25 +63,25 @@ export type StoredSample = { unitId: string; status: "succeeded" | "failed"; out
  * aggregates, a UnitRunner executes one unit. Units are identified by stable string ids derived
  * from the config, so nothing but the config has to be stored to rebuild a unit.
  */
-export interface Evaluator<Config> {
+export interface Evaluator<Config, Result = unknown> {
   readonly name: EvaluatorName;
   /** The ids of every unit of the run, in a stable order. */
   plan(config: Config): string[];
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
-  aggregate(config: Config, samples: StoredSample[], ctx?: AggregateContext): unknown | Promise<unknown>;
+  aggregate(config: Config, samples: StoredSample[], ctx?: AggregateContext): Result | Promise<Result>;
   /**
    * Optional: what follows a succeeded run (rpl's auto preset escalating to its next stage). Returns
    * the result to store for this run and, if another run should follow, its config and the public
    * part of it; null leaves the run as it is.
    */
-  followUp?(config: Config, result: unknown): Promise<FollowUp | null>;
+  followUp?(config: Config, result: Result): Promise<FollowUp | null>;
   /**
    * Optional: the result as the API shows it, where that differs from the stored one (chain-determinism
    * writes the harness's float fields with float lexemes, `0.0`, as the harness's summary does).
    */
-  wireResult?(result: unknown): unknown;
+  wireResult?(result: Result): unknown;
   /** Reads a stored output back from its exact JSON text. */
   parseOutput(text: string): unknown;
   /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */

@@ -4,7 +4,7 @@
  * failures by `ProviderError.kind`.
  */
 
-/** The contract: requests, responses, the client interface and its one error type. */
+/** The contract: the model interface (the engines' own, src/engines/model.ts, passed through), embeddings and the one error type. */
 export { ProviderError } from "./types.ts";
 export type {
   ChatClient,
@@ -40,3 +40,7 @@ export { createSimEmbeddingClient, simEmbedding, SIM_EMBEDDING_DIMS } from "./si
 export type { SimReasonerOptions } from "./sim/reasoner.ts";
 export { modelClient, PROVIDER_SECRET } from "./factory.ts";
 export type { ModelSettings } from "./factory.ts";
+
+/** The judge's vendor presets (a critic's `vendor` → base URL). */
+export { resolveBaseUrl, VENDORS } from "./vendors.ts";
+export type { CriticEndpointFields } from "./vendors.ts";

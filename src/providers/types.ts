@@ -1,64 +1,11 @@
 /**
- * The one model interface. Engines receive a `ChatClient` and never import a provider; the
- * OpenAI-compatible client and the `sim:*` simulator both implement it.
+ * The providers' contract. The model interface itself (`ChatClient`, its requests and responses) belongs
+ * to the engines (src/engines/model.ts) and is re-exported here unchanged, so the platform keeps one front
+ * door for it; what is the providers' own is below: embeddings and the one error type.
  */
+import type { ChatOptions } from "../engines/model.ts";
 
-export type ToolCall = {
-  id: string;
-  type: "function";
-  /** `arguments` is the raw string the endpoint sent (possibly null): engines parse it themselves, losslessly. */
-  function: { name: string; arguments: string | null };
-};
-
-export type ChatMessage =
-  | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
-  | { role: "tool"; tool_call_id: string; content: string };
-
-/** An OpenAI tool definition, passed through unchanged. */
-export type ToolDefinition = { type: "function"; function: { name: string; description?: string; parameters?: unknown } };
-
-/**
- * A chat-completions request. Implementations send exactly the fields that are present, in this
- * order, so a request body can be compared with the original tools' bodies.
- */
-export type ChatRequest = {
-  model: string;
-  messages: ChatMessage[];
-  tools?: ToolDefinition[];
-  temperature?: number;
-  max_tokens?: number;
-  tool_choice?: "auto" | "none" | "required";
-  seed?: number;
-  response_format?: { type: "json_object" | "text" };
-};
-
-export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-
-export type ChatResponse = {
-  id?: string;
-  /** The model the endpoint says answered (may differ from the requested one, e.g. behind a router). */
-  model?: string;
-  system_fingerprint?: string | null;
-  /** The upstream provider, where a router reports it (OpenRouter's `provider` field). */
-  provider?: string;
-  choices: Array<{
-    message: { role?: string; content: string | null; tool_calls?: ToolCall[] };
-    finish_reason?: string | null;
-  }>;
-  usage?: Usage;
-  /**
-   * How many HTTP attempts this answer took (1 = no retry). Set by the retry policy (retry.ts) so the
-   * platform can count retries; absent for clients that never retry (the simulator).
-   */
-  attempts?: number;
-};
-
-export type ChatOptions = { signal?: AbortSignal };
-
-export interface ChatClient {
-  chat(request: ChatRequest, options?: ChatOptions): Promise<ChatResponse>;
-}
+export type { ChatClient, ChatMessage, ChatOptions, ChatRequest, ChatResponse, ToolCall, ToolDefinition, Usage } from "../engines/model.ts";
 
 /** An embeddings request (`/v1/embeddings`): several texts in one call. */
 export type EmbeddingRequest = { model: string; input: string[]; dimensions?: number };

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
-import { RunSchema } from "./runs.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
@@ -9,34 +8,10 @@ import { newId } from "../ids.ts";
 import { sha256Hex } from "../crypto.ts";
 import { canonicalJson } from "../engines/vrty/index.ts";
 import { validateSuite, type Suite } from "../engines/chain-determinism/index.ts";
-import { deleteSuite, getSuite, insertSuite, listSuites } from "../db/suites.ts";
-import { runJson } from "../runs/wire.ts";
-import type { Db } from "../db/client.ts";
-import { createRun } from "../runs/create.ts";
-import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../evaluators/chain-determinism.ts";
-import { AgentSimulator, ModelFields, modelConfig } from "./model-fields.ts";
-import { SIM_DIVERGENCE } from "../providers/index.ts";
-import { loopbackAllowed } from "../net/destination.ts";
+import { deleteSuite, insertSuite, listSuites } from "../db/suites.ts";
+import { loadSuite } from "../evaluators/chain-determinism/index.ts";
 
 const EVALUATOR = "chain-determinism";
-
-const RunRequest = z
-  .strictObject({
-    ...ModelFields,
-    simulator: AgentSimulator,
-    suite: z.string().min(1).default("default").openapi({ description: "`default` (ours, 10 queries) or the id of an uploaded suite" }),
-    n_queries: z.number().int().min(1).max(1000).default(5).openapi({ description: "The first N queries of the suite" }),
-    n_replays: z.number().int().min(1).max(500).default(10),
-    temperature: z.number().min(0).max(2).default(0),
-    concurrency: z.number().int().min(1).max(LIMITS.concurrency).default(5).openapi({ description: "Replays in flight at once" }),
-    max_turns: z.number().int().min(1).max(50).default(10).openapi({ description: "Chat-completion requests per replay" }),
-    max_tokens: z.number().int().min(1).max(32_768).default(1024),
-    min_success: z.number().int().min(2).default(5).openapi({ description: "Successful replays a query needs to be measurable" }),
-    webhook_url: z.string().max(2000).optional(),
-  })
-  .openapi("ChainDeterminismRunRequest", {
-    example: { model: "sim:agent", n_queries: 5, n_replays: 10, simulator: { divergence: 0.3 } },
-  });
 
 // A suite read with GET can be POSTed back as it is: `version` is kept, and the fields a GET adds
 // (id, sha256, counts, created_at) are accepted and ignored, since the server computes them.
@@ -67,66 +42,8 @@ function suiteWire(id: string, name: string, sha256: string, s: Suite, createdAt
   return { id, name, sha256, n_queries: s.queries.length, n_tools: s.tools.length, created_at: createdAt?.toISOString() ?? null };
 }
 
-async function loadSuite(db: Db, tenantId: string, id: string): Promise<{ id: string; name: string; sha256: string; suite: Suite; createdAt: Date | null } | undefined> {
-  if (id === "default") return { id, name: "assay default (ticketing and inventory)", sha256: await sha256Hex(canonicalJson(DEFAULT_SUITE)), suite: DEFAULT_SUITE, createdAt: null };
-  const row = await getSuite(db, tenantId, EVALUATOR, id);
-  return row && { id: row.id, name: row.name, sha256: row.sha256, suite: row.data as Suite, createdAt: row.createdAt };
-}
-
-export const chainDeterminism = createRouter()
-  .openapi(
-    createRoute({
-      method: "post",
-      path: "/runs",
-      operationId: "createChainDeterminismRun",
-      tags: ["chain-determinism"],
-      summary: "Replay tool-calling queries N times and measure whether tool-call sequences diverge",
-      description:
-        "Returns at once (202) with the run; follow `links.events` (SSE) or poll `links.self`. Accepts `Idempotency-Key`: the same key and body return the same run.",
-      security: tenantSecurity,
-      middleware: guardJson(LIMITS.bodyBytes),
-      request: {
-        headers: z.object({ "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional() }),
-        body: jsonBody(RunRequest),
-      },
-      responses: { 202: jsonResponse(RunSchema, "The run, queued or already running"), ...problems(...bodyProblems, 409, 422) },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const { db, tenantId } = c.var;
-      const model = modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, loopbackAllowed(c.env));
-      const suite = await loadSuite(db, tenantId, body.suite);
-      if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
-      if (body.n_queries > suite.suite.queries.length) {
-        throw ApiError.validation([{ path: "n_queries", message: `The suite has ${suite.suite.queries.length} queries.` }]);
-      }
-      const publicConfig = {
-        ...model.config,
-        suite: { id: suite.id, name: suite.name, sha256: suite.sha256 },
-        n_queries: body.n_queries,
-        n_replays: body.n_replays,
-        temperature: body.temperature,
-        concurrency: body.concurrency,
-        max_turns: body.max_turns,
-        max_tokens: body.max_tokens,
-        min_success: body.min_success,
-      };
-      const config: ChainDeterminismConfig = { ...publicConfig, suite_data: suite.suite };
-      const { run } = await createRun(c.env, db, tenantId, {
-        evaluator: EVALUATOR,
-        config,
-        publicConfig,
-        secrets: model.secrets,
-        webhookUrl: body.webhook_url,
-        concurrency: body.concurrency,
-        // A replay makes at most max_turns calls, each with its own retries: past this, it is presumed lost.
-        leaseMs: (body.max_turns * (model.config.timeout_s * 3 + 15) + 60) * 1000,
-        body,
-        idempotencyKey: c.req.valid("header")["idempotency-key"],
-      });
-      return c.json(runJson(run), 202);
-    },
-  )
+/** chain-determinism's routes besides `POST /runs` (evaluator-runs.ts): its suites. */
+export const chainDeterminismSuites = createRouter()
   .openapi(
     createRoute({
       method: "post",

@@ -18,6 +18,8 @@ export const health = createRouter()
       operationId: "getIndex",
       tags: ["meta"],
       summary: "Where to start (no authentication): a browser is sent to the docs, other clients get their links",
+      // Explicitly public: an empty requirement says no credentials, not "forgot to say".
+      security: [],
       responses: {
         200: jsonResponse(IndexSchema, "Links to the reference and the OpenAPI document"),
         302: { description: "To `/docs`, for clients that accept HTML (browsers)" },
@@ -36,6 +38,7 @@ export const health = createRouter()
       operationId: "getHealth",
       tags: ["meta"],
       summary: "Liveness check (no authentication)",
+      security: [],
       responses: { 200: jsonResponse(HealthSchema, "The API is up"), ...problems() },
     }),
     (c) => c.json({ status: "ok" as const, version: API_VERSION }, 200),

@@ -5,15 +5,16 @@ import { ApiError } from "../errors.ts";
 import { getRun, type RunRow } from "../db/runs.ts";
 import type { Db } from "../db/client.ts";
 import { radarSvg, reportCsv, reportXlsx, type RqReport } from "../reports/reasoning-quality/index.ts";
-import type { RqResult } from "../evaluators/reasoning-quality.ts";
+import { reasoningQuality } from "../evaluators/reasoning-quality/index.ts";
+import { resultOf } from "../runs/result.ts";
 
 const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
 
 /** The report input of an ended reasoning-quality run; 404 for another evaluator's run, 409 before it ends. */
 async function reportOf(db: Db, tenantId: string, runId: string): Promise<RqReport> {
   const run: RunRow | undefined = await getRun(db, tenantId, runId);
-  if (!run || run.evaluator !== "reasoning-quality") throw ApiError.notFound("The reasoning-quality run");
-  const result = run.result as RqResult | null;
+  if (!run || run.evaluator !== reasoningQuality.name) throw ApiError.notFound("The reasoning-quality run");
+  const result = resultOf(reasoningQuality, run);
   if (!result) throw new ApiError({ status: 409, type: "conflict", detail: `Run '${runId}' is ${run.status}; its report exists once it has ended.` });
   const duration = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
   return { run_id: run.id, created_at: run.createdAt.toISOString(), duration_seconds: duration, models: result.models };

@@ -2,58 +2,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonResponse, pageOf, PageQuery, problems, tenantSecurity } from "./openapi.ts";
+import { RunPage, RunSchema, runWire, SamplePage, sampleWire, STATUSES } from "./run-schemas.ts";
 import { ApiError } from "../errors.ts";
-import { FINAL_STATUSES, getRun, listRuns, listSamples, sampleToWire, type RunRow } from "../db/runs.ts";
-import { runJson } from "../runs/wire.ts";
+import { FINAL_STATUSES, getRun, listRuns, listSamples, type RunRow } from "../db/runs.ts";
 import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/webhooks.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 import { cancelRun, settleLostStart } from "../runs/recover.ts";
 import type { Db } from "../db/client.ts";
-
-const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
-
-const ModelCallsSchema = z
-  .object({
-    requests: z.number().int().openapi({ description: "HTTP requests sent to model endpoints, retries included (the simulator sends none)" }),
-    retries: z.number().int().openapi({ description: "How many of those were retries" }),
-    rate_limited: z.number().int().openapi({ description: "Answers that were 429 Too Many Requests" }),
-  })
-  .nullable()
-  .openapi("ModelCalls", { description: "null for runs and samples stored before calls were counted" });
-
-export const RunSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal("run"),
-    evaluator: z.string(),
-    status: z.enum(STATUSES),
-    progress: z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() }),
-    calls: ModelCallsSchema,
-    config: z.record(z.string(), z.unknown()).openapi({ description: "The run's settings, without secrets" }),
-    result: z.unknown().openapi({ description: "The evaluator's result once the run has ended; null before" }),
-    error: z.string().nullable(),
-    webhook_url: z.string().nullable(),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
-    links: z.record(z.string(), z.string()),
-  })
-  .openapi("Run");
-
-const SampleSchema = z
-  .object({
-    seq: z.number().int(),
-    unit_id: z.string(),
-    status: z.enum(["succeeded", "failed"]),
-    attempts: z.number().int().openapi({ description: "Times the unit was executed: 1 unless an execution threw or its lane went silent" }),
-    calls: ModelCallsSchema,
-    output: z.unknown(),
-    error: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi("Sample");
 
 const DeliverySchema = z
   .object({
@@ -98,7 +55,7 @@ export const runs = createRouter()
           status: z.enum(STATUSES).optional(),
         }),
       },
-      responses: { 200: jsonResponse(pageOf(RunSchema, "RunPage"), "Runs"), ...problems(400, 401) },
+      responses: { 200: jsonResponse(RunPage, "Runs"), ...problems(400, 401) },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -106,7 +63,7 @@ export const runs = createRouter()
       // A lost start is settled here too; one that no longer matches the status filter is left out of
       // the page (the cursor is the id of the page's last row, so paging is unaffected).
       const data = (await Promise.all(page.data.map((r) => settleLostStart(c.env, c.var.db, r)))).filter((r) => !query.status || r.status === query.status);
-      return c.json({ ...page, data: data.map(runJson) }, 200);
+      return c.json({ ...page, data: data.map(runWire) }, 200);
     },
   )
   .openapi(
@@ -120,7 +77,7 @@ export const runs = createRouter()
       request: { params: RunParam },
       responses: { 200: jsonResponse(RunSchema, "The run"), ...problems(401, 404) },
     }),
-    async (c) => c.json(runJson(await readRun(c.env, c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
+    async (c) => c.json(runWire(await readRun(c.env, c.var.db, c.var.tenantId, c.req.valid("param").run_id)), 200),
   )
   .openapi(
     createRoute({
@@ -141,7 +98,7 @@ export const runs = createRouter()
       if (FINAL_STATUSES.includes(run.status)) {
         throw new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${run.status}).` });
       }
-      return c.json(runJson(await cancelRun(c.env, db, run)), 200);
+      return c.json(runWire(await cancelRun(c.env, db, run)), 200);
     },
   )
   .openapi(
@@ -159,7 +116,7 @@ export const runs = createRouter()
         200: {
           description: "Samples",
           content: {
-            "application/json": { schema: pageOf(SampleSchema, "SamplePage") },
+            "application/json": { schema: SamplePage },
             "application/x-ndjson": { schema: z.string() },
           },
         },
@@ -197,7 +154,7 @@ export const runs = createRouter()
       const rows = await listSamples(db, run.id, { limit: limit + 1, afterSeq });
       const has_more = rows.length > limit;
       const evaluator = evaluatorFor(run.evaluator);
-      const data = (has_more ? rows.slice(0, limit) : rows).map((s) => sampleToWire(s, (t) => evaluator.parseOutput(t)));
+      const data = (has_more ? rows.slice(0, limit) : rows).map((s) => sampleWire(run.evaluator, s, (t) => evaluator.parseOutput(t)));
       return c.json({ data, has_more, next_cursor: has_more ? String(data[data.length - 1].seq) : null }, 200);
     },
   )
@@ -240,7 +197,7 @@ export const runs = createRouter()
             await stream.writeSSE({ event: "progress", data: p });
           }
           if (FINAL_STATUSES.includes(current.status)) {
-            await stream.writeSSE({ event: "final", data: JSON.stringify(runJson(current)) });
+            await stream.writeSSE({ event: "final", data: JSON.stringify(runWire(current)) });
             return;
           }
           await stream.sleep(250);

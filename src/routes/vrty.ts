@@ -72,7 +72,9 @@ const BatchRequest = z
       .max(LIMITS.batchPairs)
       .openapi({
         description: `1–${LIMITS.batchPairs} pairs. Each is validated on its own: a bad pair gets an error entry, the others are scored.`,
-        items: { $ref: "#/components/schemas/VrtyBatchPair" },
+        // Truthful to what the route accepts (a validating proxy must not refuse a batch the API would
+        // answer): a VrtyBatchPair is scored, and any other value is accepted and answered with its error.
+        items: { anyOf: [{ $ref: "#/components/schemas/VrtyBatchPair" }, { description: "Any other value: its result is an `error` entry" }] },
       }),
     idf_table: IdfTableRef,
   })

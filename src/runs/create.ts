@@ -12,7 +12,7 @@ import { evaluatorFor } from "../evaluators/registry.ts";
 import type { EvaluatorName } from "../evaluators/types.ts";
 import { LIMITS } from "../limits.ts";
 import { abandonStart, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
-import type { StartRun } from "../durable/run-coordinator.ts";
+import type { StartRun } from "../durable/coordinator/types.ts";
 
 export type NewRun = {
   evaluator: EvaluatorName;
@@ -34,14 +34,6 @@ export type NewRun = {
   body: unknown;
   idempotencyKey?: string;
 };
-
-/**
- * The lease of a unit that makes one model call: the call and its two retries at the timeout, plus a
- * minute for the sample write and the report.
- */
-export function singleCallLeaseMs(timeoutS: number): number {
-  return (timeoutS * 3 + 60) * 1000;
-}
 
 /** What an Idempotency-Key record stores to recognise the same request: a hash of the evaluator and body. */
 function requestHash(evaluator: string, body: unknown): Promise<string> {

@@ -13,7 +13,7 @@ import type { RunCoordinator, UnitView } from "../../src/durable/run-coordinator
 import { createRun } from "../../src/runs/create.ts";
 import { openDb } from "../../src/db/client.ts";
 import { PROVIDER_SECRET, type ModelSettings } from "../../src/providers/index.ts";
-import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism.ts";
+import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
 import { fakeScenario, newTenant, send, startRun, waitForRun, type RunJson, WAIT } from "./helpers.ts";
 
 /** For vi.waitFor: the condition decides, so the deadline only has to outlast a busy machine. */
@@ -309,4 +309,70 @@ describe("RunCoordinator", () => {
     const again = await send("POST", `/v1/runs/${created.id}/cancel`, key);
     expect(again.status).toBe(409);
   }, LONG);
+});
+
+// Issue 15 (item 3): the run's phase is one stored value, and one place says what the alarm is for.
+describe("RunCoordinator lifecycle and alarm plan", () => {
+  it("says what its alarm is for: while a lane is inside a call, the unit's lease", async () => {
+    const { key } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "purpose");
+    const created = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 2, min_success: 2, concurrency: 1 });
+    await heldCalls(model, 1);
+    // Whatever alarm is due now (the start's progress flush, or one after it) runs and plans the next:
+    // with D1 up to date and the one unit started, that is its lease.
+    await runDurableObjectAlarm(coordinator(created.id));
+    const { phase, alarm } = await coordinator(created.id).state();
+    expect(phase).toEqual({ kind: "running" });
+    expect(alarm?.for).toBe("lease");
+    expect((await send("POST", `/v1/runs/${created.id}/cancel`, key)).status).toBe(200);
+    expect((await waitForRun(key, created.id)).status).toBe("canceled");
+    expect((await coordinator(created.id).state()).phase).toEqual({ kind: "finished", status: "canceled" });
+    await releaseScenario(fakeUrl(), model);
+  }, LONG);
+
+  it("ends a run finished, with no secret kept and no alarm left set", async () => {
+    const { key } = await newTenant();
+    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2, concurrency: 1 });
+    expect((await waitForRun(key, created.id)).status).toBe("succeeded");
+    const state = await coordinator(created.id).state();
+    expect(state).toMatchObject({ phase: { kind: "finished", status: "succeeded" }, hasSecret: false, units: { ended: 2 } });
+    expect(state.meta).toMatchObject({ status: "succeeded", done: 2, failed: 0, total: 2 });
+    await runInDurableObject(coordinator(created.id), async (_, ctx) => expect(await ctx.storage.getAlarm()).toBeNull());
+  }, LONG);
+
+  it("goes on with a run stored before its phase had a key of its own (a status in its meta)", async () => {
+    const { key } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "legacy");
+    const created = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 3, min_success: 2, concurrency: 1 });
+    await heldCalls(model, 1);
+    // The storage an earlier version left: the status in the meta record, no lifecycle key.
+    await runInDurableObject(coordinator(created.id), async (_, ctx) => {
+      const sql = ctx.storage.sql;
+      const meta = JSON.parse(sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'meta'").one().v) as Record<string, unknown>;
+      sql.exec("UPDATE kv SET v = ? WHERE k = 'meta'", JSON.stringify({ ...meta, status: "running" }));
+      sql.exec("DELETE FROM kv WHERE k = 'lifecycle'");
+    });
+    await evictDurableObject(coordinator(created.id));
+    await releaseScenario(fakeUrl(), model);
+    const run = await waitForRun(key, created.id);
+    expect(run.status).toBe("succeeded");
+    expect(run.progress).toEqual({ done: 3, failed: 0, total: 3 });
+    expect((await coordinator(created.id).state()).phase).toEqual({ kind: "finished", status: "succeeded" });
+  }, LONG);
+
+  it("keeps the end of a run finished by an earlier version: a cancel or a late start changes nothing", async () => {
+    const stub = coordinator(`legacy-${Date.now()}`);
+    await runInDurableObject(stub, async (instance: RunCoordinator, ctx) => {
+      const meta = { runId: "run_legacy", tenantId: "t", evaluator: "chain-determinism", concurrency: 1, leaseMs: 60_000, maxAttempts: 3, total: 2 };
+      const put = (k: string, v: unknown) => ctx.storage.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, JSON.stringify(v));
+      put("meta", { ...meta, status: "failed", done: 0, failed: 2 });
+      put("finished", true);
+      expect((await instance.state()).phase).toEqual({ kind: "finished", status: "failed" });
+      expect(await instance.cancel()).toBe("failed");
+      expect(await instance.abandon("canceled")).toBe(false);
+      await instance.start({ ...meta, config: {}, unitIds: ["a", "b"], secretEnc: null });
+      expect(await instance.units()).toEqual([]);
+      expect((await instance.state()).meta).toMatchObject({ status: "failed", done: 0, failed: 2 });
+    });
+  });
 });

@@ -2,7 +2,7 @@
  * One replay of the tool-calling conversation (spec chain-determinism.md §2, §2b). Pure apart from
  * the injected `ChatClient`: no clock, no randomness, no network of its own.
  */
-import type { ChatClient, ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage } from "../../providers/types.ts";
+import type { ChatClient, ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage } from "../model.ts";
 import { parsePyJson, toPlain, type PyPlain } from "../python/index.ts";
 import { headCodePoints, lenCodePoints, pyRepr, pyStrRepr } from "../python/index.ts";
 import { scrub } from "./scrub.ts";

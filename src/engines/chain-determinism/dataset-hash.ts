@@ -3,9 +3,8 @@
  * `tool_calls_hash` and the CLI console's `unique_sequences` display key. Neither drives metrics;
  * they exist so stored rows can be matched against the published dataset and console output.
  */
-import { fromPlain, type PyValue } from "../python/index.ts";
-import { pyFloatRepr } from "../python/index.ts";
-import { compareCodePoints, sha256Hex } from "./sequence-key.ts";
+import { compareCodePoints, fromPlain, pyFloatRepr, type PyValue } from "../python/index.ts";
+import { sha256Hex } from "./sequence-key.ts";
 
 const SHORT: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
 

@@ -2,6 +2,7 @@
  * Divergence aggregation (spec chain-determinism.md §5) and the console summary text (§7), plus
  * two per-query descriptors of our own computed from the same rows.
  */
+import { compareCodePoints } from "../python/index.ts";
 import { wilson } from "../stats/index.ts";
 import { seqFull, seqKey } from "./sequence-key.ts";
 
@@ -43,14 +44,6 @@ function pyTruthy(v: unknown): boolean {
   return Boolean(v);
 }
 
-// Plain `<` on JS strings compares UTF-16 units; query ids must sort by code point like Python.
-function byCodePoint(a: string, b: string): number {
-  const x = Array.from(a, (c) => c.codePointAt(0)!);
-  const y = Array.from(b, (c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
-}
-
 function groupRows(rows: readonly DivergenceRow[], minSuccess: number, fn: string): Map<string, DivergenceRow[]> {
   if (!Number.isInteger(minSuccess) || minSuccess < 2) throw new RangeError(`${fn}: minSuccess must be an integer >= 2, got ${minSuccess}`);
   const groups = new Map<string, DivergenceRow[]>();
@@ -61,7 +54,7 @@ function groupRows(rows: readonly DivergenceRow[], minSuccess: number, fn: strin
     if (!g) groups.set(id, (g = []));
     g.push(row);
   });
-  return new Map([...groups].sort((a, b) => byCodePoint(a[0], b[0])));
+  return new Map([...groups].sort((a, b) => compareCodePoints(a[0], b[0])));
 }
 
 /**

@@ -3,8 +3,7 @@
  * mirrored to JSON, and our compact string form `seq_key` whose equality is tuple equality.
  */
 import { sha256Hex } from "../sha256.ts";
-import { fromPlain, type PyValue } from "../python/index.ts";
-import { pyFloatRepr } from "../python/index.ts";
+import { compareCodePoints, fromPlain, pyFloatRepr, type PyValue } from "../python/index.ts";
 
 /** JSON mirror of one canonical value: `["int","1"]`, `["float","1.0"]`, `["dict",[[k, K], ...]]`, … */
 export type KeyMirror =
@@ -19,26 +18,6 @@ export type KeyMirror =
 
 /** One `(name, argsKey)` pair per call, in call order. */
 export type SeqMirror = Array<[unknown, KeyMirror]>;
-
-/**
- * Unicode code-point order for two JS strings. Comparing UTF-16 units misorders astral characters
- * (surrogates D800–DFFF) against E000–FFFF; at the first differing unit, lifting surrogates above
- * E000–FFFF (ICU's "code point order" fix-up) restores code-point order without decoding.
- */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x += x >= 0xe000 ? -0x800 : 0x2000;
-      y += y >= 0xe000 ? -0x800 : 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
 
 /** K(value) of §4 over the lossless tree. */
 export function keyOf(value: PyValue): KeyMirror {

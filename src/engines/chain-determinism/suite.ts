@@ -4,7 +4,7 @@
  * registry sent verbatim, one argument-independent stub text per non-terminal tool, and queries
  * whose user message is already fully rendered.
  */
-import type { ToolDefinition } from "../../providers/types.ts";
+import type { ToolDefinition } from "../model.ts";
 
 export type SuiteQuery = { query_id: string; query_type?: string; user: string };
 

@@ -7,7 +7,7 @@
 //   FIX-nan     a NaN confidence becomes 0, not 1.0 (p32, p33: Python's min(1, nan) quirk);
 //   FIX-percent "85%" means 0.85, not 0 (p10). A bare number above 1 (85) still clamps to 1.0 (p11),
 //               as the spec says, because it is ambiguous (0..100 or out of range).
-import { codePoints, pyFloat, pyStr, substitutePyTokens } from "./pyconv.ts";
+import { headCodePoints, pyFloat, pyStr, substitutePyTokens } from "../python/index.ts";
 import type { Verdict } from "./types.ts";
 
 const FENCE = "```";
@@ -74,7 +74,7 @@ export function parseVerdict(content: string | null, criticId: string, elapsedS 
   if (stripped === "") return errorVerdict(criticId, "empty_response", elapsedS, "empty response from LLM");
   const obj = extractJsonObject(stripped);
   if (obj === null) {
-    return { kind: "PARSE_FAIL", confidence: 0, reasoning: codePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
+    return { kind: "PARSE_FAIL", confidence: 0, reasoning: headCodePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
   }
   // `in` mirrors Python's `"kind" in data`: a key holding null still wins over `verdict`.
   const label = "kind" in obj ? obj.kind : "verdict" in obj ? obj.verdict : "UNCLEAR";
@@ -86,12 +86,12 @@ export function parseVerdict(content: string | null, criticId: string, elapsedS 
     reasons = pyStr(reasoning);
   } catch {
     // A label or reasoning nested past what Python's str() can print (it raises RecursionError): not a verdict.
-    return { kind: "PARSE_FAIL", confidence: 0, reasoning: codePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
+    return { kind: "PARSE_FAIL", confidence: 0, reasoning: headCodePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
   }
   return {
     kind: kind.trim().toUpperCase(),
     confidence: readConfidence(obj.confidence ?? undefined),
-    reasoning: codePoints(reasons, 1000),
+    reasoning: headCodePoints(reasons, 1000),
     critic_id: criticId,
     raw_response: stripped,
     error: null,

@@ -7,7 +7,7 @@
  * in-memory form used for keys and reprs.
  */
 
-import { pyFloatRepr } from "./py-repr.ts";
+import { pyFloatRepr } from "./float.ts";
 
 export type PyValue =
   | { t: "null" }

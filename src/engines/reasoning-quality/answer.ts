@@ -13,17 +13,17 @@ import {
   PY_WS,
   S,
   W,
-  codePointLength,
-  codePointPrefix,
   collapseWhitespace,
   escapeRegExp,
+  headCodePoints,
   isBlank,
-  pyFloat,
+  lenCodePoints,
+  pyDecimalFloat,
   pyFloatRepr,
   pyRstripChars,
   pySplitlines,
   pyStrip,
-} from "./pystr.ts";
+} from "../python/index.ts";
 
 export type GoldKind = "num" | "yn" | "choice" | "text";
 export type CqMatcher = "canonical" | "legacy7";
@@ -44,7 +44,7 @@ const NUM_GOLD = /^-?[\p{Nd},.]+$/u;
 export function goldKind(gold: string): GoldKind {
   const g = normAnswer(gold);
   if (g === "yes" || g === "no" || g === "true" || g === "false") return "yn";
-  if (codePointLength(g) === 1 && "ABCD".includes(g.toUpperCase())) return "choice";
+  if (lenCodePoints(g) === 1 && "ABCD".includes(g.toUpperCase())) return "choice";
   if (NUM_GOLD.test(g.replaceAll(" ", ""))) return "num";
   return "text";
 }
@@ -52,7 +52,7 @@ export function goldKind(gold: string): GoldKind {
 /** The float behind a numeric gold, or null when the gold is not `num` or does not parse (e.g. "1.2.3"). */
 export function canonicalGoldValue(gold: string): number | null {
   if (goldKind(gold) !== "num") return null;
-  return pyFloat(normAnswer(gold).replaceAll(",", "").replaceAll(" ", ""));
+  return pyDecimalFloat(normAnswer(gold).replaceAll(",", "").replaceAll(" ", ""));
 }
 
 /** `canonical_gold` (§2.1): repr(float) for num (the raw normalised gold if it does not parse), yes/no, the letter, or `contains:<g>`. */
@@ -88,14 +88,14 @@ export function extractNumber(pred: string): number | null {
     if (!all) return null;
     s = all[all.length - 1];
   }
-  return pyFloat(s.replaceAll(",", ""));
+  return pyDecimalFloat(s.replaceAll(",", ""));
 }
 
 /** Every number-like match that parses, in order (legacy7 strategy 7). */
 function allNumbers(pred: string): number[] {
   const out: number[] = [];
   for (const m of pred.matchAll(ANY_NUMBER)) {
-    const v = pyFloat(m[0].replaceAll(",", ""));
+    const v = pyDecimalFloat(m[0].replaceAll(",", ""));
     if (v !== null) out.push(v);
   }
   return out;
@@ -126,7 +126,7 @@ function earliest(patterns: RegExp[], text: string): number | null {
 export function extractYesNo(pred: string): "yes" | "no" | null {
   if (isBlank(pred)) return null;
   const t = normAnswer(pred);
-  const first = codePointPrefix(t.split(".")[0], 80);
+  const first = headCodePoints(t.split(".")[0], 80);
   const noPos = earliest(NO_PATTERNS, first);
   const yesPos = earliest(YES_PATTERNS, first);
   if (noPos !== null || yesPos !== null) {
@@ -188,7 +188,7 @@ export function extractAnswer(pred: string, gold: string): string | null {
       const t = normAnswer(pred);
       const g = normAnswer(gold);
       if (g !== "" && t.includes(g)) return `contains:${g}`;
-      return codePointLength(t) <= 60 ? t : null;
+      return lenCodePoints(t) <= 60 ? t : null;
     }
   }
 }
@@ -206,7 +206,7 @@ export type MatchOptions = {
 function goldDecimals(gold: string): number {
   const g = normAnswer(gold).replaceAll(",", "").replaceAll(" ", "");
   const dot = g.indexOf(".");
-  return dot < 0 ? 0 : codePointLength(g) - dot - 1;
+  return dot < 0 ? 0 : lenCodePoints(g) - dot - 1;
 }
 
 function numericClose(v: number, goldValue: number, gold: string, roundingAware: boolean | undefined): boolean {

@@ -8,7 +8,7 @@
  * layer can answer 400 naming the field.
  */
 import { PyRandom } from "./pyrandom.ts";
-import { PY_WS, pyStrip } from "./pystr.ts";
+import { PY_WS, pyStrip } from "../python/index.ts";
 
 /** One evaluation item, whatever its source. Extra source fields (full_solution, choices, facts, …) ride along. */
 export interface DatasetItem {

@@ -10,7 +10,7 @@
  * for bit.
  */
 import { extractAnswer, isCorrect, type CqMatcher, type MatchOptions } from "./answer.ts";
-import { compareCodePoints, isBlank, pySplit, pyStrip } from "./pystr.ts";
+import { compareCodePoints, isBlank, pySplit, pyStrip } from "../python/index.ts";
 import { round4 } from "./round.ts";
 
 /** The `metrics:` config block as [C] reads it; an absent key takes the code's default (see each metric). */

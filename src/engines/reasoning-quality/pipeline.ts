@@ -16,7 +16,7 @@
  */
 import { DEFAULT_PRESET, aggregateAll, resolveWeightTable, type AggregateOptions, type PresetVersion, type WeightTable, type WeightTableName } from "./aggregate.ts";
 import { datasetOf, groupByDataset, scoreItems, summarise, type BackendFallback, type ItemRecord, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
-import { compareCodePoints, isBlank, pyStrip } from "./pystr.ts";
+import { compareCodePoints, isBlank, pyStrip } from "../python/index.ts";
 import { runTrace, splitSteps, storedTrace, whitespaceTokenCount, type StepRule } from "./steps.ts";
 
 /** One dataset item (§9.5 fields; `question_id` is [C]'s optional record label). */

@@ -4,7 +4,7 @@
  * space (so sentence periods disappear); ES falls back to the whitespace word count when the provider
  * reports no usage.
  */
-import { S, isBlank, pySplit, pySplitlines, pyStrip } from "./pystr.ts";
+import { S, isBlank, pySplit, pySplitlines, pyStrip } from "../python/index.ts";
 
 /**
  * Which splitter produces the steps (§5 [D] `ls_step_splitter`):

@@ -12,7 +12,7 @@
  */
 import { normalizePerturbations, type DatasetItem, type PerturbFn } from "./datasets.ts";
 import { PyRandom } from "./pyrandom.ts";
-import { pyFloatRepr } from "./pystr.ts";
+import { pyFloatRepr } from "../python/index.ts";
 import { pyRound } from "./round.ts";
 
 export type SyntheticType = "reasoning" | "adversarial" | "robustness";

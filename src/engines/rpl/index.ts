@@ -2,7 +2,7 @@
 // async because it uses WebCrypto. Randomness comes only from the seeded numpy-compatible generator.
 export { rotationOffset, stageTemplateCount, selectTemplates, balancedIndices, plannedCounts, imbalanceRatio, planSampling, replicateIndices } from "./sampler.ts";
 export type { SamplingPlan } from "./sampler.ts";
-export { composePrompt, codePointLength } from "./prompt.ts";
+export { composePrompt } from "./prompt.ts";
 export type { ComposedPrompt } from "./prompt.ts";
 export { sampleCacheKey, sampleCacheKeyV1, runId } from "./cache-key.ts";
 export type { ProviderMode, SampleKeyInput } from "./cache-key.ts";

@@ -3,6 +3,7 @@
  * not a constant here: it belongs with the prompt bank (it changed between Heretix commits and every hash
  * depends on it, §18.2), so whoever freezes the bank freezes the schema text with it.
  */
+import { lenCodePoints } from "../python/index.ts";
 import { sha256Hex } from "./hash.ts";
 
 export type ComposedPrompt = {
@@ -27,12 +28,5 @@ export async function composePrompt(input: { system: string; userTemplate: strin
   const user_text = paraphrase.replaceAll("{CLAIM}", () => claim) + "\n\n" + userTemplate.replaceAll("{CLAIM}", () => claim);
   const instructions = system + "\n\n" + schema;
   const full = instructions + "\n\n" + user_text;
-  return { instructions, user_text, prompt_sha256: await sha256Hex(full), prompt_char_len: codePointLength(full) };
-}
-
-/** Python `len(s)`: code points, so an astral character counts once (JS `.length` would count two). */
-export function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+  return { instructions, user_text, prompt_sha256: await sha256Hex(full), prompt_char_len: lenCodePoints(full) };
 }

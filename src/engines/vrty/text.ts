@@ -1,5 +1,6 @@
 import { STOPWORD_SET } from "./stopwords.ts";
-import { cachedTokenId, FNV_OFFSET, FNV_PRIME, resetTokenCache } from "./token-cache.ts";
+// `Intern` is declared beside the cache that calls it, so that token-cache.ts needs nothing from here.
+import { cachedTokenId, FNV_OFFSET, FNV_PRIME, resetTokenCache, type Intern } from "./token-cache.ts";
 
 /** Each of prompt and response is cut to its first MAX_TOKENS tokens, stopwords included (§2.1). */
 export const MAX_TOKENS = 2048;
@@ -56,12 +57,6 @@ export function tokenize(text: string): string[] {
   }
   return out;
 }
-
-/**
- * Maps the token `s[start, end)`, whose FNV-1a hash is `hash`, to a content-term id, or to -1
- * if it is a stopword. Receiving offsets rather than a string lets the hot path avoid slicing.
- */
-export type Intern = (s: string, start: number, end: number, hash: number) => number;
 
 export { resetTokenCache };
 

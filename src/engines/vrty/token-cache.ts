@@ -1,4 +1,8 @@
-import type { Intern } from "./text.ts";
+/**
+ * Maps the token `s[start, end)`, whose FNV-1a hash is `hash`, to a content-term id, or to -1
+ * if it is a stopword. Receiving offsets rather than a string lets the hot path avoid slicing.
+ */
+export type Intern = (s: string, start: number, end: number, hash: number) => number;
 
 /**
  * Per-call cache from token text to its interned id, keyed by a hash computed while the

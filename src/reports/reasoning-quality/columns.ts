@@ -1,15 +1,11 @@
 /** Column definitions shared by the CSV and XLSX renderers, so both agree on order and labels. */
+import { METRIC_KEYS } from "../../engines/reasoning-quality/index.ts";
 import type { RqMetrics, RqModelReport } from "./types.ts";
 
-/** The metric keys in the spec's fixed order (CQ, CS, RS, LS, ES, SS). */
-export const METRIC_KEYS = [
-  "correctness",
-  "consistency",
-  "robustness",
-  "logical_coherence",
-  "efficiency",
-  "stability",
-] as const satisfies readonly (keyof RqMetrics)[];
+/** The metric keys in the spec's fixed order (CQ, CS, RS, LS, ES, SS): the engine's one list. */
+export { METRIC_KEYS };
+// The report reads each of them from a model's metrics: a key the report type lacks fails to compile.
+METRIC_KEYS satisfies readonly (keyof RqMetrics)[];
 
 /** Spreadsheet header text of each metric, index-aligned with METRIC_KEYS. */
 export const METRIC_LABELS = ["Correctness", "Consistency", "Robustness", "Logical Coherence", "Efficiency", "Stability"] as const;

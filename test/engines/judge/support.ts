@@ -1,10 +1,11 @@
 // Shared helpers of the judge tests: a fake endpoint that records what a critic sends and answers with
-// canned content, a float comparison at the reference README's tolerance (1e-9 absolute), a test name for
+// canned content, the reference library's endpoint wiring (vendor preset, key from api_key or env, URL and
+// headers), a float comparison at the reference README's tolerance (1e-9 absolute), a test name for
 // a reference line, and the content predicate that says which of the four deliberate parser fixes
 // (README "judge", last paragraph; src/engines/judge/parse.ts FIX-*) an answer triggers.
 import { expect } from "vitest";
-import type { ChatRequest, ChatResponse } from "../../../src/providers/types.ts";
-import type { CriticEndpoint } from "../../../src/engines/judge/index.ts";
+import type { ChatClient, ChatRequest, ChatResponse } from "../../../src/providers/types.ts";
+import { resolveBaseUrl, VENDORS, type CriticEndpointFields } from "../../../src/providers/index.ts";
 import type { RefLine } from "../../support/reference.ts";
 
 export function closeTo(actual: number | null, expected: number | null, tol = 1e-9): void {
@@ -18,10 +19,45 @@ export function lineName(r: RefLine): string {
   return `line ${r.line} ${v.id ?? "(no id)"}${v.note ? `: ${v.note}` : ""}`;
 }
 
-/** A `connect` that records endpoint and request; `answer` returns the body or throws like a provider. */
+/** Where and how the reference library sends a critic's request. `headers` are exactly its two. */
+export type CriticEndpoint = { url: string; baseUrl: string; apiKey: string; headers: { Authorization: string; "Content-Type": "application/json" } };
+
+/**
+ * The reference `Critic`'s endpoint wiring (spec cross-judge.md §2 steps 2–3), which the run platform does
+ * not use (it binds keys from the run's secrets; its client builds the URL and headers): a `connect` for
+ * the engine's `judgeCritic`. The base URL is resolved now through the providers' presets, so an unknown
+ * vendor throws before any call, as the reference raises outside its try (r06, r11). The key (api_key,
+ * else the vendor's env var) is resolved when the engine connects, inside its failure boundary, so a
+ * missing key becomes an ERROR verdict with no request sent (r07, r08).
+ */
+export function referenceConnect(
+  critic: CriticEndpointFields,
+  env: Readonly<Record<string, string | undefined>>,
+  connectTo: (endpoint: CriticEndpoint) => ChatClient,
+): () => ChatClient {
+  const baseUrl = resolveBaseUrl(critic);
+  return () => {
+    const vendor = critic.vendor ?? "deepseek";
+    const preset = Object.hasOwn(VENDORS, vendor) ? VENDORS[vendor] : undefined;
+    const key = critic.api_key || (preset ? env[preset.envKey] || null : null);
+    if (key === null) {
+      const missing = preset
+        ? `Missing API key for vendor '${vendor}'. Set ${preset.envKey} env var or pass api_key=... explicitly.`
+        : `Missing api_key for vendor '${vendor}'. Pass api_key=... explicitly.`;
+      throw Object.assign(new Error(missing), { name: "MissingApiKey" });
+    }
+    const url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    return connectTo({ url, baseUrl, apiKey: key, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" } });
+  };
+}
+
+/**
+ * A `connect` that records endpoint (when connected through {@link referenceConnect}) and request;
+ * `answer` returns the body or throws like a provider.
+ */
 export function fakeEndpoint(answer: () => ChatResponse) {
-  const calls: { endpoint: CriticEndpoint; request: ChatRequest }[] = [];
-  const connect = (endpoint: CriticEndpoint) => ({
+  const calls: { endpoint: CriticEndpoint | undefined; request: ChatRequest }[] = [];
+  const connect = (endpoint?: CriticEndpoint) => ({
     chat: async (request: ChatRequest) => {
       calls.push({ endpoint, request });
       return answer();

@@ -15,7 +15,7 @@ import {
   legacyNorm,
   naiveSubstringMatch,
 } from "../../../src/engines/reasoning-quality/index.ts";
-import { pyFloatRepr } from "../../../src/engines/reasoning-quality/pystr.ts";
+import { pyFloatRepr } from "../../../src/engines/python/index.ts";
 import { itEachCase } from "../../support/reference.ts";
 import { describeRq, expectPy, vectorLines, type VectorLine } from "./support.ts";
 

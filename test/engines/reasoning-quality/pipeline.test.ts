@@ -33,7 +33,7 @@ import {
   type Generate,
   type ItemRecord,
 } from "../../../src/engines/reasoning-quality/index.ts";
-import { pyStrip } from "../../../src/engines/reasoning-quality/pystr.ts";
+import { pyStrip } from "../../../src/engines/python/index.ts";
 import { itEachCase } from "../../support/reference.ts";
 import { CODE_PARITY, TOL, closeList, closeTo, describeRq, expectPy, pyEquals, vectorLines, type VectorLine } from "./support.ts";
 

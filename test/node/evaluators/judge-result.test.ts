@@ -2,7 +2,7 @@
 // leaves floating-point noise where the exact value is 0 or 1; the result shows the exact value.
 import { describe, expect, it } from "vitest";
 import { aggregateVerdicts, type Verdict } from "../../../src/engines/judge/index.ts";
-import { readableAlpha } from "../../../src/evaluators/judge.ts";
+import { readableAlpha } from "../../../src/evaluators/judge/index.ts";
 
 const verdict = (kind: string, i: number): Verdict => ({ kind, confidence: 0.9, reasoning: "", error: null, raw_response: "", critic_id: `c${i}`, elapsed_s: 0 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank, validatePromptBank } from "../../../src/evaluators/rpl-prompts.ts";
+import { DEFAULT_RPL_PROMPT, RPL_PROMPTS, promptBank, validatePromptBank } from "../../../src/evaluators/rpl/prompts.ts";
 import { composePrompt, containsUrl } from "../../../src/engines/rpl/index.ts";
 import raw from "../../../prompts/rpl/rpl-assay-v1.json" with { type: "json" };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkerClient, checkerMessages, checkPairs, parseCheckerLabels, type LsModelConfig } from "../../../src/evaluators/rq-backends.ts";
+import { checkerClient, checkerMessages, checkPairs, parseCheckerLabels, type LsModelConfig } from "../../../src/evaluators/reasoning-quality/backends.ts";
 import { createSimEmbeddingClient, simCheckerLabel, simEmbedding } from "../../../src/providers/index.ts";
 import { ProviderError, type ChatClient } from "../../../src/providers/types.ts";
 import { cosine } from "../../../src/engines/reasoning-quality/index.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createSimClient, type ChatRequest } from "../../../src/providers/index.ts";
 import { claimOf, isRplRequest } from "../../../src/providers/sim/rpl.ts";
 import { composePrompt, containsUrl, parseAnswer } from "../../../src/engines/rpl/index.ts";
-import { RPL_PROMPTS } from "../../../src/evaluators/rpl-prompts.ts";
+import { RPL_PROMPTS } from "../../../src/evaluators/rpl/prompts.ts";
 
 const bank = RPL_PROMPTS["rpl-assay-v1"];
 const CLAIM = "Regular exercise lowers resting heart rate";

@@ -10,9 +10,11 @@
  *
  * Both have a simulator (`sim:*`, no key) so the paths run offline.
  */
-import prompt from "../../prompts/reasoning-quality/contradiction-checker.json" with { type: "json" };
-import type { EmbedFn, NliLabel, StepPair } from "../engines/reasoning-quality/index.ts";
-import { checkerResponder, createSimClient, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../providers/index.ts";
+import prompt from "../../../prompts/reasoning-quality/contradiction-checker.json" with { type: "json" };
+import type { EmbedFn, NliLabel, StepPair } from "../../engines/reasoning-quality/index.ts";
+import { checkerResponder, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../../providers/index.ts";
+import { simulatorClient } from "../model-client.ts";
+import { addUsage, emptyUsage } from "../usage.ts";
 
 export type LsModelConfig = {
   method: "model";
@@ -120,7 +122,7 @@ export type CheckerRecord = { labels: (NliLabel | null)[]; errors: string[]; cal
  * Labels a trace's pairs, `batch_size` per call, CHECKER_PARALLEL calls at a time. A failed call or an unusable answer leaves its pairs null and its reason in `errors`.
  */
 export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, client: (batch: readonly StepPair[]) => ChatClient, signal: AbortSignal): Promise<CheckerRecord> {
-  const record: CheckerRecord = { labels: [], errors: [], calls: 0, failed_calls: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
+  const record: CheckerRecord = { labels: [], errors: [], calls: 0, failed_calls: 0, usage: emptyUsage() };
   const batches: StepPair[][] = [];
   for (let i = 0; i < pairs.length; i += ls.batch_size) batches.push(pairs.slice(i, i + ls.batch_size));
   // At most CHECKER_PARALLEL calls at once: a Worker invocation keeps only six connections open, and a
@@ -130,11 +132,7 @@ export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, 
   const check = async (batch: StepPair[]): Promise<(NliLabel | null)[]> => {
     try {
       const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
-      if (res.usage) {
-        record.usage.prompt_tokens += res.usage.prompt_tokens;
-        record.usage.completion_tokens += res.usage.completion_tokens;
-        record.usage.total_tokens += res.usage.total_tokens;
-      }
+      addUsage(record.usage, res.usage);
       return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
     } catch (err) {
       if (signal.aborted) throw err;
@@ -158,7 +156,8 @@ export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, 
 /** The checker client for a batch: the simulator bound to the batch, or the endpoint's client. */
 export function checkerClient(ls: LsModelConfig, seed: number, endpoint: () => ChatClient): (batch: readonly StepPair[]) => ChatClient {
   if (!isSimModel(ls.model)) return () => endpoint();
-  return (batch) => createSimClient({ model: ls.model, seed, responders: [checkerResponder(batch)] });
+  // The simulated checker answers only the batch it is made for: no default responder behind it.
+  return (batch) => simulatorClient({ kind: "simulator", model: ls.model, seed, responders: [checkerResponder(batch)], only: true });
 }
 
 /** Counts of an aggregate-time backend's calls. */
@@ -170,8 +169,7 @@ export function embedFn(ss: SsEmbeddingsConfig, client: EmbeddingClient, stats: 
     stats.calls++;
     const res = await client.embed({ model: ss.model, input: texts, ...(ss.dimensions ? { dimensions: ss.dimensions } : {}) }, { signal });
     stats.texts += texts.length;
-    stats.usage.prompt_tokens += res.usage?.prompt_tokens ?? 0;
-    stats.usage.total_tokens += res.usage?.total_tokens ?? 0;
+    addUsage(stats.usage, res.usage);
     return res.data;
   };
 }

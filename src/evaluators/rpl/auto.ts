@@ -1,31 +1,10 @@
-import { AUTO_GATES, AUTO_POLICY, autoStages, decideStage, stageId, type Stage } from "../engines/rpl/index.ts";
-import type { FollowUp } from "./types.ts";
-import { planRpl, type RplConfig } from "./rpl.ts";
-
-/** A stage's record in the controller's history. */
-type StageRecord = {
-  stage_id: string;
-  T: number;
-  K: number;
-  R: number;
-  prob_true_rpl: number;
-  ci95: [number, number];
-  ci_width: number;
-  stability_score: number;
-  imbalance_ratio: number;
-  cache_hit_rate: number;
-  decision: string;
-  reason: string;
-  warnings: string[];
-};
+import { AUTO_GATES, AUTO_POLICY, autoStages, decideStage, stageId, type Stage } from "../../engines/rpl/index.ts";
+import type { FollowUp } from "../types.ts";
+import { planRpl, type RplConfig } from "./plan.ts";
+import type { RplAuto, RplResult, RplStageRecord } from "./schemas.ts";
 
 /** The auto preset's state, carried from stage run to stage run in the config. */
-export type AutoState = { stage_index: number; stages: Stage[]; history: StageRecord[] };
-
-type StageResult = {
-  aggregates: { prob_true_rpl: number; ci95: [number, number]; ci_width: number; stability_score: number; cache_hit_rate: number };
-  aggregation: { imbalance_ratio: number };
-};
+export type AutoState = { stage_index: number; stages: Stage[]; history: RplStageRecord[] };
 
 /** Config fields of the first stage of an auto run on a bank of `tBank` templates. */
 export function autoStart(tBank: number): { T: number; K: number; R: number; auto: AutoState } {
@@ -44,14 +23,14 @@ export function publicRplConfig(config: RplConfig & { auto?: AutoState }): Recor
  * stage's run (whose samples for templates and replicates already asked come from the sample cache,
  * so only the top-up calls reach the model) or closes the controller with its final figures.
  */
-export async function autoFollowUp(config: RplConfig & { auto?: AutoState }, result: unknown): Promise<FollowUp | null> {
+export async function autoFollowUp(config: RplConfig & { auto?: AutoState }, result: RplResult): Promise<FollowUp | null> {
   const auto = config.auto;
   if (!auto) return null;
-  const r = result as StageResult;
+  const r = result;
   const stage = auto.stages[auto.stage_index];
   const metrics = { ci_width: r.aggregates.ci_width, stability_score: r.aggregates.stability_score, imbalance_ratio: r.aggregation.imbalance_ratio };
   const d = decideStage(auto.stage_index, auto.stages, metrics);
-  const record: StageRecord = {
+  const record: RplStageRecord = {
     stage_id: await stageId(auto.stage_index + 1, config.claim, config.model, stage),
     ...stage,
     prob_true_rpl: r.aggregates.prob_true_rpl,
@@ -75,11 +54,11 @@ export async function autoFollowUp(config: RplConfig & { auto?: AutoState }, res
     const plan = await planRpl({ claim: config.claim, model: config.model, promptBank: config.prompt, K: next.K, R: next.R, T: next.T });
     const nextConfig = { ...config, ...next, plan, auto: { ...auto, stage_index: auto.stage_index + 1, history } };
     return {
-      result: { ...(result as object), auto: { controller, stages: history, decision_log } },
+      result: { ...result, auto: { controller, stages: history, decision_log } satisfies RplAuto },
       next: { config: nextConfig, publicConfig: publicRplConfig(nextConfig) },
     };
   }
   return {
-    result: { ...(result as object), auto: { controller, final: record, stages: history, decision_log } },
+    result: { ...result, auto: { controller, final: record, stages: history, decision_log } satisfies RplAuto },
   };
 }

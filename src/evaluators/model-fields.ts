@@ -1,3 +1,5 @@
+// The request fields that name a model, shared by every run evaluator's request schema, and the one
+// "simulator or endpoint" check.
 import { z } from "@hono/zod-openapi";
 import { ApiError, type FieldError } from "../errors.ts";
 import { destinationProblem, endpointPolicy } from "../net/destination.ts";
@@ -77,6 +79,32 @@ export const ModelFields = {
 };
 
 
+/** Whether a request names the simulator: `sim:` and anything after it (as every evaluator has always read it). */
+export function isSim(model: string): boolean {
+  return model.startsWith("sim:");
+}
+
+/**
+ * The one check of "the simulator or an endpoint" for a model named in a request (a run's model, a judge
+ * critic, a reasoning-quality model or backend): a `sim:*` model takes no endpoint (`provider`, `vendor`),
+ * any other needs one (`endpoint`: its resolved base URL, if the request gives one), and simulator knobs
+ * are for `sim:*` models only. `at` prefixes each path (`critics.0.`); the messages are the same everywhere.
+ */
+export function simulatorOrEndpoint(
+  at: string,
+  m: { model: string; provider?: unknown; vendor?: unknown; simulator?: unknown; endpoint: string | null | undefined },
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (isSim(m.model)) {
+    if (m.vendor) errors.push({ path: `${at}vendor`, message: "the simulator (sim:*) takes no vendor" });
+    if (m.provider) errors.push({ path: `${at}provider`, message: "the simulator (sim:*) takes no provider" });
+    return errors;
+  }
+  if (m.simulator) errors.push({ path: `${at}simulator`, message: "only for sim:* models" });
+  if (!m.endpoint) errors.push({ path: `${at}provider`, message: "required unless model is sim:* (provider.base_url, provider.api_key)" });
+  return errors;
+}
+
 /**
  * Splits the model fields into the stored config (no secret) and the run's secrets (the API key).
  * `simulatorDefaults` are the evaluator's own knobs, so a config holds only those. `allowLoopback` is
@@ -94,16 +122,9 @@ export function modelConfig(
   simulatorDefaults: ModelSettings["simulator"] & object,
   allowLoopback: boolean,
 ): { config: ModelSettings; secrets?: Record<string, string> } {
-  const sim = body.model.startsWith("sim:");
-  if (sim && body.provider) {
-    throw ApiError.validation([{ path: "provider", message: "the simulator (sim:*) takes no provider" }]);
-  }
-  if (!sim && !body.provider) {
-    throw ApiError.validation([{ path: "provider", message: "required unless model is sim:* (provider.base_url, provider.api_key)" }]);
-  }
-  if (!sim && body.simulator) {
-    throw ApiError.validation([{ path: "simulator", message: "only for sim:* models" }]);
-  }
+  const sim = isSim(body.model);
+  const errors = simulatorOrEndpoint("", { ...body, endpoint: body.provider?.base_url });
+  if (errors.length) throw ApiError.validation(errors);
   checkEndpointUrls([["provider.base_url", body.provider?.base_url]], allowLoopback);
   return {
     config: {

@@ -8,7 +8,7 @@
  * the system text (`system + "\n\n" + schema`, spec rpl.md §4): it is frozen with the bank, so any edit to
  * any text of a bank changes every prompt_sha256, cache key and derived seed — bump `version` when editing.
  */
-import assayV1 from "../../prompts/rpl/rpl-assay-v1.json" with { type: "json" };
+import assayV1 from "../../../prompts/rpl/rpl-assay-v1.json" with { type: "json" };
 
 export type RplPromptBank = {
   /** The full version string; hashes use this. */

@@ -4,8 +4,8 @@
  * version and the SHA-256 of the texts, so a result says exactly which words produced it.
  * Published versions are never edited: a change is a new version.
  */
-import bank from "../../prompts/judge/critics.json" with { type: "json" };
-import { sha256Hex } from "../crypto.ts";
+import bank from "../../../prompts/judge/critics.json" with { type: "json" };
+import { sha256Hex } from "../../crypto.ts";
 
 export type CriticPrompt = { name: string; version: number; description: string; system_prompt: string; prompt_template: string };
 

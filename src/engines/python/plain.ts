@@ -1,5 +1,11 @@
-// Python-conversion helpers the parser needs (spec cross-judge.md §3): the reference renders labels and
-// reasoning with `str()` and reads confidence with `float()`, so those rules are reproduced here.
+// Python's `str()` and `float()` of values that JS `JSON.parse` returned (plain objects, arrays, numbers):
+// the judge's parser (spec cross-judge.md §3) renders labels and reasoning with `str()` and reads confidence
+// with `float()`, and its prompt templates format values with `str()`.
+//
+// Not the same functions as `pyRepr`/`pyStrRepr` (py-repr.ts) over the lossless tree: JSON.parse has already
+// lost the int/float distinction, and strings nested in lists and dicts are escaped only for backslash,
+// quote, \n, \r and \t (Python also escapes other control and non-printable characters). Kept apart and
+// unchanged: putting the lossless functions in their place would change the judge's verdicts for such values.
 
 /** Sentinels standing in for Python's bare JSON tokens NaN / Infinity / -Infinity, which JSON.parse rejects. */
 export const PY_NAN = "\u0000py:NaN";
@@ -18,13 +24,13 @@ function pyFloatStr(x: number): string {
  */
 export function pyStr(value: unknown): string {
   if (typeof value === "string") return value === PY_NAN ? "nan" : value === PY_INF ? "inf" : value === PY_NINF ? "-inf" : value;
-  return pyRepr(value);
+  return plainRepr(value);
 }
 
-/** How deep `pyRepr` follows a model's JSON; CPython's own repr stops near 1,000 with a RecursionError. */
+/** How deep `pyStr` follows a model's JSON; CPython's own repr stops near 1,000 with a RecursionError. */
 export const PY_REPR_MAX_DEPTH = 900;
 
-function pyRepr(value: unknown, depth = 0): string {
+function plainRepr(value: unknown, depth = 0): string {
   if (depth > PY_REPR_MAX_DEPTH) throw new RangeError(`pyStr: the value nests deeper than ${PY_REPR_MAX_DEPTH} levels`);
   if (value === null || value === undefined) return "None";
   if (value === true) return "True";
@@ -37,9 +43,9 @@ function pyRepr(value: unknown, depth = 0): string {
     const body = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
     return q + (q === "'" ? body.replace(/'/g, "\\'") : body) + q;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, depth + 1)).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => plainRepr(v, depth + 1)).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v, depth + 1)}`).join(", ")}}`;
+    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${plainRepr(k)}: ${plainRepr(v, depth + 1)}`).join(", ")}}`;
   }
   return String(value);
 }
@@ -64,18 +70,6 @@ export function pyFloat(value: unknown): number | null {
   const m = PY_SPECIAL_RE.exec(s);
   if (m) return m[2].toLowerCase() === "nan" ? NaN : m[1] === "-" ? -Infinity : Infinity;
   return null;
-}
-
-/** First `n` code points of `s` (Python slices by code point, JS by UTF-16 unit). */
-export function codePoints(s: string, n: number): string {
-  if (s.length <= n) return s;
-  let out = "";
-  let count = 0;
-  for (const ch of s) {
-    if (count++ === n) break;
-    out += ch;
-  }
-  return out;
 }
 
 /**

@@ -1,0 +1,98 @@
+// The layers of DESIGN.md "Layers and what each may touch", checked by dependency-cruiser
+// (`npm run lint:layers`, run by .ci/run before the tests). Only src/ and the generated SDK are cruised:
+// test/, bench/ and scripts/ may import anything. Type-only imports count like any other
+// (tsPreCompilationDeps), so a type cannot carry a layer or a cycle past the check.
+//
+// A violation that waits on code another change is moving is listed, one by one, in
+// .dependency-cruiser-known-violations.json; the check ignores exactly those (--ignore-known) and says
+// how many it ignored. Fix one, then remove its entry: never add an entry to get a change through.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No import cycles anywhere in src/, type-only ones included: a cycle makes load order and layering meaningless.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "engines-import-only-engines",
+      comment:
+        "Engines are pure TypeScript that run in plain Node and in workerd: they import only engines (their model " +
+        "interface is src/engines/model.ts). No npm package, no node: or cloudflare: module, nothing else from src/.",
+      severity: "error",
+      from: { path: "^src/engines/" },
+      to: { pathNot: "^src/engines/" },
+    },
+    {
+      name: "providers-below-the-platform",
+      comment: "Providers implement the engines' model interface; they know nothing of runs, evaluators, storage or HTTP routes.",
+      severity: "error",
+      from: { path: "^src/providers/" },
+      to: { path: "^src/(evaluators|routes|durable|db|runs|webhooks|middleware|reports)/|^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "evaluators-below-routes-and-durable-objects",
+      comment: "An evaluator module is driven by the generic platform and the Durable Objects; it never reaches up into them.",
+      severity: "error",
+      from: { path: "^src/evaluators/" },
+      to: { path: "^src/(routes|durable|middleware)/|^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "db-is-storage-only",
+      comment: "src/db holds the drizzle schema and queries; the layers above import it, never the other way round.",
+      severity: "error",
+      from: { path: "^src/db/" },
+      to: { path: "^src/(evaluators|routes|durable|runs|webhooks|middleware|providers|reports)/|^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "routes-reach-durable-objects-by-rpc-types-only",
+      comment:
+        "Routes are thin: they call a Durable Object through its binding's stub, so they may name its class and RPC " +
+        "types (import type) but never run its code.",
+      severity: "error",
+      from: { path: "^src/routes/" },
+      to: { path: "^src/durable/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "durable-objects-below-routes",
+      comment: "Durable Objects are reached by the Worker; they do not import the HTTP layer.",
+      severity: "error",
+      from: { path: "^src/durable/" },
+      to: { path: "^src/(routes|middleware)/|^src/app\\.ts$" },
+    },
+    {
+      name: "only-the-worker-entry-imports-the-app",
+      comment: "src/index.ts (the Worker's default export) mounts src/app.ts; nothing else imports either.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/index\\.ts$" },
+      to: { path: "^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "sdk-is-a-client",
+      comment: "The generated SDK is a client of the HTTP API like any other: nothing inside src/.",
+      severity: "error",
+      from: { path: "^sdk/" },
+      to: { path: "^src/" },
+    },
+    {
+      name: "resolvable-imports",
+      comment: "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
+      severity: "error",
+      from: { path: "^(src|sdk)/" },
+      to: { couldNotResolve: true, pathNot: "^cloudflare:" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".json"],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,39 @@
+// The shapes the coordinator shares with its callers (the run's creation, the lanes) and among its
+// own modules. Types only, so any module may import them without pulling in another's code.
+import type { ModelCalls } from "../model-calls.ts";
+
+export type StartRun = {
+  runId: string;
+  tenantId: string;
+  evaluator: string;
+  config: unknown;
+  unitIds: string[];
+  concurrency: number;
+  /** How long a dispatched unit may stay silent before it is dispatched again. */
+  leaseMs: number;
+  maxAttempts?: number;
+  /** The provider API key, encrypted with SECRETS_KEY; deleted when the run ends. */
+  secretEnc: string | null;
+};
+
+/** What a run is, fixed by its start. */
+export type RunSettings = {
+  runId: string;
+  tenantId: string;
+  evaluator: string;
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  total: number;
+};
+
+/** The counts of ended units and their model calls (a finished run's include its aggregate's calls). */
+export type Progress = { done: number; failed: number; calls: ModelCalls };
+
+export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
+
+/**
+ * A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes
+ * survive the RPC, and the model calls of this attempt (the lane counts them; see model-calls.ts).
+ */
+export type UnitSample = { status: "succeeded" | "failed"; output: string | null; error: string | null; calls?: ModelCalls };

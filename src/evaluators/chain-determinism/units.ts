@@ -1,0 +1,103 @@
+// chain-determinism's units: one replay of one query each, through the engine's agent loop.
+import { runReplay, type ReplayRecord, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
+import { ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
+import { unitModel } from "../model-client.ts";
+import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
+
+export type ChainDeterminismConfig = ModelSettings & {
+  suite: { id: string; name: string; sha256: string };
+  suite_data: Suite;
+  n_queries: number;
+  n_replays: number;
+  temperature: number;
+  max_turns: number;
+  max_tokens: number;
+  min_success: number;
+};
+
+/** The original harness's per-replay row, in its key order (spec §7). */
+export type ReplayRow = ReplayRecord & { query_id: string; query_type: string | null; run_idx: number };
+
+/**
+ * A unit's stored output: the harness's row, what each response reported, and `requests`, the HTTP
+ * requests sent for it (retries and failed requests included; absent in samples stored before it was
+ * counted, which then count one per response).
+ */
+export type Output = { row: ReplayRow; turns: TurnInfo[]; requests?: number };
+
+/** The chat client with a count of the HTTP requests its calls sent, failed ones and retries included. */
+function counted(chat: ChatClient): { chat: ChatClient; requests: () => number } {
+  let requests = 0;
+  return {
+    requests: () => requests,
+    chat: {
+      async chat(request, options) {
+        try {
+          const response = await chat.chat(request, options);
+          requests += response.attempts ?? 1;
+          return response;
+        } catch (e) {
+          requests += (e instanceof ProviderError ? e.attempts : undefined) ?? 1;
+          throw e;
+        }
+      },
+    },
+  };
+}
+
+const unitId = (q: number, r: number) => `q${q}.r${r}`;
+
+function parseUnit(id: string): { q: number; r: number } {
+  const m = /^q(\d+)\.r(\d+)$/.exec(id);
+  if (!m) throw new Error(`chain-determinism: bad unit id '${id}'`);
+  return { q: Number(m[1]), r: Number(m[2]) };
+}
+
+function rowOf(record: ReplayRecord, query: { query_id: string; query_type?: string }, r: number): ReplayRow {
+  const where = { query_id: query.query_id, query_type: query.query_type ?? null, run_idx: r };
+  // Replay-exception rows lead with the ids, the others end with them, as the harness writes them.
+  return record.error_category?.startsWith("replay_exception:") ? { ...where, ...record } : { ...record, ...where };
+}
+
+/** A unit that gave up (its attempts ran out outside the agent loop) is an error row, never a lost one. */
+export function failureRow(config: ChainDeterminismConfig, id: string, error: string): ReplayRow {
+  const { q, r } = parseUnit(id);
+  const empty = { tool_call_sequence: [], final_answer: null, rationale: "", n_tool_calls: 0 };
+  return rowOf({ ...empty, error_category: `replay_exception: UnitFailed: ${error}` }, config.suite_data.queries[q], r);
+}
+
+export function sampleRow(config: ChainDeterminismConfig, s: StoredSample): ReplayRow {
+  return (s.output as Output | null)?.row ?? failureRow(config, s.unitId, s.error ?? "unknown");
+}
+
+/** One unit per (query, replay), query-major. */
+export function plan(config: ChainDeterminismConfig): string[] {
+  const ids: string[] = [];
+  for (let q = 0; q < config.n_queries; q++) for (let r = 0; r < config.n_replays; r++) ids.push(unitId(q, r));
+  return ids;
+}
+
+/** One replay of one query through the engine's agent loop, on the run's model (the replay index salts the simulator). */
+export async function execute(id: string, ctx: UnitContext<ChainDeterminismConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+  const { q, r } = parseUnit(id);
+  const config = ctx.config;
+  const suite = config.suite_data;
+  const query = suite.queries[q];
+  const client = counted(unitModel(ctx, { kind: "run", salt: r }));
+  const { record, turns } = await runReplay({
+    chat: client.chat,
+    model: config.model,
+    systemPrompt: suite.system_prompt,
+    user: query.user,
+    tools: suite.tools,
+    stubs: suite.stubs,
+    temperature: config.temperature,
+    maxTurns: config.max_turns,
+    maxTokens: config.max_tokens,
+    seed: config.seed ?? undefined,
+    signal,
+  });
+  const row = rowOf(record, query, r);
+  const output: Output = { row, turns, requests: client.requests() };
+  return row.error_category ? { status: "failed", output, error: row.error_category } : { status: "succeeded", output };
+}

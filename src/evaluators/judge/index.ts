@@ -1,0 +1,45 @@
+/**
+ * judge on the run platform: one unit per (item, critic) call. A unit asks one critic about one
+ * item through the engine's `judgeCritic` (request, parsing) and stores the verdict; the aggregate
+ * votes per item and measures agreement over the whole batch (src/engines/judge).
+ *
+ * API decisions beyond the library (README "judge"):
+ * - a label outside the run's vocabulary is kept in the verdict but marked with error
+ *   "off_vocabulary", so it is counted apart from votes, like ERROR and PARSE_FAIL;
+ * - contested items (the human-review queue): agreement_pct or the item's alpha below the threshold,
+ *   or fewer than two valid verdicts (no agreement can be measured).
+ */
+import type { EvaluatorModule } from "../module.ts";
+import { aggregateJudge } from "./aggregate.ts";
+import { createJudgeRun } from "./create.ts";
+import { JudgeRunRequest, type JudgeBody } from "./request.ts";
+import { JudgeConfig as ConfigSchema, JudgeOutput as OutputSchema, JudgeResult } from "./schemas.ts";
+import { execute, failureOutput, plan, type JudgeConfig, type JudgeOutput } from "./units.ts";
+
+export { aggregateJudge, contestedReasons, readableAlpha } from "./aggregate.ts";
+export { criticSecret, templateContext, unitId, type JudgeConfig, type JudgeCriticConfig, type JudgeItem, type JudgeOutput } from "./units.ts";
+export { JudgeVerdict, type ContestedReason, type JudgeItemResult, type JudgeResult } from "./schemas.ts";
+export { DEFAULT_LABELS } from "./request.ts";
+
+export const judge = {
+  name: "judge" as const,
+  schemas: { request: JudgeRunRequest, config: ConfigSchema, result: JudgeResult, output: OutputSchema },
+  route: {
+    operationId: "createJudgeRun",
+    summary: "Judge a batch of items with a panel of LLM critics",
+    description:
+      "Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.",
+  },
+  create: createJudgeRun,
+  plan,
+  execute,
+  aggregate: (config, samples) => aggregateJudge(config, samples),
+  parseOutput: (text) => JSON.parse(text),
+  failureOutput,
+  exportLine(sample) {
+    const o = sample.output as JudgeOutput | null;
+    if (!o) return null;
+    // The original pipeline's per-call JSONL record, plus the prompt and usage.
+    return { item_id: o.item_id, critic: o.critic, model: o.model, ...o.verdict, usage: o.usage };
+  },
+} satisfies EvaluatorModule<JudgeBody, JudgeConfig, JudgeResult>;

@@ -1,0 +1,120 @@
+import { z } from "@hono/zod-openapi";
+import { UsageSchema } from "../run-fields.ts";
+
+const PromptRef = z
+  .object({ name: z.string(), version: z.number().int().nullable().openapi({ description: "null for a prompt written in the request" }), sha256: z.string() })
+  .openapi("CriticPromptRef");
+
+export const JudgeVerdict = z
+  .object({
+    kind: z.string(),
+    confidence: z.number(),
+    reasoning: z.string(),
+    critic_id: z.string(),
+    raw_response: z.string().nullable(),
+    error: z.string().nullable(),
+    elapsed_s: z.number(),
+    prompt: PromptRef,
+  })
+  .openapi("JudgeVerdict");
+
+export const JudgeConfig = z
+  .object({
+    n_items: z.number().int(),
+    critics: z.array(
+      z.object({
+        name: z.string(),
+        model: z.string(),
+        base_url: z.string().nullable().openapi({ description: "The resolved endpoint; null for a simulator critic" }),
+        vendor: z.string().nullable(),
+        temperature: z.number(),
+        max_tokens: z.number().int(),
+        timeout_s: z.number(),
+        weight: z.number(),
+        prompt: PromptRef,
+        simulator: z.object({ bias: z.object({ label: z.string(), rate: z.number() }).nullable(), noise: z.number(), latency_ms: z.number() }).nullable(),
+      }),
+    ),
+    labels: z.array(z.string()),
+    voting: z.object({ strategy: z.enum(["majority", "unanimous", "weighted", "first_disagreement"]), kwargs: z.record(z.string(), z.unknown()) }),
+    contested_threshold: z.number(),
+    seed: z.number().int(),
+    concurrency: z.number().int(),
+  })
+  .openapi("JudgeConfig");
+
+const Counts = z.object({
+  verdicts: z.number().int(),
+  valid: z.number().int(),
+  errors: z.number().int(),
+  parse_failures: z.number().int(),
+  off_vocabulary: z.number().int(),
+  missing: z.number().int(),
+});
+
+const ContestedReason = z.enum(["agreement_below_threshold", "alpha_below_threshold", "fewer_than_two_valid_verdicts"]);
+
+export const JudgeItemResult = z
+  .object({
+    id: z.string(),
+    expected: z.string().nullable().openapi({ description: "The item's known label from the request, if any" }),
+    consensus: z.string(),
+    disagreement: z.boolean(),
+    agreement_pct: z.number(),
+    avg_confidence: z.number(),
+    krippendorff_alpha: z.number().nullable().openapi({ description: "The library's per-item alpha (1 / 0 / null)" }),
+    verdicts: z.array(z.object({ critic: z.string(), kind: z.string(), confidence: z.number(), error: z.string().nullable() })),
+    counts: Counts,
+    contested: z.array(ContestedReason),
+  })
+  .openapi("JudgeItemResult");
+
+const Rate = z.number().nullable();
+
+export const JudgeResult = z
+  .object({
+    voting: z.enum(["majority", "unanimous", "weighted", "first_disagreement"]),
+    labels: z.array(z.string()),
+    counts: Counts.extend({ items: z.number().int() }),
+    batch: z.object({
+      alpha: z
+        .object({
+          alpha: z.number().nullable().openapi({ description: "Nominal Krippendorff's alpha over the items × critics matrix; null where undefined" }),
+          pairable: z.number().int(),
+          units_used: z.number().int(),
+          categories: z.array(z.string()),
+          coincidence: z.array(z.array(z.number())),
+          totals: z.array(z.number()),
+        })
+        .openapi("NominalAlpha"),
+      per_critic: z.array(z.object({ critic: z.string(), items: z.number().int(), agree: z.number().int(), rate: Rate })),
+      pairwise: z.array(z.object({ a: z.string(), b: z.string(), items: z.number().int(), agree: z.number().int(), rate: Rate, alpha: z.number().nullable() })),
+      patterns: z.object({ unanimous: z.number().int(), majority: z.number().int(), no_majority: z.number().int(), no_valid: z.number().int() }),
+      label_distribution: z.array(z.object({ critic: z.string(), labels: z.record(z.string(), z.number().int()) })),
+    }),
+    contested: z.object({ threshold: z.number(), count: z.number().int() }),
+    accuracy: z
+      .object({ items: z.number().int(), correct: z.number().int(), rate: z.number() })
+      .nullable()
+      .openapi({ description: "Consensus against the items' `expected` labels, over items with at least one valid verdict; null without any" }),
+    usage: UsageSchema,
+    items: z.array(JudgeItemResult),
+  })
+  .openapi("JudgeResult");
+
+export type JudgeResult = z.infer<typeof JudgeResult>;
+export type JudgeItemResult = z.infer<typeof JudgeItemResult>;
+export type ContestedReason = z.infer<typeof ContestedReason>;
+
+export const JudgeOutput = z
+  .object({
+    item_id: z.string(),
+    query: z.string(),
+    critic: z.string(),
+    model: z.string(),
+    prompt: PromptRef,
+    verdict: JudgeVerdict,
+    usage: UsageSchema.nullable(),
+    system_fingerprint: z.string().nullable(),
+  })
+  .openapi("JudgeOutput", { description: "One critic's verdict on one item" });

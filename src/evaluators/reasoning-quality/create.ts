@@ -1,0 +1,151 @@
+import { checkWeights, generateSynthetic, goldInOurWords, METRIC_KEYS, type DatasetItem } from "../../engines/reasoning-quality/index.ts";
+import { datasetItems, getDataset } from "../../db/datasets.ts";
+import { ApiError, type FieldError } from "../../errors.ts";
+import { singleCallLeaseMs } from "../../runs/lease.ts";
+import { checkEndpointUrls, isSim, simulatorOrEndpoint } from "../model-fields.ts";
+import type { CreateContext, NewRunOf } from "../module.ts";
+import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
+import type { RqBody } from "./request.ts";
+import { modelSecret, type RqConfig, type RqModel } from "./units.ts";
+
+type Backends = { ls: RqLs; ss: RqSs };
+
+/**
+ * A model's or backend's endpoint: the simulator takes none, any other model needs one (the one check,
+ * simulatorOrEndpoint); its key joins the run's secrets under the name its unit reads it by.
+ */
+function endpointOf(
+  field: string,
+  b: { model: string; provider?: { base_url: string; api_key?: string }; simulator?: unknown },
+  secretName: string,
+  secrets: Record<string, string>,
+  errors: FieldError[],
+): string | null {
+  errors.push(...simulatorOrEndpoint(`${field}.`, { ...b, endpoint: b.provider?.base_url }));
+  if (b.provider?.api_key) secrets[secretName] = b.provider.api_key;
+  return isSim(b.model) ? null : (b.provider?.base_url ?? null);
+}
+
+function resolveBackends(body: RqBody, secrets: Record<string, string>, errors: FieldError[]): Backends {
+  const ls: RqLs =
+    typeof body.ls === "string"
+      ? { method: body.ls }
+      : { method: "model", model: body.ls.model, base_url: endpointOf("ls", body.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
+  const ss: RqSs =
+    typeof body.ss === "string"
+      ? { method: body.ss }
+      : {
+          method: "embeddings",
+          model: body.ss.model,
+          base_url: endpointOf("ss", body.ss, SS_SECRET, secrets, errors),
+          batch_size: body.ss.batch_size,
+          timeout_s: body.ss.timeout_s,
+          dimensions: body.ss.dimensions ?? null,
+          baseline: body.ss.baseline ?? null,
+          fallback: body.ss.fallback,
+        };
+  return { ls, ss };
+}
+
+function resolveModels(body: RqBody): { models: RqModel[]; secrets: Record<string, string> } & Backends {
+  const errors: FieldError[] = [];
+  const secrets: Record<string, string> = {};
+  const backends = resolveBackends(body, secrets, errors);
+  const names = new Set<string>();
+  const models = body.models.map((m, i): RqModel => {
+    const name = m.name ?? m.model;
+    if (names.has(name)) errors.push({ path: `models.${i}.name`, message: `'${name}' names two models; give each a distinct name` });
+    names.add(name);
+    const sim = isSim(m.model);
+    const baseUrl = endpointOf(`models.${i}`, m, modelSecret(i), secrets, errors);
+    return {
+      name,
+      model: m.model,
+      base_url: baseUrl,
+      temperature: m.temperature,
+      max_tokens: m.max_tokens,
+      timeout_s: m.timeout_s,
+      simulator: sim ? { accuracy: m.simulator?.accuracy ?? 0.7, verbosity: m.simulator?.verbosity ?? 3, variation: m.simulator?.variation ?? 0.2, latency_ms: m.simulator?.latency_ms ?? 0 } : null,
+    };
+  });
+  for (const [name, weights] of Object.entries(body.strategies)) {
+    try {
+      checkWeights(weights, name);
+    } catch (err) {
+      errors.push({ path: `strategies.${name}`, message: (err as Error).message });
+    }
+    if (Object.values(weights).every((w) => w === 0)) errors.push({ path: `strategies.${name}`, message: "needs at least one positive weight" });
+  }
+  if (errors.length) throw ApiError.validation(errors);
+  return { models, secrets, ...backends };
+}
+
+/**
+ * The run's items, ids made unique by their position (`3:adversarial_3`), and the ids of the generated
+ * synthetic items whose gold is our wording (found where they are made, not by a dataset's name).
+ */
+async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<{ items: (DatasetItem & { id: string })[]; ownWording: string[] }> {
+  const items: DatasetItem[] = [];
+  const ours = new Set<DatasetItem>();
+  for (const [i, ref] of body.datasets.entries()) {
+    if ("synthetic" in ref) {
+      const s = ref.synthetic;
+      const generated = generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness });
+      for (const it of generated) {
+        const item = { ...it, dataset: "synthetic" };
+        if (goldInOurWords(it)) ours.add(item);
+        items.push(item);
+      }
+      continue;
+    }
+    const row = await getDataset(db, tenantId, ref.id);
+    if (!row) throw ApiError.validation([{ path: `datasets.${i}.id`, message: `no dataset '${ref.id}' for this tenant` }]);
+    const stored = await datasetItems<DatasetItem>(db, row.id);
+    items.push(...stored.slice(0, ref.num_samples ?? stored.length));
+  }
+  if (items.length === 0) throw ApiError.validation([{ path: "datasets", message: "no items to evaluate" }]);
+  // Records are keyed by position; ids only need to be unique for the samples' readers.
+  const withIds = items.map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
+  return { items: withIds, ownWording: withIds.filter((_, n) => ours.has(items[n])).map((it) => it.id) };
+}
+
+
+/** A reasoning-quality request as its run: models, backends and items resolved, keys named per model and backend. */
+export async function createRqRun(body: RqBody, { db, tenantId, allowLoopback }: CreateContext): Promise<NewRunOf<RqConfig>> {
+  const backend = (b: RqBody["ls"] | RqBody["ss"]) => (typeof b === "string" ? undefined : b.provider?.base_url);
+  checkEndpointUrls(
+    [...body.models.map((m, i): [string, string | undefined] => [`models.${i}.provider.base_url`, m.provider?.base_url]), ["ls.provider.base_url", backend(body.ls)], ["ss.provider.base_url", backend(body.ss)]],
+    allowLoopback,
+  );
+  const { models, secrets, ls, ss } = resolveModels(body);
+  const { items, ownWording } = await loadItems(body, db, tenantId);
+  const config: RqConfig = {
+    models,
+    items,
+    own_wording_golds: ownWording,
+    metrics: { consistency_runs: body.K, stability_runs: body.K, robustness_perturbations: body.P },
+    matcher: body.matcher,
+    ls,
+    ss,
+    preset: body.preset,
+    custom_strategies: body.strategies,
+    seed: body.seed,
+  };
+  const { items: _items, ...rest } = config;
+  const publicConfig = {
+    ...rest,
+    n_items: items.length,
+    datasets: body.datasets,
+    concurrency: body.concurrency,
+    metric_keys: METRIC_KEYS,
+  };
+  return {
+    config,
+    publicConfig,
+    secrets,
+    // The primary unit also waits for the contradiction checker's rounds of calls.
+    leaseMs:
+      singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))) +
+      (ls.method === "model" ? checkerRounds(Math.max(...models.map((m) => m.max_tokens)), ls) * singleCallLeaseMs(ls.timeout_s) : 0),
+  };
+}

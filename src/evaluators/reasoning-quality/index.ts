@@ -1,0 +1,40 @@
+/**
+ * reasoning-quality on the run platform: every generation is a unit (model × item × call: the primary
+ * run, runs 2..K, and one call per usable perturbation slot). The aggregate rebuilds each item's record
+ * from its samples with the engine's failure policy and computes the six metrics, the per-dataset
+ * breakdown and Q under every strategy, per model (src/engines/reasoning-quality).
+ *
+ * The calls of an item run in parallel, so when the primary fails its further runs may still have been
+ * made; the record then ignores them, exactly as if they had been skipped (fixed denominators, spec §1.4).
+ *
+ * Model-backed LS and SS (backends.ts): the primary unit also asks the contradiction checker about its
+ * own trace and records the labels; SS embeddings are fetched by the aggregate, which has every trace.
+ */
+import type { EvaluatorModule } from "../module.ts";
+import { aggregateRq } from "./aggregate.ts";
+import { createRqRun } from "./create.ts";
+import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
+import { RqConfig as ConfigSchema, RqOutput as OutputSchema, RqResult } from "./schemas.ts";
+import { execute, failureOutput, plan, type RqConfig } from "./units.ts";
+
+export { aggregateRq } from "./aggregate.ts";
+export { modelSecret, type RqConfig, type RqModel, type RqOutput } from "./units.ts";
+export type { RqModelResult, RqResult } from "./schemas.ts";
+
+export const reasoningQuality = {
+  name: "reasoning-quality" as const,
+  schemas: { request: ReasoningQualityRunRequest, config: ConfigSchema, result: RqResult, output: OutputSchema },
+  route: {
+    operationId: "createReasoningQualityRun",
+    summary: "Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy",
+    description:
+      "Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.",
+  },
+  create: createRqRun,
+  plan,
+  execute,
+  aggregate: (config, samples, ctx) => aggregateRq(config, samples, ctx),
+  parseOutput: (text) => JSON.parse(text),
+  failureOutput,
+  exportLine: (sample) => sample.output,
+} satisfies EvaluatorModule<RqBody, RqConfig, RqResult>;

@@ -1,0 +1,133 @@
+// reasoning-quality's units: one generation each (model × item × call); the config they work from and what each stores.
+import {
+  planItem,
+  splitSteps,
+  stepPairs,
+  storedTrace,
+  type EvalItem,
+  type ItemPlan,
+  type PresetVersion,
+} from "../../engines/reasoning-quality/index.ts";
+import { reasonerResponder, type Usage } from "../../providers/index.ts";
+import { unitModel, type ModelSpec } from "../model-client.ts";
+import type { UnitContext, UnitOutcome } from "../types.ts";
+import { checkerClient, checkPairs, LS_SECRET, type CheckerRecord, type RqLs, type RqSs } from "./backends.ts";
+
+export type RqModel = {
+  /** Unique in the run; the result's `model`. */
+  name: string;
+  model: string;
+  base_url: string | null;
+  temperature: number;
+  max_tokens: number;
+  timeout_s: number;
+  simulator: { accuracy: number; verbosity: number; variation: number; latency_ms: number } | null;
+};
+
+export type RqConfig = {
+  models: RqModel[];
+  items: (EvalItem & { id: string })[];
+  /** Ids of generated synthetic items whose free-text gold is our wording (see goldInOurWords); absent in older runs. */
+  own_wording_golds?: string[];
+  metrics: { consistency_runs: number; stability_runs: number; robustness_perturbations: number };
+  matcher: "canonical" | "legacy7";
+  ls: RqLs;
+  ss: RqSs;
+  preset: PresetVersion;
+  /** Extra strategies: name → weights over the six metrics (auto-normalised). */
+  custom_strategies: Record<string, Record<string, number>>;
+  seed: number;
+};
+
+export type RqOutput = {
+  model: string;
+  item: number;
+  call: string;
+  ok: boolean;
+  text: string | null;
+  output_tokens: number | null;
+  usage: Usage | null;
+  error: string | null;
+  /** The primary run only, under the LS `model` backend: the checker's labels for this trace. */
+  nli?: CheckerRecord;
+};
+
+/** The name of model m's API key among the run's secrets. */
+export const modelSecret = (m: number): string => `model:${m}`;
+
+// Call keys: "p" the primary, "r<run>" a further run (2..K), "x<slot>" a perturbation slot.
+export const callKeys = (plan: ItemPlan): { key: string; prompt: string }[] => [
+  { key: "p", prompt: plan.primary.prompt },
+  ...plan.extras.map((c) => ({ key: `r${c.run}`, prompt: c.prompt })),
+  ...plan.perturbations.flatMap((c) => (c ? [{ key: `x${c.slot}`, prompt: c.prompt }] : [])),
+];
+
+const plans = new WeakMap<RqConfig, ItemPlan[]>();
+export function plansOf(config: RqConfig): ItemPlan[] {
+  let p = plans.get(config);
+  if (!p) plans.set(config, (p = config.items.map((item, i) => planItem(item, i, { metrics: config.metrics }))));
+  return p;
+}
+
+export function parseUnit(id: string): { m: number; i: number; call: string } {
+  const match = /^(\d+):(\d+):(p|r\d+|x\d+)$/.exec(id);
+  if (!match) throw new Error(`reasoning-quality: bad unit id '${id}'`);
+  return { m: Number(match[1]), i: Number(match[2]), call: match[3] };
+}
+
+/** Every generation is a unit: per model and item the primary run, runs 2..K and one call per usable perturbation. */
+export function plan(config: RqConfig): string[] {
+  const plan = plansOf(config);
+  return config.models.flatMap((_, m) => plan.flatMap((p, i) => callKeys(p).map((c) => `${m}:${i}:${c.key}`)));
+}
+
+/**
+ * The model of `m`'s call `call` on item `i`: a simulator that plays a reasoner (its answers depend on the
+ * call, so runs and perturbations vary), or its endpoint with the key stored as `modelSecret(m)`.
+ */
+function modelSpec(config: RqConfig, m: number, i: number, call: string): ModelSpec {
+  const model = config.models[m];
+  if (!model.simulator) return { kind: "endpoint", base_url: model.base_url!, secret: modelSecret(m), timeout_s: model.timeout_s };
+  const index = call === "p" ? 0 : 1 + callKeys(plansOf(config)[i]).findIndex((c) => c.key === call);
+  return {
+    kind: "simulator",
+    model: model.model,
+    seed: config.seed,
+    latency_ms: model.simulator.latency_ms,
+    responders: [reasonerResponder({ model: model.name, item: String(i), gold: config.items[i].answer, call: index, ...model.simulator })],
+  };
+}
+
+/** One generation; the primary one, under the LS `model` backend, also asks the checker about its trace. */
+export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+  const { m, i, call } = parseUnit(id);
+  const { config } = ctx;
+  const model = config.models[m];
+  const prompt = callKeys(plansOf(config)[i]).find((c) => c.key === call)!.prompt;
+  const client = unitModel(ctx, modelSpec(config, m, i, call));
+  const base = { model: model.name, item: i, call };
+  try {
+    // The raw question as one user message, no system prompt (spec §1.1).
+    const res = await client.chat({ model: model.model, messages: [{ role: "user", content: prompt }], temperature: model.temperature, max_tokens: model.max_tokens }, { signal });
+    const text = res.choices?.[0]?.message?.content;
+    if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
+    const output: RqOutput = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
+    const ls = config.ls;
+    if (call === "p" && ls.method === "model") {
+      // The same steps the aggregate's record will hold (buildRecord's default rule).
+      const pairs = stepPairs(storedTrace(splitSteps(text, "legacy_dot")));
+      const endpoint = () => unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
+      if (pairs.length > 0) output.nli = await checkPairs(pairs, ls, checkerClient(ls, config.seed, endpoint), signal);
+    }
+    return { status: "succeeded", output };
+  } catch (err) {
+    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    return { status: "failed", output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput, error };
+  }
+}
+
+/** The output of a unit that gave up: a failed call, as the record's failure policy expects. */
+export function failureOutput(config: RqConfig, id: string, error: string): RqOutput {
+  const { m, i, call } = parseUnit(id);
+  return { model: config.models[m].name, item: i, call, ok: false, text: null, output_tokens: null, usage: null, error };
+}

@@ -1,0 +1,70 @@
+/**
+ * The one route that creates runs: `POST /v1/<evaluator>/runs` for any evaluator module. The module
+ * turns the request into its run(s) (src/evaluators/module.ts); this adds what every evaluator shares:
+ * the Idempotency-Key header, `concurrency` and `webhook_url`, createRun / createRunGroup (idempotency,
+ * all-or-nothing creation, the start) and the 202 with the run and its links.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "./router.ts";
+import { bodyProblems, jsonBody, jsonResponse, problems, tenantSecurity } from "./openapi.ts";
+import { RunGroupSchema, RunSchema, runWire } from "./run-schemas.ts";
+import { jsonBody as guardJson } from "../middleware/json-body.ts";
+import { loopbackAllowed } from "../net/destination.ts";
+import { LIMITS } from "../limits.ts";
+import { createRun, createRunGroup, type NewRun } from "../runs/create.ts";
+import type { EvaluatorModule, NewRunOf } from "../evaluators/module.ts";
+import type { RunFieldsBody } from "../evaluators/run-fields.ts";
+
+const IdempotencyHeader = z.object({
+  "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({ description: "The same key and body return the same run (202 again); the same key with another body is a 422" }),
+});
+
+/** The router that serves `POST /runs` for `module`; mount it at `/v1/<module.name>`. */
+export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModule<Body, unknown, unknown>) {
+  const single = jsonResponse(RunSchema, "The run, queued (or, for an Idempotency-Key replay, as it is now)");
+  const created = module.route.groups
+    ? {
+        description: "The run, or the group of runs when the request makes several",
+        content: { "application/json": { schema: z.union([RunSchema, RunGroupSchema]) } },
+      }
+    : single;
+  return createRouter().openapi(
+    createRoute({
+      method: "post",
+      path: "/runs",
+      operationId: module.route.operationId,
+      tags: [module.name],
+      summary: module.route.summary,
+      description: module.route.description,
+      security: tenantSecurity,
+      middleware: guardJson(LIMITS.bodyBytes),
+      request: { headers: IdempotencyHeader, body: jsonBody(module.schemas.request) },
+      responses: { 202: created, ...problems(...bodyProblems, 409, 422) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json") as Body;
+      const { db, tenantId } = c.var;
+      const idempotencyKey = c.req.valid("header")["idempotency-key"];
+      const creation = await module.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });
+      const newRun = (r: NewRunOf<unknown>, partBody: unknown): NewRun => ({
+        evaluator: module.name,
+        config: r.config as object,
+        publicConfig: r.publicConfig,
+        secrets: r.secrets,
+        leaseMs: r.leaseMs,
+        webhookUrl: body.webhook_url,
+        concurrency: body.concurrency,
+        body: partBody,
+      });
+      if (!("group" in creation)) {
+        const { run } = await createRun(c.env, db, tenantId, { ...newRun(creation, body), idempotencyKey });
+        return c.json(runWire(run), 202);
+      }
+      // The runs of one request share a group id, kept in each run's config; a replay with the
+      // Idempotency-Key returns the first request's group id and runs (see createRunGroup).
+      const parts = creation.group.map((p) => ({ name: p.name, run: (groupId: string) => newRun(p.run(groupId), p.body) }));
+      const group = await createRunGroup(c.env, db, tenantId, { evaluator: module.name, body, idempotencyKey, parts });
+      return c.json({ object: "run_group" as const, group_id: group.groupId, runs: group.runs.map(runWire) }, 202);
+    },
+  );
+}
