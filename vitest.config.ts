@@ -2,7 +2,8 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 
-// Two projects: the engines (and anything else that needs only Node) run in plain Node;
+// Three projects: the engines (and anything else that needs only Node) run in plain Node; the CLI runs
+// as a child process against wrangler dev;
 // routes, D1, Durable Objects and Queues run inside workerd through the Cloudflare plugin.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -15,6 +16,17 @@ export default defineConfig(async () => {
             environment: "node",
             globalSetup: ["./test/reference-notice.ts"],
             include: ["test/engines/**/*.test.ts", "test/node/**/*.test.ts"],
+          },
+        },
+        {
+          test: {
+            name: "cli",
+            environment: "node",
+            // The CLI runs as a child process against wrangler dev; a run's end waits on the server.
+            testTimeout: 120_000,
+            hookTimeout: 120_000,
+            globalSetup: ["./test/cli/setup.ts"],
+            include: ["test/cli/**/*.test.ts"],
           },
         },
         {

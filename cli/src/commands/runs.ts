@@ -1,0 +1,130 @@
+// `assay runs list|get|watch|cancel|samples|events`: any run, whatever its evaluator.
+import { Command, Option } from "commander";
+import { cancelRun, getRun, listRuns, listSamples, type Run } from "@assay/sdk";
+import { EXIT, usageError } from "../errors.ts";
+import { followRun } from "../follow.ts";
+import { printJson, table } from "../output.ts";
+import { call, session, type Session } from "../session.ts";
+
+const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+
+function age(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** One line per run: what `runs list` prints. */
+export function runRow(run: Run): string[] {
+  const p = run.progress;
+  return [run.id, run.evaluator, run.status, `${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ""}`, age(run.created_at)];
+}
+
+/** A run for people: its state, progress, error and links (the result is printed with --json). */
+export function describeRun(run: Run): string {
+  const p = run.progress;
+  const lines = [
+    `${run.id}  ${run.evaluator}  ${run.status}`,
+    `progress  ${p.done}/${p.total} done, ${p.failed} failed`,
+    `created   ${run.created_at}${run.finished_at ? `  finished ${run.finished_at}` : ""}`,
+  ];
+  if (run.error) lines.push(`error     ${run.error}`);
+  for (const [name, href] of Object.entries(run.links)) lines.push(`${name.padEnd(9)} ${href}`);
+  return lines.join("\n") + "\n";
+}
+
+const runId = (raw: string) => {
+  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
+  return raw;
+};
+
+async function get(s: Session, id: string): Promise<Run> {
+  return call(s, getRun({ client: s.client, path: { run_id: id } }));
+}
+
+export function register(program: Command): void {
+  const runs = program.command("runs").description("list, read, follow and cancel runs of any evaluator");
+
+  runs
+    .command("list")
+    .description("the newest runs first")
+    .addOption(new Option("--evaluator <name>", "only this evaluator's runs").choices(["chain-determinism", "rpl", "judge", "reasoning-quality"]))
+    .addOption(new Option("--status <status>", "only runs in this state").choices(STATUSES))
+    .option("--limit <n>", "how many (1–100)", (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw usageError(`--limit must be an integer from 1 to 100, got "${v}"`);
+      return n;
+    }, 20)
+    .action(async (opts: { evaluator?: string; status?: (typeof STATUSES)[number]; limit: number }, cmd: Command) => {
+      const s = session(cmd);
+      const page = await call(s, listRuns({ client: s.client, query: { evaluator: opts.evaluator, status: opts.status, limit: opts.limit } }));
+      if (s.json) return printJson(page);
+      if (!page.data.length) return void process.stdout.write("no runs\n");
+      process.stdout.write(table(["id", "evaluator", "status", "progress", "age"], page.data.map(runRow)));
+    });
+
+  runs
+    .command("get")
+    .description("one run: its state, and with --json everything, result included")
+    .argument("<run>", "run id", runId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const s = session(cmd);
+      const run = await get(s, id);
+      if (s.json) return printJson(run);
+      process.stdout.write(describeRun(run));
+    });
+
+  runs
+    .command("watch")
+    .description("follow a run to its end with a progress bar; Ctrl-C cancels it (with --no-cancel, only stops watching)")
+    .argument("<run>", "run id", runId)
+    .option("--no-cancel", "Ctrl-C stops watching and leaves the run going")
+    .action(async (id: string, opts: { cancel: boolean }, cmd: Command) => {
+      const s = session(cmd);
+      const run = await followRun(s, id, { cancelOnInterrupt: opts.cancel });
+      if (!run) return;
+      if (s.json) printJson(run);
+      else process.stdout.write(describeRun(run));
+      if (run.status !== "succeeded") process.exitCode = EXIT.couldNotRun;
+    });
+
+  runs
+    .command("cancel")
+    .description("cancel a run that has not ended (a run that has ended is left as it is)")
+    .argument("<run>", "run id", runId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const s = session(cmd);
+      const run = await call(s, cancelRun({ client: s.client, path: { run_id: id } }));
+      if (s.json) return printJson(run);
+      process.stdout.write(`run ${run.id} ${run.status}\n`);
+    });
+
+  runs
+    .command("samples")
+    .description("every sample of a run, one JSON object per line (all pages)")
+    .argument("<run>", "run id", runId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const s = session(cmd);
+      let after: string | undefined;
+      do {
+        const page = await call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } }));
+        for (const sample of page.data) process.stdout.write(JSON.stringify(sample) + "\n");
+        after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+      } while (after);
+    });
+
+  runs
+    .command("events")
+    .description("the run's events as they happen (unit, progress, final), one JSON object per line, until it ends")
+    .argument("<run>", "run id", runId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const s = { ...session(cmd), json: true };
+      const run = await followRun(s, id, {
+        cancelOnInterrupt: false,
+        onEvent: (event, data) => process.stdout.write(JSON.stringify({ event, data }) + "\n"),
+      });
+      if (run && run.status !== "succeeded") process.exitCode = EXIT.couldNotRun;
+    });
+}

@@ -1,0 +1,60 @@
+// `assay`: the five original tools' verbs on the command line, with the assay API behind them.
+import { Command, CommanderError, Option } from "commander";
+import { CliError, EXIT } from "./errors.ts";
+import { register as chainDeterminism } from "./commands/chain-determinism.ts";
+import { register as datasets } from "./commands/datasets.ts";
+import { register as judge } from "./commands/judge.ts";
+import { register as rpl } from "./commands/rpl.ts";
+import { register as rq } from "./commands/rq.ts";
+import { register as runs } from "./commands/runs.ts";
+import { register as suites } from "./commands/suites.ts";
+import { register as vrty } from "./commands/vrty.ts";
+
+export function buildProgram(): Command {
+  const program = new Command("assay")
+    .description("LLM evaluations from the command line, run by an assay server")
+    .version(VERSION)
+    .addOption(new Option("--server <url>", "assay server (default: $ASSAY_URL, else http://127.0.0.1:8787, the local dev server)"))
+    .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
+    .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a --max-*/--min-* gate failed, 130 Ctrl-C.")
+    .showHelpAfterError("(run with --help for usage)")
+    .enablePositionalOptions();
+  for (const add of [vrty, chainDeterminism, rpl, judge, rq, runs, datasets, suites]) add(program);
+  // Every (sub)command throws instead of exiting, so main() decides the exit code.
+  const override = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  };
+  override(program);
+  return program;
+}
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === "string" ? __VERSION__ : "0.1.0";
+
+/** Flushes stdout before leaving, so piped output is never cut short. */
+async function exit(code: number): Promise<never> {
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(code);
+}
+
+export async function main(argv: string[] = process.argv): Promise<never> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander has already printed its message; help and --version are not errors.
+      const fine = err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help";
+      return exit(fine ? EXIT.ok : EXIT.usage);
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`assay: ${err.message}\n`);
+      return exit(err.exitCode);
+    }
+    process.stderr.write(`assay: ${(err as Error)?.message ?? String(err)}\n`);
+    return exit(EXIT.couldNotRun);
+  }
+}
+
+await main();
