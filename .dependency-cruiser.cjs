@@ -77,10 +77,19 @@ module.exports = {
       to: { path: "^src/" },
     },
     {
+      name: "cli-is-a-client",
+      comment:
+        "The CLI reaches the service through the SDK package only; of the server's code it may bundle the pure " +
+        "engines (vrty --local scores in-process), nothing that runs the platform.",
+      severity: "error",
+      from: { path: "^cli/" },
+      to: { path: "^src/", pathNot: "^src/engines/" },
+    },
+    {
       name: "resolvable-imports",
       comment: "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
       severity: "error",
-      from: { path: "^(src|sdk)/" },
+      from: { path: "^(src|sdk|cli)/" },
       to: { couldNotResolve: true, pathNot: "^cloudflare:" },
     },
   ],

@@ -48,7 +48,7 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
 
   const bar = !s.json && process.stderr.isTTY ? new SingleBar({
     stream: process.stderr,
-    format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {eta_formatted}",
+    format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {eta}",
     hideCursor: true,
     clearOnComplete: true,
   }) : null;
@@ -58,10 +58,13 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
     while (!controller.signal.aborted) {
       const progress = await streamOnce(s, runId, controller.signal, seen, (p) => {
         if (!bar) return;
-        const rate = (p.done / Math.max((Date.now() - startedAt) / 1000, 0.001)).toFixed(1);
-        if (!bar.isActive) bar.start(p.total, p.done, { failed: p.failed, rate });
+        const perSecond = p.done / Math.max((Date.now() - startedAt) / 1000, 0.001);
+        // No estimate before the first unit has ended (a rate of 0 would promise forever).
+        const eta = perSecond > 0 ? `${Math.ceil((p.total - p.done) / perSecond)}s` : "…";
+        const payload = { failed: p.failed, rate: perSecond.toFixed(1), eta };
+        if (!bar.isActive) bar.start(p.total, p.done, payload);
         bar.setTotal(p.total);
-        bar.update(p.done, { failed: p.failed, rate });
+        bar.update(p.done, payload);
       }, (unit) => {
         seen = Math.max(seen, unit.seq);
         opts.onUnit?.(unit);

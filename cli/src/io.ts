@@ -67,7 +67,7 @@ export async function readYaml(path: string): Promise<unknown> {
   try {
     return parseYaml(text);
   } catch (err) {
-    throw new CliError(`${path} is not valid YAML: ${(err as Error).message.split("\n")[0]}`);
+    throw new CliError(`${path} is not valid YAML: ${(err as Error).message.split("\n")[0].replace(/:\s*$/, "")}`);
   }
 }
 

@@ -17,8 +17,7 @@ export function buildProgram(): Command {
     .addOption(new Option("--server <url>", "assay server (default: $ASSAY_URL, else http://127.0.0.1:8787, the local dev server)"))
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
     .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a --max-*/--min-* gate failed, 130 Ctrl-C.")
-    .showHelpAfterError("(run with --help for usage)")
-    .enablePositionalOptions();
+    .showHelpAfterError("(run with --help for usage)");
   for (const add of [vrty, chainDeterminism, rpl, judge, rq, runs, datasets, suites]) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
   const override = (cmd: Command) => {

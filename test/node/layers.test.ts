@@ -35,7 +35,7 @@ function tree(files: Record<string, string>): string {
  */
 function cruise(dir: string): { status: number | null; violations: string[] } {
   const run = (...extra: string[]) => {
-    const r = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src"], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src", "cli/src"], { cwd: dir, encoding: "utf8" });
     if (r.error) throw r.error;
     return r;
   };
@@ -69,6 +69,7 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "src/runs/c2.ts": 'import type { C1 } from "./c1.ts";\nexport type C2 = { prev: C1 };\n',
       "src/runs/u.ts": 'import { nothing } from "./missing.ts";\nexport const u = nothing;\n',
       "sdk/src/s.ts": 'import { q } from "../../src/runs/q.ts";\nexport const s = q;\n',
+      "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
     });
     const { status, violations } = cruise(dir);
     expect(status).not.toBe(0);
@@ -86,6 +87,7 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
         "resolvable-imports: src/runs/u.ts → ./missing.ts",
         "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/durable/o.ts",
         "sdk-is-a-client: sdk/src/s.ts → src/runs/q.ts",
+        "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
       ].sort(),
     );
   });
@@ -106,6 +108,8 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "src/app.ts": 'import type { R } from "./routes/runs.ts";\nexport const app = {} as { r?: R };\n',
       "src/index.ts": 'import { app } from "./app.ts";\nexport default app;\n',
       "sdk/src/client.ts": leaf,
+      // The CLI may bundle a pure engine (vrty --local).
+      "cli/src/local.ts": 'import { judge } from "../../src/engines/judge/index.ts";\nexport const l = judge;\n',
     });
     expect(cruise(dir)).toEqual({ status: 0, violations: [] });
   });

@@ -58,7 +58,11 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
-const blocks = readmeBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+// The README, then the CLI's own page (cli/README.md), run in that order in one session.
+type Located = Block & { at: string };
+const blocks: Located[] = ["README.md", "cli/README.md"].flatMap((file) =>
+  readmeBlocks(readFileSync(join(ROOT, file), "utf8")).map((b) => ({ ...b, at: `${file}:${b.line}` })),
+);
 const runnable = blocks.filter((b) => b.notRun === null);
 
 // The examples are shell commands using curl and jq: without them they cannot run here, and the test
@@ -72,7 +76,7 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
   let server: DevServer | undefined;
   let dir = "";
   let devOutput = "";
-  const results = new Map<number, { ok: boolean; output: string }>();
+  const results = new Map<string, { ok: boolean; output: string }>();
 
   beforeAll(async () => {
     const port = await freePort();
@@ -83,21 +87,25 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
     dir = mkdtempSync(join(tmpdir(), "assay-readme-"));
     symlinkSync(join(ROOT, "examples"), join(dir, "examples"));
     symlinkSync(join(ROOT, "sdk"), join(dir, "sdk"));
+    // `npx assay` finds the CLI as it does in the repository (the nearest node_modules/.bin), and talks to
+    // this server: not the default port, so the dev key is given as a remote server's key would be.
+    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
 
     const sh = runnable.filter((b) => b.lang === "sh");
     const script = [
       "set -euo pipefail",
       "exec 2>&1",
       "curl() { command curl --fail-with-body --show-error --max-time 120 \"$@\"; }",
-      ...sh.flatMap((b) => [`echo "@@start ${b.line}"`, local(b.code), `echo; echo "@@ok ${b.line}"`]),
+      `export ASSAY_URL=http://127.0.0.1:${port} ASSAY_API_KEY=assay_sk_local_dev_key`,
+      ...sh.flatMap((b) => [`echo "@@start ${b.at}"`, local(b.code), `echo; echo "@@ok ${b.at}"`]),
     ].join("\n");
     const shell = await run("bash", ["-c", script], dir);
     for (const b of sh) {
-      const from = shell.output.indexOf(`@@start ${b.line}\n`);
-      const to = shell.output.indexOf(`@@ok ${b.line}\n`);
+      const from = shell.output.indexOf(`@@start ${b.at}\n`);
+      const to = shell.output.indexOf(`@@ok ${b.at}\n`);
       const next = sh[sh.indexOf(b) + 1];
-      const stop = next ? shell.output.indexOf(`@@start ${next.line}\n`) : -1;
-      results.set(b.line, {
+      const stop = next ? shell.output.indexOf(`@@start ${next.at}\n`) : -1;
+      results.set(b.at, {
         ok: from >= 0 && to > from,
         output: from < 0 ? "(did not run: an earlier block failed)" : shell.output.slice(from, stop > from ? stop : undefined),
       });
@@ -106,7 +114,7 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
       const file = join(dir, `example-${b.line}.ts`);
       writeFileSync(file, local(b.code));
       const r = await run(process.execPath, [file], dir);
-      results.set(b.line, { ok: r.code === 0, output: r.output });
+      results.set(b.at, { ok: r.code === 0, output: r.output });
     }
   }, 300_000);
 
@@ -117,11 +125,11 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
 
   for (const b of blocks) {
     const paths = [...new Set(b.code.match(/(?<=:8787)\/[\w/.-]*/g) ?? [])];
-    const title = `line ${b.line} (${b.lang}): ${paths.length ? paths.slice(0, 3).join(", ") : b.code.split("\n")[0].slice(0, 60)}`;
+    const title = `${b.at} (${b.lang}): ${paths.length ? paths.slice(0, 3).join(", ") : b.code.split("\n")[0].slice(0, 60)}`;
     if (b.notRun) it.skip(`${title} — not run: ${b.notRun}`, () => {});
     else
       it(title, () => {
-        const r = results.get(b.line);
+        const r = results.get(b.at);
         expect(r, "the block was not run").toBeDefined();
         expect(r!.ok, r!.output).toBe(true);
       });
@@ -136,9 +144,9 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
       lines.forEach((l, i) => {
         if (/^\s*# →/.test(l)) for (let j = i; j < lines.length && (j === i || /^\s*#\s{2,}/.test(lines[j])); j++) sketch.push(lines[j]);
       });
-      const output = results.get(b.line)?.output ?? "";
+      const output = results.get(b.at)?.output ?? "";
       for (const [, name] of sketch.join("\n").matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)) {
-        expect(output, `line ${b.line}: the sketch names "${name}"`).toContain(`"${name}"`);
+        expect(output, `${b.at}: the sketch names "${name}"`).toContain(`"${name}"`);
       }
     }
   });
@@ -152,7 +160,7 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
 
   it("runs nothing that leaves this machine", () => {
     for (const b of runnable) {
-      for (const url of b.code.match(/https?:\/\/[^\s"'`]+/g) ?? []) expect(new URL(url).hostname, `line ${b.line}: ${url}`).toMatch(/^(localhost|127\.0\.0\.1)$/);
+      for (const url of b.code.match(/https?:\/\/[^\s"'`]+/g) ?? []) expect(new URL(url).hostname, `${b.at}: ${url}`).toMatch(/^(localhost|127\.0\.0\.1)$/);
     }
   });
 
