@@ -110,6 +110,9 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "sdk/src/client.ts": leaf,
       // The CLI may bundle a pure engine (vrty --local).
       "cli/src/local.ts": 'import { judge } from "../../src/engines/judge/index.ts";\nexport const l = judge;\n',
+      // ... and the API's limits (a batch split as the server would split it).
+      "src/limits.ts": "export const LIMITS = { batchPairs: 1000 };\n",
+      "cli/src/batch.ts": 'import { LIMITS } from "../../src/limits.ts";\nexport const b = LIMITS;\n',
     });
     expect(cruise(dir)).toEqual({ status: 0, violations: [] });
   });

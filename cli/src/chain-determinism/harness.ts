@@ -5,7 +5,7 @@ import type { ChainDeterminismConfig, ChainDeterminismResult } from "@assay/sdk"
 // Pure engine code (no platform): Python's json.loads grammar and json.dumps text. The CLI reads rows
 // through parsePyJson rather than parseLossless/fromPlain, which need JSON.rawJSON (Node 21+).
 import { pyJsonDumpsSorted } from "../../../src/engines/chain-determinism/dataset-hash.ts";
-import { parsePyJson, type PyValue } from "../../../src/engines/python/lossless-json.ts";
+import { parsePyJson, pyTruthy, type PyValue } from "../../../src/engines/python/lossless-json.ts";
 import { pyFloatRepr } from "../../../src/engines/python/float.ts";
 import { CliError } from "../errors.ts";
 
@@ -42,26 +42,6 @@ function field(row: PyValue, key: string): PyValue | undefined {
   return undefined;
 }
 
-function truthy(v: PyValue | undefined): boolean {
-  if (!v) return false;
-  switch (v.t) {
-    case "null":
-      return false;
-    case "bool":
-      return v.v;
-    case "str":
-      return v.v !== "";
-    case "int":
-      return v.v !== 0n;
-    case "float":
-      return v.v !== 0;
-    case "list":
-      return v.items.length > 0;
-    case "dict":
-      return v.entries.length > 0;
-  }
-}
-
 /**
  * The harness's console `unique_sequences` key (spec §4): the tuple of `(name, json.dumps(args
  * default {}, sort_keys=True))` per call. Display only: it can disagree with `n_unique_sequences`
@@ -95,7 +75,7 @@ export function parseExport(ndjson: string): ExportRow[] {
         query_id: id?.t === "str" ? id.v : "",
         run_idx: idx?.t === "int" ? Number(idx.v) : 0,
         // The harness counts a replay ok when it has no error_category.
-        ok: !truthy(field(row, "error_category")),
+        ok: !pyTruthy(field(row, "error_category") ?? { t: "null" }),
         displayKey: displayKey(row),
       };
     });

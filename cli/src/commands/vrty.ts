@@ -3,19 +3,20 @@
 import { Command } from "commander";
 import { scoreVrty, scoreVrtyBatch, type VrtyBatchItem, type VrtyResult } from "@assay/sdk";
 import { defaultIdf, score } from "../../../src/engines/vrty/index.ts";
+import { LIMITS } from "../../../src/limits.ts";
 import { CliError, problemLine, usageError } from "../errors.ts";
 import { gate, threshold } from "../gate.ts";
 import { isRecord, readText, writeText } from "../io.ts";
 import { call, session, type GlobalOptions, type Session } from "../session.ts";
 
-// The API's limits (src/limits.ts; the contract states the first three as maxItems / maxLength). The
-// CLI may not import the server's code beyond the engines, so they are repeated here; `batch` splits
-// a longer file into several requests and never sends one the server would refuse as a whole.
-const BATCH_PAIRS = 1_000;
-const TEXT_CHARS = 200_000;
+// The API's limits, from the one place the server reads them: `batch` splits a longer file into several
+// requests and never sends one the server would refuse as a whole. A pair's id (at most 200 characters)
+// is a literal of the route's schema, not a limit of src/limits.ts.
+const BATCH_PAIRS = LIMITS.batchPairs;
+const TEXT_CHARS = LIMITS.textChars;
 const ID_CHARS = 200;
-const BULK_BODY_BYTES = 16 * 1024 * 1024;
-const JSON_DEPTH = 64;
+const BULK_BODY_BYTES = LIMITS.bulkBodyBytes;
+const JSON_DEPTH = LIMITS.jsonDepth;
 
 type FieldProblem = { path: string; message: string };
 type ItemError = NonNullable<VrtyBatchItem["error"]>;

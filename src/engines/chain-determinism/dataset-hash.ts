@@ -3,7 +3,7 @@
  * `tool_calls_hash` and the CLI console's `unique_sequences` display key. Neither drives metrics;
  * they exist so stored rows can be matched against the published dataset and console output.
  */
-import { compareCodePoints, fromPlain, pyFloatRepr, type PyValue } from "../python/index.ts";
+import { compareCodePoints, fromPlain, pyFloatRepr, pyTruthy, type PyValue } from "../python/index.ts";
 import { sha256Hex } from "./sequence-key.ts";
 
 const SHORT: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
@@ -50,26 +50,6 @@ export function pyJsonDumpsSorted(value: PyValue): string {
   }
 }
 
-// Python truthiness of a JSON value, for `args or {}`.
-function truthy(v: PyValue): boolean {
-  switch (v.t) {
-    case "null":
-      return false;
-    case "bool":
-      return v.v;
-    case "int":
-      return v.v !== 0n;
-    case "float":
-      return v.v !== 0; // NaN is truthy in Python, and NaN !== 0.
-    case "str":
-      return v.v !== "";
-    case "list":
-      return v.items.length > 0;
-    case "dict":
-      return v.entries.length > 0;
-  }
-}
-
 function entries(sequence: unknown): Record<string, unknown>[] {
   if (sequence === null || sequence === undefined) return [];
   if (!Array.isArray(sequence)) throw new TypeError("tool_call_sequence must be an array");
@@ -90,7 +70,7 @@ export async function toolCallsHash(sequence: unknown): Promise<string> {
     if (!Object.hasOwn(e, "name")) throw new TypeError(`toolCallsHash: tool_call_sequence[${i}] has no name (reference: KeyError)`);
     if (typeof e.name !== "string") throw new TypeError(`toolCallsHash: tool_call_sequence[${i}].name is not a string (reference: TypeError)`);
     const args = e.args === undefined ? null : fromPlain(e.args);
-    return `${e.name}:${pyJsonDumpsSorted(args && truthy(args) ? args : { t: "dict", entries: [] })}`;
+    return `${e.name}:${pyJsonDumpsSorted(args && pyTruthy(args) ? args : { t: "dict", entries: [] })}`;
   });
   return "sha256:" + (await sha256Hex(parts.join("||")));
 }

@@ -3,7 +3,7 @@
 // the original tools (Python) did. The one home of these helpers: the engines (chain-determinism keys and
 // records, judge verdicts, reasoning-quality matching, rpl lengths, redaction), the providers (the OpenAI
 // Python SDK's error messages) and tests import them from here.
-export { fromPlain, isRawJson, parseLossless, parsePyJson, pyFloatJson, toPlain } from "./lossless-json.ts";
+export { fromPlain, isRawJson, parseLossless, parsePyJson, pyFloatJson, pyTruthy, toPlain } from "./lossless-json.ts";
 export type { ParseResult, PyPlain, PyValue, RawJson } from "./lossless-json.ts";
 export { pyRepr, pyStrRepr } from "./py-repr.ts";
 export { asciiDigits, decimalDigitValue, pyDecimalFloat, pyFloatRepr } from "./float.ts";

@@ -296,3 +296,23 @@ export function parseLossless(text: string): PyPlain {
   if (!r.ok) throw new SyntaxError(`parseLossless: ${r.error}`);
   return toPlain(r.value);
 }
+
+/** Python truthiness of a parsed JSON value (`args or {}`, `if row.get("error_category")`). */
+export function pyTruthy(v: PyValue): boolean {
+  switch (v.t) {
+    case "null":
+      return false;
+    case "bool":
+      return v.v;
+    case "int":
+      return v.v !== 0n;
+    case "float":
+      return v.v !== 0; // NaN is truthy in Python, and NaN !== 0.
+    case "str":
+      return v.v !== "";
+    case "list":
+      return v.items.length > 0;
+    case "dict":
+      return v.entries.length > 0;
+  }
+}
