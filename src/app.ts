@@ -12,6 +12,7 @@ import { admin, keys } from "./routes/keys.ts";
 import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
+import { providers } from "./routes/providers.ts";
 import { chainDeterminismSuites } from "./routes/chain-determinism.ts";
 import { rplCompare } from "./routes/rpl.ts";
 import { judgeReview } from "./routes/judge.ts";
@@ -79,6 +80,7 @@ export function createApp() {
   app.route("/v1/runs", runs);
   app.route("/v1/runs", rqReports);
   app.route("/v1/webhooks", webhooks);
+  app.route("/v1/providers", providers);
   // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
   // evaluators' own extras.
   for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));

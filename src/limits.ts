@@ -25,6 +25,8 @@ export const LIMITS = {
   idfTerms: 500_000,
   /** Custom IDF tables per tenant. */
   idfTablesPerTenant: 50,
+  /** Saved provider connections per tenant (`/v1/providers`). */
+  providerConnectionsPerTenant: 100,
   /** Units (replays, samples, critic calls) in one run. */
   unitsPerRun: 10_000,
   /** Items in one judge run (the result holds every item's verdicts, and a D1 row is at most 2 MB). */

@@ -4,6 +4,7 @@ import { CliError, EXIT } from "./errors.ts";
 import { register as chainDeterminism } from "./commands/chain-determinism.ts";
 import { register as datasets } from "./commands/datasets.ts";
 import { register as judge } from "./commands/judge.ts";
+import { register as providers } from "./commands/providers.ts";
 import { register as rpl } from "./commands/rpl.ts";
 import { register as rq } from "./commands/rq.ts";
 import { register as runs } from "./commands/runs.ts";
@@ -18,7 +19,7 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
     .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a --max-*/--min-* gate failed, 130 Ctrl-C.")
     .showHelpAfterError("(run with --help for usage)");
-  for (const add of [vrty, chainDeterminism, rpl, judge, rq, runs, datasets, suites]) add(program);
+  for (const add of [vrty, chainDeterminism, rpl, judge, rq, runs, datasets, suites, providers]) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
   const override = (cmd: Command) => {
     cmd.exitOverride();

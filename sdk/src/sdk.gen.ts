@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -406,6 +406,85 @@ export const rotateWebhookSecret = <ThrowOnError extends boolean = false>(option
         }],
     url: '/v1/webhooks/secret',
     ...options
+});
+
+/**
+ * List the tenant's provider connections (never their keys)
+ */
+export const listProviderConnections = <ThrowOnError extends boolean = false>(options?: Options<ListProviderConnectionsData, ThrowOnError>): RequestResult<ListProviderConnectionsResponses, ListProviderConnectionsErrors, ThrowOnError> => (options?.client ?? client).get<ListProviderConnectionsResponses, ListProviderConnectionsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/providers',
+    ...options
+});
+
+/**
+ * Save a provider connection: a name for an endpoint and its key
+ *
+ * Runs then name it as `provider: {"connection": "<name>"}` instead of `base_url` and `api_key`. The key is encrypted and never returned. A name already used by the tenant is a 409.
+ */
+export const createProviderConnection = <ThrowOnError extends boolean = false>(options: Options<CreateProviderConnectionData, ThrowOnError>): RequestResult<CreateProviderConnectionResponses, CreateProviderConnectionErrors, ThrowOnError> => (options.client ?? client).post<CreateProviderConnectionResponses, CreateProviderConnectionErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/providers',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a provider connection and its key
+ *
+ * Runs already created keep their own copy of the endpoint and key, and finish; later runs naming it are a 400.
+ */
+export const deleteProviderConnection = <ThrowOnError extends boolean = false>(options: Options<DeleteProviderConnectionData, ThrowOnError>): RequestResult<DeleteProviderConnectionResponses, DeleteProviderConnectionErrors, ThrowOnError> => (options.client ?? client).delete<DeleteProviderConnectionResponses, DeleteProviderConnectionErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/providers/{name}',
+    ...options
+});
+
+/**
+ * Get a provider connection by name (never its key)
+ */
+export const getProviderConnection = <ThrowOnError extends boolean = false>(options: Options<GetProviderConnectionData, ThrowOnError>): RequestResult<GetProviderConnectionResponses, GetProviderConnectionErrors, ThrowOnError> => (options.client ?? client).get<GetProviderConnectionResponses, GetProviderConnectionErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/providers/{name}',
+    ...options
+});
+
+/**
+ * Replace a provider connection's endpoint and key (or create it)
+ *
+ * Replaces the whole connection: `base_url`, and `api_key` (left out, the connection keeps no key). Rotate a key this way. Runs created before keep the endpoint and key they were created with; later runs use the new ones. A name not saved yet is created (201).
+ */
+export const replaceProviderConnection = <ThrowOnError extends boolean = false>(options: Options<ReplaceProviderConnectionData, ThrowOnError>): RequestResult<ReplaceProviderConnectionResponses, ReplaceProviderConnectionErrors, ThrowOnError> => (options.client ?? client).put<ReplaceProviderConnectionResponses, ReplaceProviderConnectionErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/providers/{name}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

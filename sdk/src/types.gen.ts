@@ -261,6 +261,10 @@ export type ChainDeterminismConfig = {
     model: string;
     provider: {
         base_url: string;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
     } | null;
     timeout_s: number;
     seed: number | null;
@@ -385,6 +389,10 @@ export type RplConfig = {
     model: string;
     provider: {
         base_url: string;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
     } | null;
     timeout_s: number;
     seed: number | null;
@@ -611,6 +619,10 @@ export type JudgeConfig = {
          */
         base_url: string | null;
         vendor: string | null;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
         temperature: number;
         max_tokens: number;
         timeout_s: number;
@@ -781,6 +793,10 @@ export type ReasoningQualityConfig = {
         name: string;
         model: string;
         base_url: string | null;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
         temperature: number;
         max_tokens: number;
         timeout_s: number;
@@ -802,6 +818,10 @@ export type ReasoningQualityConfig = {
         method: 'lexical' | 'none';
     } | {
         base_url: string | null;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
         method: 'model';
         model: string;
         batch_size: number;
@@ -812,6 +832,10 @@ export type ReasoningQualityConfig = {
         method: 'jaccard' | 'none';
     } | {
         base_url: string | null;
+        /**
+         * The saved provider connection the endpoint came from, if the request named one
+         */
+        connection?: string;
         method: 'embeddings';
         model: string;
         batch_size: number;
@@ -1206,18 +1230,63 @@ export type WebhookSecretInfo = {
     created_at: string | null;
 };
 
+export type ProviderConnection = {
+    id: string;
+    /**
+     * What runs write in `provider.connection`
+     */
+    name: string;
+    base_url: string;
+    has_api_key: boolean;
+    /**
+     * The key's last four characters, to tell keys apart; null without a key or for a key shorter than 16 characters. The key itself is never returned
+     */
+    api_key_last4: string | null;
+    created_at: string;
+    /**
+     * When the endpoint or key was last replaced (PUT)
+     */
+    updated_at: string;
+};
+
+export type CreateProviderConnectionRequest = {
+    /**
+     * Unique among the tenant's connections
+     */
+    name: string;
+    /**
+     * An OpenAI-compatible endpoint, checked as a run's `provider.base_url` is
+     */
+    base_url: string;
+    /**
+     * Secret: stored encrypted, never returned, logged or shown; sent only as `Authorization: Bearer` to `base_url` by runs that name this connection. Leave it out for an endpoint that needs none
+     */
+    api_key?: string;
+};
+
+export type ProviderConnectionPage = {
+    data: Array<ProviderConnection>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type ReplaceProviderConnectionRequest = {
+    /**
+     * An OpenAI-compatible endpoint, checked as a run's `provider.base_url` is
+     */
+    base_url: string;
+    /**
+     * Secret: stored encrypted, never returned, logged or shown; sent only as `Authorization: Bearer` to `base_url` by runs that name this connection. Leave it out for an endpoint that needs none
+     */
+    api_key?: string;
+};
+
 export type ChainDeterminismRunRequest = {
     /**
      * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
      */
     model: string;
-    provider?: {
-        base_url: string;
-        /**
-         * Secret: encrypted for the life of the run, never stored in plain text or returned
-         */
-        api_key?: string;
-    };
+    provider?: Provider;
     /**
      * Per model call; timed-out calls are retried twice
      */
@@ -1269,6 +1338,24 @@ export type ChainDeterminismRunRequest = {
 };
 
 /**
+ * Where to call a model: `base_url` (+ `api_key`), or `connection`, the name of a saved connection
+ */
+export type Provider = {
+    /**
+     * Any OpenAI-compatible endpoint (for a judge critic, it overrides the vendor's)
+     */
+    base_url?: string;
+    /**
+     * Secret: encrypted for the life of the run, never stored in plain text or returned
+     */
+    api_key?: string;
+    /**
+     * A saved provider connection (`POST /v1/providers`) instead of `base_url` and `api_key`: its endpoint and key are used as if given here, copied into the run when it is created
+     */
+    connection?: string;
+};
+
+/**
  * One run per part of a request that makes several (rpl: one per prompt version)
  */
 export type RunGroup = {
@@ -1283,13 +1370,7 @@ export type RplRunRequest = {
      * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
      */
     model: string;
-    provider?: {
-        base_url: string;
-        /**
-         * Secret: encrypted for the life of the run, never stored in plain text or returned
-         */
-        api_key?: string;
-    };
+    provider?: Provider;
     /**
      * Per model call; timed-out calls are retried twice
      */
@@ -1374,19 +1455,10 @@ export type JudgeRunRequest = {
          */
         model: string;
         /**
-         * An endpoint preset; needs provider.api_key
+         * An endpoint preset; needs provider.api_key (not with provider.connection)
          */
         vendor?: 'deepseek' | 'openai' | 'openrouter' | 'together';
-        provider?: {
-            /**
-             * Any OpenAI-compatible endpoint; overrides the vendor's
-             */
-            base_url?: string;
-            /**
-             * Secret: encrypted for the life of the run, never stored in plain text or returned
-             */
-            api_key?: string;
-        };
+        provider?: Provider;
         temperature?: number;
         max_tokens?: number;
         /**
@@ -1478,13 +1550,7 @@ export type ReasoningQualityRunRequest = {
          * The model name the endpoint expects, or `sim:<anything>` for the simulator
          */
         model: string;
-        provider?: {
-            base_url: string;
-            /**
-             * Secret: encrypted for the life of the run, never stored in plain text or returned
-             */
-            api_key?: string;
-        };
+        provider?: Provider;
         /**
          * The paper's 0.7; at 0 CS and SS are trivially high
          */
@@ -1579,13 +1645,7 @@ export type LsModelBackend = {
      * A chat model used as contradiction checker, or `sim:<anything>` for the simulator's
      */
     model: string;
-    provider?: {
-        base_url: string;
-        /**
-         * Secret: encrypted for the life of the run, never stored in plain text or returned
-         */
-        api_key?: string;
-    };
+    provider?: Provider;
     /**
      * Step pairs per checker call
      */
@@ -1603,13 +1663,7 @@ export type SsEmbeddingsBackend = {
      * An embeddings model, or `sim:<anything>` for the simulator's
      */
     model: string;
-    provider?: {
-        base_url: string;
-        /**
-         * Secret: encrypted for the life of the run, never stored in plain text or returned
-         */
-        api_key?: string;
-    };
+    provider?: Provider;
     /**
      * Sent as `dimensions` where the model supports it
      */
@@ -2874,6 +2928,230 @@ export type RotateWebhookSecretResponses = {
 };
 
 export type RotateWebhookSecretResponse = RotateWebhookSecretResponses[keyof RotateWebhookSecretResponses];
+
+export type ListProviderConnectionsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/providers';
+};
+
+export type ListProviderConnectionsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListProviderConnectionsError = ListProviderConnectionsErrors[keyof ListProviderConnectionsErrors];
+
+export type ListProviderConnectionsResponses = {
+    /**
+     * Connections, newest first
+     */
+    200: ProviderConnectionPage;
+};
+
+export type ListProviderConnectionsResponse = ListProviderConnectionsResponses[keyof ListProviderConnectionsResponses];
+
+export type CreateProviderConnectionData = {
+    body: CreateProviderConnectionRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/providers';
+};
+
+export type CreateProviderConnectionErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateProviderConnectionError = CreateProviderConnectionErrors[keyof CreateProviderConnectionErrors];
+
+export type CreateProviderConnectionResponses = {
+    /**
+     * The saved connection (without its key)
+     */
+    201: ProviderConnection;
+};
+
+export type CreateProviderConnectionResponse = CreateProviderConnectionResponses[keyof CreateProviderConnectionResponses];
+
+export type DeleteProviderConnectionData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/v1/providers/{name}';
+};
+
+export type DeleteProviderConnectionErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteProviderConnectionError = DeleteProviderConnectionErrors[keyof DeleteProviderConnectionErrors];
+
+export type DeleteProviderConnectionResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteProviderConnectionResponse = DeleteProviderConnectionResponses[keyof DeleteProviderConnectionResponses];
+
+export type GetProviderConnectionData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/v1/providers/{name}';
+};
+
+export type GetProviderConnectionErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetProviderConnectionError = GetProviderConnectionErrors[keyof GetProviderConnectionErrors];
+
+export type GetProviderConnectionResponses = {
+    /**
+     * The connection
+     */
+    200: ProviderConnection;
+};
+
+export type GetProviderConnectionResponse = GetProviderConnectionResponses[keyof GetProviderConnectionResponses];
+
+export type ReplaceProviderConnectionData = {
+    body: ReplaceProviderConnectionRequest;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/v1/providers/{name}';
+};
+
+export type ReplaceProviderConnectionErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ReplaceProviderConnectionError = ReplaceProviderConnectionErrors[keyof ReplaceProviderConnectionErrors];
+
+export type ReplaceProviderConnectionResponses = {
+    /**
+     * The connection, replaced
+     */
+    200: ProviderConnection;
+    /**
+     * The connection, created
+     */
+    201: ProviderConnection;
+};
+
+export type ReplaceProviderConnectionResponse = ReplaceProviderConnectionResponses[keyof ReplaceProviderConnectionResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

@@ -137,6 +137,29 @@ export const webhookSecrets = sqliteTable("webhook_secrets", {
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
 });
 
+/**
+ * A tenant's saved provider connections (`/v1/providers`): an OpenAI-compatible endpoint and its key,
+ * saved once and named by runs instead of the key. The key is stored only encrypted under SECRETS_KEY,
+ * as the webhook secrets are (src/secrets.ts); `apiKeyLast4` is all the API ever shows of it. Names are
+ * unique per tenant: runs and paths (`/v1/providers/{name}`) address a connection by its name.
+ */
+export const providerConnections = sqliteTable(
+  "provider_connections",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    baseUrl: text("base_url").notNull(),
+    /** base64(iv ‖ AES-256-GCM ciphertext) of the key; null for an endpoint that takes none. */
+    apiKeyEnc: text("api_key_enc"),
+    /** The key's last four characters, kept only for keys of 16 characters or more; null otherwise. */
+    apiKeyLast4: text("api_key_last4"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("provider_connections_tenant_name").on(t.tenantId, t.name), index("provider_connections_tenant").on(t.tenantId, t.id)],
+);
+
 /** Every attempt to deliver a run's final event; `messageId` (the `webhook-id` header) is shared by the attempts of one message. */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",

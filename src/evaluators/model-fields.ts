@@ -4,6 +4,8 @@ import { z } from "@hono/zod-openapi";
 import { ApiError, type FieldError } from "../errors.ts";
 import { destinationProblem, endpointPolicy } from "../net/destination.ts";
 import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../providers/index.ts";
+import { resolveProviders, type ProviderRef } from "./connections.ts";
+import type { CreateContext } from "./module.ts";
 
 /**
  * A provider key. It is sent in an HTTP header (`Authorization: Bearer …`), which holds only ASCII, so
@@ -24,13 +26,38 @@ export const ProviderKey = z
  * An OpenAI-compatible endpoint's base URL (`provider.base_url` of every evaluator). The schema applies
  * the destination policy's text rules (net/destination.ts): http(s), no credentials in it or in its
  * query, no private, link-local, metadata, unspecified or local-name host. Whether loopback is
- * accepted depends on the Worker's setting, which a schema cannot see: routes check that with
- * `checkEndpointUrls` once the body has parsed.
+ * accepted depends on the Worker's setting, which a schema cannot see: run requests check that in
+ * `resolveProviders` (connections.ts), other routes with `checkEndpointUrls`, once the body has parsed.
  */
 export const BaseUrl = z.url({ protocol: /^https?$/, abort: true }).superRefine((url, ctx) => {
   const problem = destinationProblem(url, endpointPolicy(true));
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
+
+/**
+ * The name of a saved provider connection (`/v1/providers`): what runs write in `provider.connection`
+ * and what `/v1/providers/{name}` addresses, so it is a plain path segment.
+ */
+export const ConnectionName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  .openapi({ example: "openrouter" });
+
+/**
+ * `provider` of every model a run request names (the run's model, a judge critic, a reasoning-quality
+ * model and its backends): an endpoint given inline, or a saved connection by name, which stands for its
+ * `base_url` and `api_key` (evaluators/connections.ts resolves it). Either `base_url` or `connection`
+ * is needed, except for a judge critic whose `vendor` gives the URL.
+ */
+export const Provider = z
+  .strictObject({
+    base_url: BaseUrl.optional().openapi({ description: "Any OpenAI-compatible endpoint (for a judge critic, it overrides the vendor's)", example: "https://openrouter.ai/api/v1" }),
+    api_key: ProviderKey.optional(),
+    connection: ConnectionName.optional().openapi({
+      description: "A saved provider connection (`POST /v1/providers`) instead of `base_url` and `api_key`: its endpoint and key are used as if given here, copied into the run when it is created",
+    }),
+  })
+  .openapi("Provider", { description: "Where to call a model: `base_url` (+ `api_key`), or `connection`, the name of a saved connection" });
 
 /**
  * Refuses, naming each field, the endpoint URLs the destination policy refuses under the Worker's
@@ -68,12 +95,7 @@ export const LatencySimulator = z.strictObject({ latency_ms: SimLatency }).optio
  */
 export const ModelFields = {
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the built-in simulator", example: "sim:agent" }),
-  provider: z
-    .strictObject({
-      base_url: BaseUrl.openapi({ example: "https://openrouter.ai/api/v1" }),
-      api_key: ProviderKey.optional(),
-    })
-    .optional(),
+  provider: Provider.optional(),
   timeout_s: z.number().positive().max(600).default(60).openapi({ description: "Per model call; timed-out calls are retried twice" }),
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional().openapi({ description: "Sent as `seed` to providers that take one; seeds the simulator" }),
 };
@@ -101,39 +123,46 @@ export function simulatorOrEndpoint(
     return errors;
   }
   if (m.simulator) errors.push({ path: `${at}simulator`, message: "only for sim:* models" });
-  if (!m.endpoint) errors.push({ path: `${at}provider`, message: "required unless model is sim:* (provider.base_url, provider.api_key)" });
+  if (!m.endpoint) {
+    errors.push(
+      m.provider
+        ? { path: `${at}provider.base_url`, message: "required unless provider.connection names a saved connection" }
+        : { path: `${at}provider`, message: "required unless model is sim:* (provider.base_url and provider.api_key, or provider.connection)" },
+    );
+  }
   return errors;
 }
 
 /**
- * Splits the model fields into the stored config (no secret) and the run's secrets (the API key).
- * `simulatorDefaults` are the evaluator's own knobs, so a config holds only those. `allowLoopback` is
- * the Worker's setting (`loopbackAllowed(c.env)`): without it a loopback `provider.base_url` is
- * accepted, as the schema alone accepts it, so every route passes it.
+ * Splits the model fields into the stored config (no secret) and the run's secrets (the API key), the
+ * request's `provider` resolved first (a saved connection becomes its URL and key; every URL is checked
+ * under the Worker's destination setting, `ctx.allowLoopback`). `simulatorDefaults` are the
+ * evaluator's own knobs, so a config holds only those. A config whose endpoint came from a connection
+ * names it (`provider.connection`).
  */
-export function modelConfig(
+export async function modelConfig(
   body: {
     model: string;
-    provider?: { base_url: string; api_key?: string };
+    provider?: ProviderRef;
     timeout_s: number;
     seed?: number;
     simulator?: { divergence?: number; latency_ms: number };
   },
   simulatorDefaults: ModelSettings["simulator"] & object,
-  allowLoopback: boolean,
-): { config: ModelSettings; secrets?: Record<string, string> } {
+  ctx: Pick<CreateContext, "env" | "db" | "tenantId" | "allowLoopback">,
+): Promise<{ config: ModelSettings; secrets?: Record<string, string> }> {
   const sim = isSim(body.model);
-  const errors = simulatorOrEndpoint("", { ...body, endpoint: body.provider?.base_url });
+  const [provider] = await resolveProviders(ctx, [["provider", body.provider]]);
+  const errors = simulatorOrEndpoint("", { ...body, endpoint: provider?.base_url });
   if (errors.length) throw ApiError.validation(errors);
-  checkEndpointUrls([["provider.base_url", body.provider?.base_url]], allowLoopback);
   return {
     config: {
       model: body.model,
-      provider: body.provider ? { base_url: body.provider.base_url } : null,
+      provider: provider?.base_url ? { base_url: provider.base_url, ...(provider.connection ? { connection: provider.connection } : {}) } : null,
       timeout_s: body.timeout_s,
       seed: body.seed ?? null,
       simulator: sim ? { ...simulatorDefaults, ...body.simulator } : null,
     },
-    secrets: body.provider?.api_key ? { [PROVIDER_SECRET]: body.provider.api_key } : undefined,
+    secrets: provider?.api_key ? { [PROVIDER_SECRET]: provider.api_key } : undefined,
   };
 }

@@ -16,7 +16,12 @@ export type RunFieldsBody = { concurrency: number; webhook_url?: string };
 /** A model's settings as a run's public config shows them (the ModelSettings of chain-determinism and rpl). */
 export const ModelSettingsSchema = {
   model: z.string(),
-  provider: z.object({ base_url: z.string() }).nullable(),
+  provider: z
+    .object({
+      base_url: z.string(),
+      connection: z.string().optional().openapi({ description: "The saved provider connection the endpoint came from, if the request named one" }),
+    })
+    .nullable(),
   timeout_s: z.number(),
   seed: z.number().int().nullable(),
   simulator: z.object({ divergence: z.number().optional(), latency_ms: z.number() }).nullable(),

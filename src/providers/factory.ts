@@ -8,7 +8,8 @@ export const PROVIDER_SECRET = "provider";
 /** The model fields every run evaluator's config carries (see src/evaluators/model-fields.ts). */
 export type ModelSettings = {
   model: string;
-  provider: { base_url: string } | null;
+  /** `connection`: the saved provider connection the URL came from, recorded in the run's config only. */
+  provider: { base_url: string; connection?: string } | null;
   timeout_s: number;
   seed: number | null;
   /** `sim:*` only; `divergence` for the tool-calling agent (chain-determinism). */

@@ -85,7 +85,7 @@ const found = examples();
 describe("the README's request examples", () => {
   it("are found: every POST that creates something has one", () => {
     const paths = new Set(found.map((e) => e.path));
-    for (const p of ["/v1/vrty/score", "/v1/vrty/score/batch", "/v1/vrty/idf-tables", "/v1/chain-determinism/runs", "/v1/chain-determinism/suites", "/v1/rpl/runs", "/v1/judge/runs", "/v1/reasoning-quality/runs", "/v1/admin/tenants", "/v1/keys"]) {
+    for (const p of ["/v1/vrty/score", "/v1/vrty/score/batch", "/v1/vrty/idf-tables", "/v1/chain-determinism/runs", "/v1/chain-determinism/suites", "/v1/rpl/runs", "/v1/judge/runs", "/v1/reasoning-quality/runs", "/v1/admin/tenants", "/v1/keys", "/v1/providers"]) {
       expect(paths, p).toContain(p);
     }
   });

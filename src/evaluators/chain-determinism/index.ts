@@ -28,8 +28,9 @@ export const chainDeterminism = {
       "Returns at once (202) with the run; follow `links.events` (SSE) or poll `links.self`. Accepts `Idempotency-Key`: the same key and body return the same run.",
   },
 
-  async create(body, { db, tenantId, allowLoopback }) {
-    const model = modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, allowLoopback);
+  async create(body, ctx) {
+    const { db, tenantId } = ctx;
+    const model = await modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, ctx);
     const suite = await loadSuite(db, tenantId, body.suite);
     if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
     if (body.n_queries > suite.suite.queries.length) {

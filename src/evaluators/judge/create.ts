@@ -2,14 +2,18 @@ import { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt } from "..
 import { VENDORS } from "../../providers/index.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { singleCallLeaseMs } from "../../runs/lease.ts";
-import { checkEndpointUrls, isSim, simulatorOrEndpoint } from "../model-fields.ts";
+import { resolveProviders, type ResolvedProvider } from "../connections.ts";
+import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
 import type { CreateContext, NewRunOf } from "../module.ts";
 import { DEFAULT_CRITIC_PROMPT, findCriticPrompt, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
 import type { JudgeBody } from "./request.ts";
 import { criticSecret, templateContext, type JudgeConfig, type JudgeCriticConfig } from "./units.ts";
 
-/** Checks what the schema cannot and resolves each critic's endpoint and prompt. Throws one 400 naming every field at fault. */
-async function resolveCritics(body: JudgeBody): Promise<{ critics: JudgeCriticConfig[]; secrets: Record<string, string> }> {
+/**
+ * Checks what the schema cannot and resolves each critic's endpoint and prompt. `providers` are the
+ * critics' `provider`s, resolved (a saved connection read). Throws one 400 naming every field at fault.
+ */
+async function resolveCritics(body: JudgeBody, providers: (ResolvedProvider | undefined)[]): Promise<{ critics: JudgeCriticConfig[]; secrets: Record<string, string> }> {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const secrets: Record<string, string> = {};
@@ -19,16 +23,19 @@ async function resolveCritics(body: JudgeBody): Promise<{ critics: JudgeCriticCo
     if (seen.has(c.name)) errors.push({ path: at("name"), message: `'${c.name}' names two critics` });
     seen.add(c.name);
     const sim = isSim(c.model);
-    const baseUrl = sim ? null : (c.provider?.base_url ?? (c.vendor ? VENDORS[c.vendor].baseUrl : null));
+    const provider = providers[i];
+    const baseUrl = sim ? null : (provider?.base_url ?? (c.vendor ? VENDORS[c.vendor].baseUrl : null));
     errors.push(...simulatorOrEndpoint(`critics.${i}.`, { ...c, endpoint: baseUrl }));
+    // A connection is a whole endpoint: a vendor preset beside it would say nothing, or contradict it.
+    if (c.vendor && provider?.connection) errors.push({ path: at("vendor"), message: "give either a vendor or provider.connection, not both" });
     if (sim && c.simulator?.bias && !body.labels.includes(c.simulator.bias.label)) {
       errors.push({ path: at("simulator.bias.label"), message: `'${c.simulator.bias.label}' is not in labels` });
     }
-    if (!sim && c.vendor && !c.provider?.base_url && !c.provider?.api_key) {
+    if (!sim && c.vendor && !provider?.base_url && !provider?.api_key) {
       errors.push({ path: at("provider.api_key"), message: `the ${c.vendor} endpoint needs an API key` });
     }
     // Named here, read by the unit that calls this critic (units.ts).
-    if (!sim && c.provider?.api_key) secrets[criticSecret(i)] = c.provider.api_key;
+    if (!sim && provider?.api_key) secrets[criticSecret(i)] = provider.api_key;
     let system = c.system_prompt;
     let template = c.prompt_template;
     let name = INLINE_PROMPT;
@@ -58,6 +65,7 @@ async function resolveCritics(body: JudgeBody): Promise<{ critics: JudgeCriticCo
       model: c.model,
       base_url: baseUrl,
       vendor: c.vendor ?? null,
+      ...(provider?.connection ? { connection: provider.connection } : {}),
       temperature: c.temperature,
       max_tokens: c.max_tokens,
       timeout_s: c.timeout_s,
@@ -100,10 +108,10 @@ function checkItemsAndVoting(body: JudgeBody): void {
  * A judge request as its run: the items stay with the coordinator and the samples; the stored (public)
  * config describes the panel, without its prompts' texts.
  */
-export async function createJudgeRun(body: JudgeBody, { allowLoopback }: CreateContext): Promise<NewRunOf<JudgeConfig>> {
-  checkEndpointUrls(body.critics.map((k, i) => [`critics.${i}.provider.base_url`, k.provider?.base_url]), allowLoopback);
+export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeConfig>> {
+  const providers = await resolveProviders(ctx, body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]));
   checkItemsAndVoting(body);
-  const { critics, secrets } = await resolveCritics(body);
+  const { critics, secrets } = await resolveCritics(body, providers);
   const { strategy, ...options } = body.voting;
   const kwargs: Record<string, unknown> = { ...options };
   if (strategy === "weighted") kwargs.weights = Object.fromEntries(critics.map((cr) => [cr.name, cr.weight]));

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { VENDORS } from "../../providers/index.ts";
 import { LIMITS } from "../../limits.ts";
-import { BaseUrl, ProviderKey } from "../model-fields.ts";
+import { Provider } from "../model-fields.ts";
 import { RunFields } from "../run-fields.ts";
 import { DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
 
@@ -20,13 +20,8 @@ const Item = z.strictObject({
 const Critic = z.strictObject({
   name: z.string().min(1).max(64).openapi({ description: "Unique in the panel; becomes each verdict's critic_id" }),
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the simulator", example: "sim:critic" }),
-  vendor: z.enum(Object.keys(VENDORS) as [string, ...string[]]).optional().openapi({ description: "An endpoint preset; needs provider.api_key" }),
-  provider: z
-    .strictObject({
-      base_url: BaseUrl.optional().openapi({ description: "Any OpenAI-compatible endpoint; overrides the vendor's" }),
-      api_key: ProviderKey.optional(),
-    })
-    .optional(),
+  vendor: z.enum(Object.keys(VENDORS) as [string, ...string[]]).optional().openapi({ description: "An endpoint preset; needs provider.api_key (not with provider.connection)" }),
+  provider: Provider.optional(),
   temperature: z.number().min(0).max(2).default(0),
   max_tokens: z.number().int().min(1).max(32_768).default(2000),
   timeout_s: z.number().positive().max(600).default(60).openapi({ description: "Per model call; timed-out calls are retried twice" }),

@@ -27,6 +27,7 @@ export const JudgeConfig = z
         model: z.string(),
         base_url: z.string().nullable().openapi({ description: "The resolved endpoint; null for a simulator critic" }),
         vendor: z.string().nullable(),
+        connection: z.string().optional().openapi({ description: "The saved provider connection the endpoint came from, if the request named one" }),
         temperature: z.number(),
         max_tokens: z.number().int(),
         timeout_s: z.number(),

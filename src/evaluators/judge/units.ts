@@ -13,6 +13,8 @@ export type JudgeCriticConfig = {
   /** The resolved endpoint (preset or provider.base_url); null for a simulator critic. */
   base_url: string | null;
   vendor: string | null;
+  /** The saved provider connection the endpoint and key came from, if the request named one. */
+  connection?: string;
   temperature: number;
   max_tokens: number;
   timeout_s: number;

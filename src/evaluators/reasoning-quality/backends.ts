@@ -20,6 +20,8 @@ export type LsModelConfig = {
   method: "model";
   model: string;
   base_url: string | null;
+  /** The saved provider connection the endpoint and key came from, if the request named one. */
+  connection?: string;
   batch_size: number;
   timeout_s: number;
   fallback: "neutral" | "lexical" | "none";
@@ -30,6 +32,8 @@ export type SsEmbeddingsConfig = {
   method: "embeddings";
   model: string;
   base_url: string | null;
+  /** The saved provider connection the endpoint and key came from, if the request named one. */
+  connection?: string;
   batch_size: number;
   timeout_s: number;
   dimensions: number | null;

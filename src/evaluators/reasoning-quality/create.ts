@@ -2,7 +2,8 @@ import { checkWeights, generateSynthetic, goldInOurWords, METRIC_KEYS, type Data
 import { datasetItems, getDataset } from "../../db/datasets.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { singleCallLeaseMs } from "../../runs/lease.ts";
-import { checkEndpointUrls, isSim, simulatorOrEndpoint } from "../model-fields.ts";
+import { resolveProviders, type ResolvedProvider } from "../connections.ts";
+import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
 import type { CreateContext, NewRunOf } from "../module.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
 import type { RqBody } from "./request.ts";
@@ -10,34 +11,40 @@ import { modelSecret, type RqConfig, type RqModel } from "./units.ts";
 
 type Backends = { ls: RqLs; ss: RqSs };
 
+/** The request's `provider`s, resolved (resolveProviders): one per model, then the LS and SS backends'. */
+type Providers = { models: (ResolvedProvider | undefined)[]; ls?: ResolvedProvider; ss?: ResolvedProvider };
+
 /**
  * A model's or backend's endpoint: the simulator takes none, any other model needs one (the one check,
- * simulatorOrEndpoint); its key joins the run's secrets under the name its unit reads it by.
+ * simulatorOrEndpoint); its key joins the run's secrets under the name its unit reads it by, and the
+ * saved connection it came from, if any, is named in the config.
  */
 function endpointOf(
   field: string,
-  b: { model: string; provider?: { base_url: string; api_key?: string }; simulator?: unknown },
+  b: { model: string; provider?: unknown; simulator?: unknown },
+  provider: ResolvedProvider | undefined,
   secretName: string,
   secrets: Record<string, string>,
   errors: FieldError[],
-): string | null {
-  errors.push(...simulatorOrEndpoint(`${field}.`, { ...b, endpoint: b.provider?.base_url }));
-  if (b.provider?.api_key) secrets[secretName] = b.provider.api_key;
-  return isSim(b.model) ? null : (b.provider?.base_url ?? null);
+): { base_url: string | null; connection?: string } {
+  errors.push(...simulatorOrEndpoint(`${field}.`, { ...b, endpoint: provider?.base_url }));
+  if (provider?.api_key) secrets[secretName] = provider.api_key;
+  if (isSim(b.model)) return { base_url: null };
+  return { base_url: provider?.base_url ?? null, ...(provider?.connection ? { connection: provider.connection } : {}) };
 }
 
-function resolveBackends(body: RqBody, secrets: Record<string, string>, errors: FieldError[]): Backends {
+function resolveBackends(body: RqBody, providers: Providers, secrets: Record<string, string>, errors: FieldError[]): Backends {
   const ls: RqLs =
     typeof body.ls === "string"
       ? { method: body.ls }
-      : { method: "model", model: body.ls.model, base_url: endpointOf("ls", body.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
+      : { method: "model", model: body.ls.model, ...endpointOf("ls", body.ls, providers.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
   const ss: RqSs =
     typeof body.ss === "string"
       ? { method: body.ss }
       : {
           method: "embeddings",
           model: body.ss.model,
-          base_url: endpointOf("ss", body.ss, SS_SECRET, secrets, errors),
+          ...endpointOf("ss", body.ss, providers.ss, SS_SECRET, secrets, errors),
           batch_size: body.ss.batch_size,
           timeout_s: body.ss.timeout_s,
           dimensions: body.ss.dimensions ?? null,
@@ -47,21 +54,20 @@ function resolveBackends(body: RqBody, secrets: Record<string, string>, errors: 
   return { ls, ss };
 }
 
-function resolveModels(body: RqBody): { models: RqModel[]; secrets: Record<string, string> } & Backends {
+function resolveModels(body: RqBody, providers: Providers): { models: RqModel[]; secrets: Record<string, string> } & Backends {
   const errors: FieldError[] = [];
   const secrets: Record<string, string> = {};
-  const backends = resolveBackends(body, secrets, errors);
+  const backends = resolveBackends(body, providers, secrets, errors);
   const names = new Set<string>();
   const models = body.models.map((m, i): RqModel => {
     const name = m.name ?? m.model;
     if (names.has(name)) errors.push({ path: `models.${i}.name`, message: `'${name}' names two models; give each a distinct name` });
     names.add(name);
     const sim = isSim(m.model);
-    const baseUrl = endpointOf(`models.${i}`, m, modelSecret(i), secrets, errors);
     return {
       name,
       model: m.model,
-      base_url: baseUrl,
+      ...endpointOf(`models.${i}`, m, providers.models[i], modelSecret(i), secrets, errors),
       temperature: m.temperature,
       max_tokens: m.max_tokens,
       timeout_s: m.timeout_s,
@@ -111,14 +117,16 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
 
 
 /** A reasoning-quality request as its run: models, backends and items resolved, keys named per model and backend. */
-export async function createRqRun(body: RqBody, { db, tenantId, allowLoopback }: CreateContext): Promise<NewRunOf<RqConfig>> {
-  const backend = (b: RqBody["ls"] | RqBody["ss"]) => (typeof b === "string" ? undefined : b.provider?.base_url);
-  checkEndpointUrls(
-    [...body.models.map((m, i): [string, string | undefined] => [`models.${i}.provider.base_url`, m.provider?.base_url]), ["ls.provider.base_url", backend(body.ls)], ["ss.provider.base_url", backend(body.ss)]],
-    allowLoopback,
-  );
-  const { models, secrets, ls, ss } = resolveModels(body);
-  const { items, ownWording } = await loadItems(body, db, tenantId);
+export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<NewRunOf<RqConfig>> {
+  const backend = (b: RqBody["ls"] | RqBody["ss"]) => (typeof b === "string" ? undefined : b.provider);
+  const resolved = await resolveProviders(ctx, [
+    ...body.models.map((m, i): [string, RqBody["models"][number]["provider"]] => [`models.${i}.provider`, m.provider]),
+    ["ls.provider", backend(body.ls)],
+    ["ss.provider", backend(body.ss)],
+  ]);
+  const n = body.models.length;
+  const { models, secrets, ls, ss } = resolveModels(body, { models: resolved.slice(0, n), ls: resolved[n], ss: resolved[n + 1] });
+  const { items, ownWording } = await loadItems(body, ctx.db, ctx.tenantId);
   const config: RqConfig = {
     models,
     items,

@@ -1,17 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../limits.ts";
-import { BaseUrl, ProviderKey } from "../model-fields.ts";
+import { Provider } from "../model-fields.ts";
 import { RunFields } from "../run-fields.ts";
-
-const Endpoint = z.strictObject({
-  base_url: BaseUrl,
-  api_key: ProviderKey.optional(),
-});
 
 const Model = z.strictObject({
   name: z.string().min(1).max(100).optional().openapi({ description: "Unique in the run; default the model name" }),
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the simulator", example: "sim:reasoner" }),
-  provider: Endpoint.optional(),
+  provider: Provider.optional(),
   temperature: z.number().min(0).max(2).default(0.7).openapi({ description: "The paper's 0.7; at 0 CS and SS are trivially high" }),
   max_tokens: z.number().int().min(1).max(32_768).default(256).openapi({ description: "The original's 256 (1024 for thinking models)" }),
   timeout_s: z.number().positive().max(600).default(60),
@@ -29,7 +24,7 @@ const LsModel = z
   .strictObject({
     method: z.literal("model"),
     model: z.string().min(1).max(200).openapi({ description: "A chat model used as contradiction checker, or `sim:<anything>` for the simulator's", example: "gpt-4o-mini" }),
-    provider: Endpoint.optional(),
+    provider: Provider.optional(),
     batch_size: z.number().int().min(1).max(32).default(16).openapi({ description: "Step pairs per checker call" }),
     timeout_s: z.number().positive().max(600).default(60),
     fallback: z.enum(["lexical", "none", "neutral"]).default("lexical").openapi({
@@ -42,7 +37,7 @@ const SsEmbeddings = z
   .strictObject({
     method: z.literal("embeddings"),
     model: z.string().min(1).max(200).openapi({ description: "An embeddings model, or `sim:<anything>` for the simulator's", example: "text-embedding-3-small" }),
-    provider: Endpoint.optional(),
+    provider: Provider.optional(),
     dimensions: z.number().int().min(1).max(8192).optional().openapi({ description: "Sent as `dimensions` where the model supports it" }),
     baseline: z.number().min(-1).lt(1).optional().openapi({ description: "Rescale every non-empty pair's cosine as (s − b)/(1 − b)" }),
     batch_size: z.number().int().min(1).max(2048).default(64).openapi({ description: "Texts per embeddings call" }),

@@ -15,7 +15,8 @@ export const RqRawMetrics = z
   })
   .openapi("RqRawMetrics", { description: "The six metrics (4 decimals); null where a metric was left out (LS or SS `none`, RS with no perturbations)" });
 
-const Endpoint = z.object({ base_url: z.string().nullable() });
+const Connection = z.string().optional().openapi({ description: "The saved provider connection the endpoint came from, if the request named one" });
+const Endpoint = z.object({ base_url: z.string().nullable(), connection: Connection });
 
 export const RqConfig = z
   .object({
@@ -24,6 +25,7 @@ export const RqConfig = z
         name: z.string(),
         model: z.string(),
         base_url: z.string().nullable(),
+        connection: Connection,
         temperature: z.number(),
         max_tokens: z.number().int(),
         timeout_s: z.number(),

@@ -18,6 +18,8 @@ export type RqModel = {
   name: string;
   model: string;
   base_url: string | null;
+  /** The saved provider connection the endpoint and key came from, if the request named one. */
+  connection?: string;
   temperature: number;
   max_tokens: number;
   timeout_s: number;

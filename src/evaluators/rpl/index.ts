@@ -70,8 +70,8 @@ export const rpl = {
     groups: true,
   },
 
-  async create(body, { allowLoopback }) {
-    const model = modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, allowLoopback);
+  async create(body, ctx) {
+    const model = await modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, ctx);
     const versions = versionsOf(body);
     // Every version is planned (and its prompts checked) before any run is made.
     const parts = [];
