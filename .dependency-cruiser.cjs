@@ -87,10 +87,17 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(engines/|limits\\.ts$)" },
     },
     {
+      name: "dashboard-is-a-client",
+      comment: "The dashboard speaks to the API only through the SDK package: nothing of the server's code.",
+      severity: "error",
+      from: { path: "^dashboard/" },
+      to: { path: "^(src|cli)/" },
+    },
+    {
       name: "resolvable-imports",
       comment: "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
       severity: "error",
-      from: { path: "^(src|sdk|cli)/" },
+      from: { path: "^(src|sdk|cli|dashboard)/" },
       to: { couldNotResolve: true, pathNot: "^cloudflare:" },
     },
   ],

@@ -2,8 +2,8 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 
-// Three projects: the engines (and anything else that needs only Node) run in plain Node; the CLI runs
-// as a child process against wrangler dev;
+// Three projects: the engines (and anything else that needs only Node) run in plain Node; the CLI and
+// the dashboard run end to end against wrangler dev (e2e);
 // routes, D1, Durable Objects and Queues run inside workerd through the Cloudflare plugin.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -20,13 +20,14 @@ export default defineConfig(async () => {
         },
         {
           test: {
-            name: "cli",
+            name: "e2e",
             environment: "node",
-            // The CLI runs as a child process against wrangler dev; a run's end waits on the server.
+            // The CLI (a child process) and the dashboard (in Chromium) against one wrangler dev; a run's
+            // end waits on the server.
             testTimeout: 120_000,
             hookTimeout: 120_000,
             globalSetup: ["./test/cli/setup.ts"],
-            include: ["test/cli/**/*.test.ts"],
+            include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
           },
         },
         {

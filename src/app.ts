@@ -4,7 +4,7 @@ import { requestId } from "hono/request-id";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { ApiError, renderProblem } from "./errors.ts";
 import { openDb } from "./db/client.ts";
-import { requireApiKey } from "./middleware/auth.ts";
+import { requireApiKey, SESSION_COOKIE } from "./middleware/auth.ts";
 import type { AppEnv } from "./routes/router.ts";
 import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
@@ -13,6 +13,7 @@ import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
 import { providers } from "./routes/providers.ts";
+import { session } from "./routes/session.ts";
 import { chainDeterminismSuites } from "./routes/chain-determinism.ts";
 import { rplCompare } from "./routes/rpl.ts";
 import { judgeReview } from "./routes/judge.ts";
@@ -70,7 +71,10 @@ export function createApp() {
     await next();
   });
   // Every /v1 route needs an API key, except the operator routes, which check ADMIN_TOKEN themselves.
-  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : requireApiKey(c, next)));
+  // Signing in (POST /v1/session) is how a browser gets its session, so it takes the key in its body.
+  app.use("/v1/*", (c, next) =>
+    c.req.path.startsWith("/v1/admin/") || (c.req.path === "/v1/session" && c.req.method === "POST") ? next() : requireApiKey(c, next),
+  );
 
   app.route("/", health);
   app.route("/", docs);
@@ -81,6 +85,7 @@ export function createApp() {
   app.route("/v1/runs", rqReports);
   app.route("/v1/webhooks", webhooks);
   app.route("/v1/providers", providers);
+  app.route("/v1/session", session);
   // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
   // evaluators' own extras.
   for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));
@@ -93,6 +98,12 @@ export function createApp() {
     type: "http",
     scheme: "bearer",
     description: "A tenant's API key (`assay_sk_…`).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "session", {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description: "The dashboard's session (POST /v1/session); requests other than GET and HEAD also send `X-CSRF-Token`.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",

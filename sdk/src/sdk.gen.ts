@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -480,6 +480,48 @@ export const replaceProviderConnection = <ThrowOnError extends boolean = false>(
             type: 'http'
         }],
     url: '/v1/providers/{name}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Sign out: the session ends on the server and the cookie is cleared
+ */
+export const deleteSession = <ThrowOnError extends boolean = false>(options?: Options<DeleteSessionData, ThrowOnError>): RequestResult<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError> => (options?.client ?? client).delete<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'assay_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/session',
+    ...options
+});
+
+/**
+ * The dashboard session of this browser
+ *
+ * 401 when the browser has no live session (never signed in, signed out, expired, or its key revoked).
+ */
+export const getSession = <ThrowOnError extends boolean = false>(options?: Options<GetSessionData, ThrowOnError>): RequestResult<GetSessionResponses, GetSessionErrors, ThrowOnError> => (options?.client ?? client).get<GetSessionResponses, GetSessionErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'assay_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/session',
+    ...options
+});
+
+/**
+ * Sign in to the dashboard: exchange an API key for a session cookie
+ *
+ * Answers with the session and sets `assay_session` (HttpOnly, SameSite=Strict, Secure over HTTPS, path `/v1`, 12 h). The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused.
+ */
+export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
+    url: '/v1/session',
     ...options,
     headers: {
         'Content-Type': 'application/json',

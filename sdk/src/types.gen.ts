@@ -1281,6 +1281,19 @@ export type ReplaceProviderConnectionRequest = {
     api_key?: string;
 };
 
+export type DashboardSession = {
+    object: 'session';
+    tenant: {
+        id: string;
+        name: string;
+    };
+    /**
+     * Send it as `X-CSRF-Token` with every request that changes something
+     */
+    csrf_token: string;
+    expires_at: string;
+};
+
 export type ChainDeterminismRunRequest = {
     /**
      * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
@@ -3152,6 +3165,118 @@ export type ReplaceProviderConnectionResponses = {
 };
 
 export type ReplaceProviderConnectionResponse = ReplaceProviderConnectionResponses[keyof ReplaceProviderConnectionResponses];
+
+export type DeleteSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/session';
+};
+
+export type DeleteSessionErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteSessionError = DeleteSessionErrors[keyof DeleteSessionErrors];
+
+export type DeleteSessionResponses = {
+    /**
+     * Signed out
+     */
+    204: void;
+};
+
+export type DeleteSessionResponse = DeleteSessionResponses[keyof DeleteSessionResponses];
+
+export type GetSessionData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/session';
+};
+
+export type GetSessionErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetSessionError = GetSessionErrors[keyof GetSessionErrors];
+
+export type GetSessionResponses = {
+    /**
+     * Who is signed in, and the CSRF token
+     */
+    200: DashboardSession;
+};
+
+export type GetSessionResponse = GetSessionResponses[keyof GetSessionResponses];
+
+export type CreateSessionData = {
+    body: {
+        /**
+         * An API key of the tenant; used once, never stored
+         */
+        api_key: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/session';
+};
+
+export type CreateSessionErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateSessionError = CreateSessionErrors[keyof CreateSessionErrors];
+
+export type CreateSessionResponses = {
+    /**
+     * Signed in; the cookie is set
+     */
+    201: DashboardSession;
+};
+
+export type CreateSessionResponse = CreateSessionResponses[keyof CreateSessionResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

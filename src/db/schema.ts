@@ -241,3 +241,21 @@ export const datasetChunks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.chunk] })],
 );
+
+/**
+ * Dashboard sessions (src/db/sessions.ts): the SHA-256 of the cookie's random token, never the token;
+ * a session is bound to the key it was opened with, so revoking the key ends it.
+ */
+export const dashboardSessions = sqliteTable(
+  "dashboard_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    keyId: text("key_id").notNull().references(() => apiKeys.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("dashboard_sessions_token_hash").on(t.tokenHash), index("dashboard_sessions_key").on(t.keyId)],
+);

@@ -1,7 +1,9 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
 import { ApiError } from "../errors.ts";
 import { secretsEqual } from "../crypto.ts";
 import { findActiveKey } from "../db/tenants.ts";
+import { findSession } from "../db/sessions.ts";
 import type { AppEnv } from "../routes/router.ts";
 
 function bearer(header: string | undefined): string | undefined {
@@ -9,13 +11,43 @@ function bearer(header: string | undefined): string | undefined {
   return m?.[1];
 }
 
-/** Requires `Authorization: Bearer <api key>` of an active key and sets the caller's tenant. */
+/** The dashboard's session cookie (routes/session.ts), sent only to the API's own paths. */
+export const SESSION_COOKIE = "assay_session";
+export const SESSION_COOKIE_PATH = "/v1";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** True unless the request says it comes from another origin (browsers send `Origin` on POST, PUT, DELETE). */
+export function sameOriginOrAbsent(c: Context<AppEnv>): boolean {
+  const origin = c.req.header("origin");
+  return origin === undefined || origin === new URL(c.req.url).origin;
+}
+
+/**
+ * Requires `Authorization: Bearer <api key>` of an active key, or a live dashboard session cookie, and
+ * sets the caller's tenant. With the cookie, a request that changes something must come from the
+ * API's own origin and carry the session's `X-CSRF-Token`: a cookie alone never changes anything.
+ */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c.req.header("authorization"));
-  if (!token) throw ApiError.unauthenticated("Send an API key as `Authorization: Bearer <key>`.");
-  const key = await findActiveKey(c.var.db, token);
-  if (!key) throw ApiError.unauthenticated("The API key is unknown or has been revoked.");
-  c.set("tenantId", key.tenantId);
+  if (token) {
+    const key = await findActiveKey(c.var.db, token);
+    if (!key) throw ApiError.unauthenticated("The API key is unknown or has been revoked.");
+    c.set("tenantId", key.tenantId);
+    return next();
+  }
+  const cookie = getCookie(c, SESSION_COOKIE);
+  if (!cookie) throw ApiError.unauthenticated("Send an API key as `Authorization: Bearer <key>`.");
+  const session = await findSession(c.var.db, cookie);
+  if (!session) throw ApiError.unauthenticated("The dashboard session has ended (signed out, expired, or its key revoked); sign in again.");
+  if (!SAFE_METHODS.has(c.req.method)) {
+    const csrf = c.req.header("x-csrf-token");
+    if (!sameOriginOrAbsent(c) || !csrf || !(await secretsEqual(csrf, session.csrfToken))) {
+      throw ApiError.unauthenticated("A signed-in request that changes something must come from this server's pages with the session's `X-CSRF-Token`.");
+    }
+  }
+  c.set("tenantId", session.tenantId);
+  c.set("session", session);
   await next();
 };
 

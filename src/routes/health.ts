@@ -2,6 +2,25 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems } from "./openapi.ts";
 
+/**
+ * The dashboard's page (built into public/app/ by `npm run build`, served from the Worker's own assets),
+ * with a policy that lets it load and call nothing but this origin.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+async function dashboardPageOrNull(assets: Fetcher, url: string): Promise<Response | null> {
+  const page = await assets.fetch(new URL("/app/", url));
+  if (!page.ok) return null;
+  const headers = new Headers(page.headers);
+  headers.set("Content-Security-Policy", DASHBOARD_CSP);
+  headers.set("X-Content-Type-Options", "nosniff");
+  headers.set("Referrer-Policy", "no-referrer");
+  headers.set("Cache-Control", "no-cache");
+  return new Response(page.body, { status: 200, headers });
+}
+
 const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
 
 export const API_VERSION = "0.1.0";
@@ -17,17 +36,20 @@ export const health = createRouter()
       path: "/",
       operationId: "getIndex",
       tags: ["meta"],
-      summary: "Where to start (no authentication): a browser is sent to the docs, other clients get their links",
+      summary: "Where to start (no authentication): a browser gets the dashboard, other clients get their links",
       // Explicitly public: an empty requirement says no credentials, not "forgot to say".
       security: [],
       responses: {
-        200: jsonResponse(IndexSchema, "Links to the reference and the OpenAPI document"),
-        302: { description: "To `/docs`, for clients that accept HTML (browsers)" },
+        200: {
+          description: "Browsers (Accept: text/html) get the dashboard's page; other clients the links to the reference and the OpenAPI document",
+          content: { "application/json": { schema: IndexSchema }, "text/html": { schema: z.string() } },
+        },
+        302: { description: "To `/docs`, for a browser when the dashboard has not been built (`npm run build`)" },
         ...problems(),
       },
     }),
-    (c) => {
-      if ((c.req.header("accept") ?? "").includes("text/html")) return c.redirect("/docs", 302);
+    async (c) => {
+      if ((c.req.header("accept") ?? "").includes("text/html")) return (await dashboardPageOrNull(c.env.ASSETS, c.req.url)) ?? c.redirect("/docs", 302);
       return c.json({ name: "assay" as const, version: API_VERSION, docs: "/docs", openapi: "/openapi.json", health: "/healthz" }, 200);
     },
   )

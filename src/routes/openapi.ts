@@ -37,7 +37,11 @@ export function problems(...statuses: number[]) {
 /** The responses any JSON-body route can give besides its own. */
 export const bodyProblems = [400, 401, 413, 415] as const;
 
+// The dashboard's session cookie also authenticates every /v1 route (middleware/auth.ts), but it is declared
+// only on /v1/session itself: a generated client sends whatever its `auth` returns for each listed scheme,
+// which would put an API key into a Cookie header as well.
 export const tenantSecurity = [{ apiKey: [] }];
+export const sessionSecurity = [{ session: [] }];
 export const adminSecurity = [{ adminToken: [] }];
 
 export const PageQuery = z.object({

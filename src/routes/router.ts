@@ -2,10 +2,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { ApiError, type FieldError } from "../errors.ts";
 import type { Db } from "../db/client.ts";
+import type { DashboardSession as DashboardSessionRow } from "../db/sessions.ts";
 
 export type AppEnv = {
   Bindings: Env;
-  Variables: { requestId: string; db: Db; tenantId: string };
+  /** `session`: set when the caller is the dashboard (a session cookie), not an API key. */
+  Variables: { requestId: string; db: Db; tenantId: string; session?: DashboardSessionRow & { tenantName: string } };
 };
 
 type Issue = { code: string; path: PropertyKey[]; message: string; errors?: Issue[][]; keys?: string[] };

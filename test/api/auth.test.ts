@@ -13,11 +13,17 @@ describe("public routes", () => {
     expect((await call(path)).status).toBe(200);
   });
 
-  // Issue "A suite you can trust": GET / was a 404.
-  it("answers GET / with the docs for a browser and the links for other clients", async () => {
+  // Issue "A suite you can trust": GET / was a 404. Issue 17: a browser gets the dashboard (built into
+  // public/app/ by `npm ci`); a deployment without it sends the browser to the docs.
+  it("answers GET / with the dashboard for a browser and the links for other clients", async () => {
     const browser = await call("/", { headers: { Accept: "text/html,application/xhtml+xml" }, redirect: "manual" });
-    expect(browser.status).toBe(302);
-    expect(browser.headers.get("location")).toBe("/docs");
+    if (browser.status === 302) expect(browser.headers.get("location")).toBe("/docs");
+    else {
+      expect(browser.status).toBe(200);
+      expect(browser.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(browser.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(await browser.text()).toContain('<div id="app">');
+    }
     const api = await call("/");
     expect(api.status).toBe(200);
     expect(await api.json()).toMatchObject({ name: "assay", docs: "/docs", openapi: "/openapi.json", health: "/healthz" });

@@ -1,0 +1,52 @@
+import { useEffect, useState } from "preact/hooks";
+import type { DashboardSession } from "@assay/sdk";
+import { href, useRoute } from "./route.ts";
+import { currentSession, signOut, SignIn } from "./session.tsx";
+import { RunsPage } from "./pages/runs.tsx";
+import { RunPage } from "./pages/run.tsx";
+import { NewRunPage } from "./pages/new-run.tsx";
+import { VrtyPage } from "./pages/vrty.tsx";
+import { EVALUATORS } from "./evaluators.ts";
+
+export function App() {
+  const [session, setSession] = useState<DashboardSession | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    currentSession().then(setSession, (e: Error) => setError(e.message));
+  }, []);
+  if (error) return <main class="page"><p role="alert" class="error">{error}</p></main>;
+  if (session === undefined) return <main class="page"><p>Loading…</p></main>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+  return <SignedIn session={session} onSignedOut={() => setSession(null)} />;
+}
+
+function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSignedOut: () => void }) {
+  const route = useRoute();
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={href.runs()}>assay</a>
+        <nav>
+          <a href={href.runs()} aria-current={route.page === "runs" || route.page === "run" ? "page" : undefined}>Runs</a>
+          <details class="menu">
+            <summary>New run</summary>
+            <ul>
+              {EVALUATORS.map((e) => (
+                <li key={e.name}><a href={href.newRun(e.name)}>{e.title}</a></li>
+              ))}
+            </ul>
+          </details>
+          <a href={href.vrty()} aria-current={route.page === "vrty" ? "page" : undefined}>vrty</a>
+        </nav>
+        <span class="who">{session.tenant.name}</span>
+        <button type="button" class="link" onClick={() => signOut().then(onSignedOut)}>Sign out</button>
+      </header>
+      <main class="page">
+        {route.page === "runs" && <RunsPage />}
+        {route.page === "run" && <RunPage id={route.id} />}
+        {route.page === "new" && <NewRunPage evaluator={route.evaluator} />}
+        {route.page === "vrty" && <VrtyPage />}
+      </main>
+    </>
+  );
+}

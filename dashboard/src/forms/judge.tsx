@@ -1,0 +1,3 @@
+export function JudgeForm() {
+  return <p>New judge run: not built yet.</p>;
+}

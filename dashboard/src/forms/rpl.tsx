@@ -1,0 +1,3 @@
+export function RplForm() {
+  return <p>New rpl run: not built yet.</p>;
+}

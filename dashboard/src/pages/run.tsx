@@ -1,0 +1,56 @@
+// One run: its state and live progress, cancel, links, then its evaluator's own view (plots and tables).
+import { useEffect, useState } from "preact/hooks";
+import { cancelRun, getRun, type Run } from "@assay/sdk";
+import { call, client } from "../api.ts";
+import { age, FINAL, useLiveRun } from "../live.ts";
+import { ProgressBar } from "../components/progress.tsx";
+import { ChainDeterminismView } from "../views/chain-determinism.tsx";
+import { RplView } from "../views/rpl.tsx";
+import { JudgeView } from "../views/judge.tsx";
+import { ReasoningQualityView } from "../views/reasoning-quality.tsx";
+
+export function RunPage({ id }: { id: string }) {
+  const [run, setRun] = useState<Run | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setRun(null);
+    call(getRun({ client, path: { run_id: id } })).then(setRun, (e: Error) => setError(e.message));
+  }, [id]);
+  const live = useLiveRun(run);
+  if (error) return <p role="alert" class="error">{error}</p>;
+  if (!live) return <p>Loading…</p>;
+  const cancel = async () => {
+    try {
+      setRun(await call(cancelRun({ client, path: { run_id: id } })));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <article class="run" data-evaluator={live.evaluator} data-status={live.status}>
+      <header class="run-head">
+        <h1>{live.evaluator} <small>{live.id}</small></h1>
+        <p>
+          <span class={`status ${live.status}`}>{live.status}</span> <ProgressBar progress={live.progress} />{" "}
+          <span title={live.created_at}>started {age(live.created_at)}</span>
+          {!FINAL.has(live.status) && <button type="button" onClick={cancel}>Cancel run</button>}
+        </p>
+        {live.error && <p class="error">{live.error}</p>}
+      </header>
+      {live.status === "succeeded" ? <ResultView run={live} /> : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}
+    </article>
+  );
+}
+
+function ResultView({ run }: { run: Run }) {
+  switch (run.evaluator) {
+    case "chain-determinism":
+      return <ChainDeterminismView run={run} />;
+    case "rpl":
+      return <RplView run={run} />;
+    case "judge":
+      return <JudgeView run={run} />;
+    case "reasoning-quality":
+      return <ReasoningQualityView run={run} />;
+  }
+}

@@ -1,0 +1,3 @@
+export function VrtyPage() {
+  return <p>vrty playground: not built yet.</p>;
+}

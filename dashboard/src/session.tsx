@@ -1,0 +1,58 @@
+// Sign-in with an API key. The key goes once to POST /v1/session, which answers with an HttpOnly cookie
+// and a CSRF token; the page forgets the key at once (the field is cleared, nothing is stored), and a
+// reload asks GET /v1/session who is signed in. Signing out deletes the session on the server.
+import { useState } from "preact/hooks";
+import { createSession, deleteSession, getSession, type DashboardSession } from "@assay/sdk";
+import { ApiFailure, call, client, setCsrfToken } from "./api.ts";
+
+export async function currentSession(): Promise<DashboardSession | null> {
+  try {
+    const s = await call(getSession({ client }));
+    setCsrfToken(s.csrf_token);
+    return s;
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) return null;
+    throw err;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  await call(deleteSession({ client }));
+  setCsrfToken(null);
+}
+
+export function SignIn({ onSignedIn }: { onSignedIn: (s: DashboardSession) => void }) {
+  const [key, setKey] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await call(createSession({ client, body: { api_key: key } }));
+      setKey("");
+      setCsrfToken(s.csrf_token);
+      onSignedIn(s);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>assay</h1>
+      <p>LLM evaluations: sign in with an API key of this server.</p>
+      <form onSubmit={submit} autocomplete="off">
+        <label>
+          API key
+          <input type="password" name="api_key" value={key} onInput={(e) => setKey(e.currentTarget.value)} autocomplete="off" spellcheck={false} required />
+        </label>
+        <button type="submit" disabled={busy || !key}>Sign in</button>
+        {error && <p role="alert" class="error">{error}</p>}
+      </form>
+      <p class="hint">Running locally? The dev key is in the README's Setup table.</p>
+    </main>
+  );
+}

@@ -1,0 +1,5 @@
+import type { Run } from "@assay/sdk";
+
+export function ReasoningQualityView({ run }: { run: Run }) {
+  return <pre class="raw">{JSON.stringify(run.result, null, 2)}</pre>;
+}

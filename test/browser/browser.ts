@@ -1,0 +1,64 @@
+// The dashboard's tests drive Debian's Chromium (never a browser download) with playwright-core, against
+// the Worker that test/cli/setup.ts starts (wrangler dev, same origin for the page and the API).
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** CI installs Chromium and sets BROWSER_REQUIRED=1: there the tests never skip. */
+export const browserMissing = !existsSync(CHROMIUM) && process.env.BROWSER_REQUIRED !== "1";
+export const SKIP_REASON = `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI installs it)`;
+
+export const ARTIFACTS = join(import.meta.dirname, "..", "..", "test-artifacts", "screenshots");
+
+export const DEV_KEY = "assay_sk_local_dev_key";
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // Root in a container needs --no-sandbox; the rest keeps Chromium from calling Google's hosts, which
+    // this machine's closed network refuses (and which would break "nothing leaves the machine").
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-domain-reliability"],
+  });
+}
+
+export type Watched = { page: Page; context: BrowserContext; requests: string[]; consoleErrors: string[] };
+
+/** A fresh context and page that records every request it makes and every console error. */
+export async function openPage(browser: Browser, width = 1280): Promise<Watched> {
+  const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  return { page, context, requests, consoleErrors };
+}
+
+export const base = () => inject("assayUrl");
+
+/** Signs in through the form, as a user does. */
+export async function signIn(page: Page, key = DEV_KEY): Promise<void> {
+  await page.goto(base() + "/");
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** Saves a screenshot of the page at its width as a test artifact (test-artifacts/screenshots/). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const width = page.viewportSize()?.width ?? 0;
+  const path = join(ARTIFACTS, `${name}-${width}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Every request went to the page's own origin (or was a data:/blob: URL the page made itself). */
+export function foreignRequests(requests: string[]): string[] {
+  const origin = new URL(base()).origin;
+  return requests.filter((u) => !u.startsWith("data:") && !u.startsWith("blob:") && new URL(u).origin !== origin);
+}
