@@ -6,6 +6,7 @@ import { RunsPage } from "./pages/runs.tsx";
 import { RunPage } from "./pages/run.tsx";
 import { NewRunPage } from "./pages/new-run.tsx";
 import { VrtyPage } from "./pages/vrty.tsx";
+import { ConnectionsPage } from "./pages/connections.tsx";
 import { EVALUATORS } from "./evaluators.ts";
 
 export function App() {
@@ -37,6 +38,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
             </ul>
           </details>
           <a href={href.vrty()} aria-current={route.page === "vrty" ? "page" : undefined}>vrty</a>
+          <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>Connections</a>
         </nav>
         <span class="who">{session.tenant.name}</span>
         <button type="button" class="link" onClick={() => signOut().then(onSignedOut)}>Sign out</button>
@@ -46,6 +48,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
         {route.page === "run" && <RunPage id={route.id} />}
         {route.page === "new" && <NewRunPage evaluator={route.evaluator} />}
         {route.page === "vrty" && <VrtyPage />}
+        {route.page === "connections" && <ConnectionsPage />}
       </main>
     </>
   );

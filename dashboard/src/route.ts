@@ -6,13 +6,15 @@ export type Route =
   | { page: "runs" }
   | { page: "run"; id: string }
   | { page: "new"; evaluator: string }
-  | { page: "vrty" };
+  | { page: "vrty" }
+  | { page: "connections" };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "runs" && parts[1]) return { page: "run", id: parts[1] };
   if (parts[0] === "new" && parts[1]) return { page: "new", evaluator: parts[1] };
   if (parts[0] === "vrty") return { page: "vrty" };
+  if (parts[0] === "connections") return { page: "connections" };
   return { page: "runs" };
 }
 
@@ -21,6 +23,7 @@ export const href = {
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
   newRun: (evaluator: string) => `#/new/${encodeURIComponent(evaluator)}`,
   vrty: () => "#/vrty",
+  connections: () => "#/connections",
 };
 
 export function navigate(to: string): void {
