@@ -15,10 +15,13 @@ export const EXIT = {
 /** An error the user reads as one line (`assay: <message>`), never a stack trace. */
 export class CliError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode: number = EXIT.couldNotRun) {
+  /** The HTTP status, when the error is the API's answer. */
+  readonly status?: number;
+  constructor(message: string, exitCode: number = EXIT.couldNotRun, status?: number) {
     super(message);
     this.name = "CliError";
     this.exitCode = exitCode;
+    this.status = status;
   }
 }
 
@@ -39,6 +42,7 @@ export function problemLine(problem: unknown, status?: number): string {
       : "";
     return parts.join(": ") + (fields ? ` (${fields})` : "");
   }
-  const text = typeof problem === "string" ? problem.trim() : "";
+  // An error page (a proxy's HTML, say) is cut down to one line.
+  const text = typeof problem === "string" ? problem.replace(/\s+/g, " ").trim() : "";
   return [status ? `HTTP ${status}` : "", text.slice(0, 300)].filter(Boolean).join(": ") || "the server answered with an error";
 }

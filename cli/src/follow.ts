@@ -3,6 +3,7 @@
 import { SingleBar } from "cli-progress";
 import { cancelRun, getRun, streamRunEvents, type Run } from "@assay/sdk";
 import { CliError, EXIT } from "./errors.ts";
+import { armForRuns, onInterrupt } from "./interrupt.ts";
 import { call, unreachable, type Session } from "./session.ts";
 
 export type FollowOptions = {
@@ -10,8 +11,6 @@ export type FollowOptions = {
   detach?: boolean;
   /** Ctrl-C cancels the run (default); false: Ctrl-C only stops following it. */
   cancelOnInterrupt?: boolean;
-  /** Called for each unit event (seq, unit_id, status) in order, once each. */
-  onUnit?: (unit: { seq: number; unit_id: string; status: string }) => void;
   /** Called for every event as it arrives: `unit`, `progress`, `final`. */
   onEvent?: (event: string, data: unknown) => void;
 };
@@ -35,53 +34,74 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
     else process.stderr.write(`detached: follow it with \`assay runs watch ${runId}\`\n`);
     return null;
   }
+  armForRuns();
   const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(EXIT.interrupted);
-    interrupted = true;
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
+  // A Ctrl-C pressed while the run was being created counts too: the run is canceled at once.
+  const unsubscribe = onInterrupt(() => controller.abort());
   const cancels = opts.cancelOnInterrupt !== false;
   if (!s.json) process.stderr.write(`watching run ${runId}: Ctrl-C ${cancels ? "cancels it" : "stops watching, the run goes on"}\n`);
 
   const bar = !s.json && process.stderr.isTTY ? new SingleBar({
     stream: process.stderr,
-    format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {eta}",
+    format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {etaText}",
     hideCursor: true,
     clearOnComplete: true,
   }) : null;
-  const startedAt = Date.now();
+  // The rate counts the units that ended while this command watched (a run may be half done already).
+  let first: { at: number; done: number } | null = null;
   let seen = 0;
+  let failures = 0;
   try {
     while (!controller.signal.aborted) {
-      const progress = await streamOnce(s, runId, controller.signal, seen, (p) => {
-        if (!bar) return;
-        const perSecond = p.done / Math.max((Date.now() - startedAt) / 1000, 0.001);
-        // No estimate before the first unit has ended (a rate of 0 would promise forever).
-        const eta = perSecond > 0 ? `${Math.ceil((p.total - p.done) / perSecond)}s` : "…";
-        const payload = { failed: p.failed, rate: perSecond.toFixed(1), eta };
-        if (!bar.isActive) bar.start(p.total, p.done, payload);
-        bar.setTotal(p.total);
-        bar.update(p.done, payload);
-      }, (unit) => {
-        seen = Math.max(seen, unit.seq);
-        opts.onUnit?.(unit);
-      }, opts.onEvent);
+      let progress: Progress | null;
+      try {
+        progress = await streamOnce(s, runId, controller.signal, seen, (p) => {
+          if (!bar) return;
+          first ??= { at: Date.now(), done: p.done };
+          const perSecond = (p.done - first.done) / Math.max((Date.now() - first.at) / 1000, 0.001);
+          // No estimate before a unit has ended under watch (a rate of 0 would promise forever).
+          const etaText = perSecond > 0 ? `${Math.ceil((p.total - p.done) / perSecond)}s` : "…";
+          const payload = { failed: p.failed, rate: perSecond.toFixed(1), etaText };
+          if (!bar.isActive) bar.start(p.total, p.done, payload);
+          bar.setTotal(p.total);
+          bar.update(p.done, payload);
+        }, (unit) => {
+          seen = Math.max(seen, unit.seq);
+        }, opts.onEvent);
+        failures = 0;
+      } catch (err) {
+        // A dropped connection is retried with backoff; the run itself goes on meanwhile.
+        if (controller.signal.aborted) break;
+        // The API's own answer (401, 404: the run is not there) is final; only the connection is retried.
+        if (err instanceof CliError && err.status !== undefined) throw err;
+        if (++failures > 5) {
+          const why = err instanceof CliError ? err.message : String(err);
+          throw new CliError(`${why}; run ${runId} goes on (assay runs watch ${runId})`);
+        }
+        await new Promise((r) => setTimeout(r, 500 * 2 ** failures));
+        continue;
+      }
       if (progress && FINAL.has(progress.status)) break;
     }
   } finally {
     bar?.stop();
-    process.off("SIGINT", onSigint);
   }
-  if (interrupted && opts.cancelOnInterrupt === false) {
+  const wasInterrupted = controller.signal.aborted;
+  unsubscribe();
+  if (wasInterrupted && !cancels) {
     throw new CliError(`stopped following run ${runId}; it goes on (assay runs watch ${runId})`, EXIT.interrupted);
   }
-  if (interrupted) {
+  if (wasInterrupted) {
     process.stderr.write(`interrupted: canceling run ${runId}\n`);
-    const run = await call(s, cancelRun({ client: s.client, path: { run_id: runId } }));
-    process.stderr.write(`run ${runId} ${run.status}\n`);
+    try {
+      const run = await call(s, cancelRun({ client: s.client, path: { run_id: runId } }));
+      process.stderr.write(`run ${runId} ${run.status}\n`);
+    } catch (err) {
+      // 409: the run ended while Ctrl-C was on its way; say how it ended.
+      if (!(err instanceof CliError && err.status === 409)) throw err;
+      const run = await call(s, getRun({ client: s.client, path: { run_id: runId } }));
+      process.stderr.write(`run ${runId} had already ended (${run.status}) when Ctrl-C came\n`);
+    }
     throw new CliError(`canceled run ${runId} on Ctrl-C`, EXIT.interrupted);
   }
   return call(s, getRun({ client: s.client, path: { run_id: runId } }));

@@ -1,6 +1,7 @@
 // `assay`: the five original tools' verbs on the command line, with the assay API behind them.
 import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT } from "./errors.ts";
+import { installInterruptHandler } from "./interrupt.ts";
 import { register as chainDeterminism } from "./commands/chain-determinism.ts";
 import { register as datasets } from "./commands/datasets.ts";
 import { register as judge } from "./commands/judge.ts";
@@ -39,14 +40,17 @@ async function exit(code: number): Promise<never> {
 }
 
 export async function main(argv: string[] = process.argv): Promise<never> {
+  installInterruptHandler();
+  // A reader that stops early (`| head`) is not an error of ours.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => process.exit(err.code === "EPIPE" ? EXIT.ok : EXIT.couldNotRun));
   try {
     await buildProgram().parseAsync(argv);
     return exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // commander has already printed its message; help and --version are not errors.
-      const fine = err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help";
-      return exit(fine ? EXIT.ok : EXIT.usage);
+      // commander has already printed its message. --help and --version exit 0; help shown because a
+      // verb is missing (`assay rq`) is a usage error, so a CI step with a forgotten verb fails.
+      return exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
     }
     if (err instanceof CliError) {
       process.stderr.write(`assay: ${err.message}\n`);

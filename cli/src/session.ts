@@ -55,7 +55,7 @@ export async function call<T>(s: Session, request: Promise<SdkResult<T>>): Promi
   // The SDK hands back a failed fetch (no response at all) as its error.
   if (!result.response && result.error instanceof Error) throw unreachable(s, result.error);
   if (result.error !== undefined || !result.response?.ok) {
-    throw new CliError(problemLine(result.error, result.response?.status));
+    throw new CliError(problemLine(result.error, result.response?.status), EXIT.couldNotRun, result.response?.status);
   }
   return result.data as T;
 }

@@ -1,8 +1,11 @@
 // `assay runs …` and what every verb shares: server and key, problem+json as one line, exit codes,
 // following a run (progress, Ctrl-C cancels it).
 import { describe, expect, inject, it } from "vitest";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { assay, outputContains } from "./assay.ts";
+import { join } from "node:path";
+import { assay, BIN, outputContains } from "./assay.ts";
 
 const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key", "Content-Type": "application/json" };
@@ -46,9 +49,18 @@ describe("assay runs", () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0].split(/\s+/)).toEqual(["id", "evaluator", "status", "progress", "age"]);
-    expect(lines[2].startsWith(`${id}  chain-determinism  succeeded`)).toBe(true);
-    const asJson = JSON.parse((await assay(["--json", "runs", "list", "--status", "failed"])).stdout);
-    expect(asJson.data.every((r: { status: string }) => r.status === "failed")).toBe(true);
+    // Other test files make runs on the same server at the same time: this run is listed, and the ids
+    // (which sort by creation time) come newest first.
+    const ids = lines.slice(2).map((l) => l.split(/\s+/)[0]);
+    expect(lines.some((l) => l.startsWith(`${id}  chain-determinism  succeeded`))).toBe(true);
+    expect(ids).toEqual([...ids].sort().reverse());
+    // --json after the verb works as before it; a filter that matches only canceled runs shows only those.
+    const canceled = await simRun({ n_queries: 5, n_replays: 20, simulator: { latency_ms: 2000 }, concurrency: 1 });
+    expect((await assay(["runs", "cancel", canceled])).code).toBe(0);
+    const asJson = JSON.parse((await assay(["runs", "list", "--status", "canceled", "--json"])).stdout);
+    expect(asJson.data.length).toBeGreaterThan(0);
+    expect(asJson.data.every((r: { status: string }) => r.status === "canceled")).toBe(true);
+    expect(asJson.data.some((r: { id: string }) => r.id === canceled)).toBe(true);
   });
 
   it("samples prints every sample as one JSON line, across pages", async () => {
@@ -83,12 +95,34 @@ describe("assay runs", () => {
     expect(await runStatus(id)).toBe("canceled");
   });
 
-  it("cancel ends a run; a run that has ended stays as it was", async () => {
+  it("cancel ends a run; a run that has ended stays as it was, and says so", async () => {
     const id = await simRun({ n_queries: 5, n_replays: 20, simulator: { latency_ms: 2000 }, concurrency: 1 });
     const out = await assay(["runs", "cancel", id]);
     expect(out.code).toBe(0);
     expect(out.stdout).toBe(`run ${id} canceled\n`);
     expect(await runStatus(id)).toBe("canceled");
+    const done = await simRun();
+    await assay(["runs", "watch", done]);
+    expect(await runStatus(done)).toBe("succeeded");
+    const again = await assay(["runs", "cancel", done]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`run ${done} had already ended: succeeded\n`);
+    expect(await runStatus(done)).toBe("succeeded");
+  });
+
+  it("Ctrl-C as soon as a run has been created cancels it: no run is left going unseen", async () => {
+    let created = "";
+    const result = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "5", "--n-replays", "20", "--concurrency", "1"], {
+      // The run exists once its id is printed; interrupt right then, before or while it is followed.
+      onSpawn: (child) =>
+        void outputContains(child, "stderr", /run (run_\w+) started/).then((text) => {
+          created = /run (run_\w+) started/.exec(text)![1];
+          child.kill("SIGINT");
+        }),
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(`interrupted: canceling run ${created}`);
+    expect(await runStatus(created)).toBe("canceled");
   });
 });
 
@@ -133,10 +167,34 @@ describe("what every verb shares", () => {
     }
   });
 
+  it("a group without its verb shows help and exits 2, so a CI step with a forgotten verb fails", async () => {
+    for (const args of [["rq"], ["chain-determinism"], []]) {
+      const out = await assay(args);
+      expect(out.code, args.join(" ") || "(nothing)").toBe(2);
+      expect(out.stderr).toContain("Usage: assay");
+    }
+  });
+
+  it("a reader that stops early is not an error: no stack trace", async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ prompt: `question ${i}`, response: `answer ${i}` })).join("\n");
+    const out = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, "vrty", "batch", "--local", "--in", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+      // Read the first chunk, then close our end of the pipe, as `| head -c 100` does.
+      child.stdout.once("data", () => child.stdout.destroy());
+      child.on("close", (code) => resolve({ code, stderr }));
+      child.stdin.end(lines);
+    });
+    expect(out.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(out.code).toBe(0);
+  });
+
   it("--help and --version exit 0", async () => {
     expect((await assay(["--help"])).code).toBe(0);
     const v = await assay(["--version"]);
     expect(v.code).toBe(0);
-    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../cli/package.json"), "utf8")) as { version: string };
+    expect(v.stdout.trim()).toBe(pkg.version);
   });
 });

@@ -19,6 +19,7 @@ import { call, session, type Session } from "../session.ts";
 import { byQuery, headerBlock, parseExport, queryBlocks, queryOrder, runsJsonl, summaryJson, type SuiteInfo } from "../chain-determinism/harness.ts";
 import { readSuiteFile, suiteRequest } from "../chain-determinism/suite-file.ts";
 import { addSuiteVerbs, getSuite, uploadSuite } from "./suites.ts";
+import { armForRuns } from "../interrupt.ts";
 
 function integer(flag: string, min: number) {
   return (raw: string): number => {
@@ -54,7 +55,7 @@ type EvalOptions = Outputs & {
 
 /** `--suite`: an id of the API (`default`, `ste_…`) unless it names a file, which is uploaded first. */
 async function resolveSuite(s: Session, value: string): Promise<string> {
-  const isId = /^[A-Za-z0-9_-]+$/.test(value) && !existsSync(value);
+  const isId = value !== "-" && /^[A-Za-z0-9_-]+$/.test(value) && !existsSync(value);
   if (isId) return value;
   const parsed = await readSuiteFile(value);
   const request = suiteRequest(value, parsed, {
@@ -177,6 +178,8 @@ export function register(program: Command): void {
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.simDivergence !== undefined ? { simulator: { divergence: opts.simDivergence } } : {}),
       };
+      // From here Ctrl-C cancels the run rather than leaving it going unseen.
+      if (!opts.detach) armForRuns();
       const created = (await call(s, createChainDeterminismRun({ client: s.client, body }))) as ChainDeterminismRun;
       if (!s.json) process.stdout.write(headerBlock("eval", created.id, created.config, suite));
       announce(s, created);

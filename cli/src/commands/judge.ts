@@ -9,6 +9,7 @@ import { batchBlock, contestedBlock, itemBlock } from "../judge/console.ts";
 import { readItems, readPanel } from "../judge/panel.ts";
 import { printJson } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
+import { armForRuns } from "../interrupt.ts";
 
 const runId = (raw: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
@@ -39,6 +40,8 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
   const panel = await readPanel(opts.critics);
   const items = await readItems(opts.items);
   const s = session(cmd);
+  // From here Ctrl-C cancels the run rather than leaving it going unseen.
+  if (!opts.detach) armForRuns();
   const created = await call(s, createJudgeRun({ client: s.client, body: { ...panel, items } }));
   announce(s, created);
   const ended = await followRun(s, created.id, { detach: opts.detach });

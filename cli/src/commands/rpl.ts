@@ -9,6 +9,7 @@ import { printJson } from "../output.ts";
 import { readRunConfig, requestBody } from "../rpl/config.ts";
 import { comparisonText, resultLine, runningLine, stageLines } from "../rpl/format.ts";
 import { call, session, type Session } from "../session.ts";
+import { armForRuns } from "../interrupt.ts";
 
 type RunOptions = {
   config: string;
@@ -52,6 +53,8 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
   const cfg = await readRunConfig(opts.config, warn);
   const body = requestBody(cfg, { claim: opts.claim, model: opts.model, promptVersion: opts.promptVersion, preset: opts.preset, mock: opts.mock }, warn);
   const s = session(cmd);
+  // From here Ctrl-C cancels the run rather than leaving it going unseen.
+  if (!opts.detach) armForRuns();
   const created = await call(s, createRplRun({ client: s.client, body }));
   // A list of versions answers a group (one run per version); one version, the run itself.
   const runs: Run[] = (created as RunGroup).object === "run_group" ? (created as RunGroup).runs : [created as Run];

@@ -11,6 +11,7 @@ import { planRun, strategiesOf, type RqPlan } from "../rq/config.ts";
 import { rowCount, uploadBody } from "../rq/dataset-file.ts";
 import { experimentId, pathLines, qTable, summaryTable, writeOutputs } from "../rq/outputs.ts";
 import { call, session, type Session } from "../session.ts";
+import { armForRuns } from "../interrupt.ts";
 
 type GateOptions = { minQ?: number; strategy: string };
 
@@ -97,6 +98,8 @@ export function register(program: Command): void {
     .option("--min-q <x>", "CI gate: exit 3 unless every model's Q (under --strategy) is at least x", threshold("--min-q"))
     .option("--strategy <name>", "the strategy --min-q reads", strategyName, "balanced")
     .action(async (opts: { config: string; outDir?: string; detach?: boolean; minQ?: number; strategy: string }, cmd: Command) => {
+      // The gate needs the result, which a detached run does not wait for.
+      if (opts.detach && opts.minQ !== undefined) throw usageError("--min-q needs the run's result: leave out --detach (or gate later with `assay rq report RUN --min-q`)");
       const s = session(cmd);
       const plan = planRun(await readYaml(opts.config), opts.config);
       if (opts.minQ !== undefined && !strategiesOf(plan).includes(opts.strategy)) {
@@ -108,6 +111,8 @@ export function register(program: Command): void {
 
       const datasets = await datasetRefs(s, plan);
       const body: ReasoningQualityRunRequest = { ...plan.request, models: plan.models.map((m) => m.request), datasets };
+      // From here Ctrl-C cancels the run rather than leaving it going unseen.
+      if (!opts.detach) armForRuns();
       const created = asRq(await call(s, createReasoningQualityRun({ client: s.client, body })));
       log(s, `\nTotal items     : ${created.config.n_items}\n`);
       announce(s, created);

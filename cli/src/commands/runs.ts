@@ -1,7 +1,7 @@
 // `assay runs list|get|watch|cancel|samples|events`: any run, whatever its evaluator.
 import { Command, Option } from "commander";
 import { cancelRun, getRun, listRuns, listSamples, type Run } from "@assay/sdk";
-import { EXIT, usageError } from "../errors.ts";
+import { CliError, EXIT, usageError } from "../errors.ts";
 import { followRun } from "../follow.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
@@ -92,11 +92,20 @@ export function register(program: Command): void {
 
   runs
     .command("cancel")
-    .description("cancel a run that has not ended (a run that has ended is left as it is)")
+    .description("cancel a run that has not ended (a run that has ended is left as it is, and said so)")
     .argument("<run>", "run id", runId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      const run = await call(s, cancelRun({ client: s.client, path: { run_id: id } }));
+      let run: Run;
+      try {
+        run = await call(s, cancelRun({ client: s.client, path: { run_id: id } }));
+      } catch (err) {
+        // 409: it has ended already, which is what the caller wanted to be true.
+        if (!(err instanceof CliError && err.status === 409)) throw err;
+        run = await get(s, id);
+        if (s.json) return printJson(run);
+        return void process.stdout.write(`run ${run.id} had already ended: ${run.status}\n`);
+      }
       if (s.json) return printJson(run);
       process.stdout.write(`run ${run.id} ${run.status}\n`);
     });
