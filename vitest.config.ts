@@ -28,6 +28,8 @@ export default defineConfig(async () => {
             hookTimeout: 120_000,
             globalSetup: ["./test/cli/setup.ts"],
             include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
+            // expect.poll waits on the page and the server, not on a clock: the test's timeout bounds it.
+            expect: { poll: { timeout: 60_000, interval: 100 } },
           },
         },
         {

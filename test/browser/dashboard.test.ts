@@ -51,7 +51,8 @@ describe.skipIf(browserMissing)("the dashboard", () => {
     expect(page.url()).not.toContain(DEV_KEY);
     expect(requests.some((u) => u.includes(DEV_KEY))).toBe(false);
     expect(await page.content()).not.toContain(DEV_KEY);
-    const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    // Evaluated in the page (a string, since the tests' own types have no DOM).
+    const storage = await page.evaluate<string>("JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie");
     expect(storage).not.toContain(DEV_KEY);
     // The session cookie is HttpOnly (the page cannot read it) and sent only to the API's paths.
     const [cookie] = await context.cookies();
