@@ -1294,6 +1294,51 @@ export type DashboardSession = {
     expires_at: string;
 };
 
+export type Comparison = {
+    object: 'comparison';
+    evaluator: string;
+    base: {
+        id: string;
+    };
+    head: {
+        id: string;
+    };
+    confidence: number;
+    min_effect: number;
+    paired: boolean;
+    verdict: 'improved' | 'regressed' | 'no_change';
+    metrics: Array<MetricComparison>;
+    flipped: Array<{
+        id: string;
+        base: string;
+        head: string;
+    }>;
+    details: {
+        [key: string]: unknown;
+    };
+};
+
+export type MetricComparison = {
+    name: string;
+    base: number | null;
+    head: number | null;
+    /**
+     * head − base
+     */
+    delta: number | null;
+    /**
+     * The interval of delta at the requested confidence; null where the metric has none
+     */
+    ci95: [
+        number,
+        number
+    ] | null;
+    p_value: number | null;
+    higher_is_better: boolean;
+    method: string;
+    verdict: 'improved' | 'regressed' | 'no_change';
+};
+
 export type ChainDeterminismRunRequest = {
     /**
      * The model name the endpoint expects, or `sim:<anything>` for the built-in simulator
@@ -1867,7 +1912,7 @@ export type GetIndexError = GetIndexErrors[keyof GetIndexErrors];
 
 export type GetIndexResponses = {
     /**
-     * Links to the reference and the OpenAPI document
+     * Browsers (Accept: text/html) get the dashboard's page; other clients the links to the reference and the OpenAPI document
      */
     200: Index;
 };
@@ -3277,6 +3322,64 @@ export type CreateSessionResponses = {
 };
 
 export type CreateSessionResponse = CreateSessionResponses[keyof CreateSessionResponses];
+
+export type CompareRunsData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The run compared against (before the change)
+         */
+        base: string;
+        /**
+         * The run with the change
+         */
+        head: string;
+        /**
+         * Confidence of every interval (default 0.95)
+         */
+        confidence?: number;
+        /**
+         * A noise floor: a change smaller than this (in the metric's own units) is no_change whatever its interval (default 0)
+         */
+        min_effect?: number | null;
+    };
+    url: '/v1/compare';
+};
+
+export type CompareRunsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CompareRunsError = CompareRunsErrors[keyof CompareRunsErrors];
+
+export type CompareRunsResponses = {
+    /**
+     * The comparison
+     */
+    200: Comparison;
+};
+
+export type CompareRunsResponse = CompareRunsResponses[keyof CompareRunsResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

@@ -8,6 +8,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client.ts";
 import type { RunFieldsBody } from "./run-fields.ts";
 import type { Evaluator } from "./types.ts";
+import type { Comparer } from "./compare.ts";
 
 /** What a module may use to turn a request into a run. */
 export type CreateContext = {
@@ -60,4 +61,6 @@ export interface EvaluatorModule<Body extends RunFieldsBody = RunFieldsBody, Con
    * Nothing is stored here; the generic route creates the runs.
    */
   create(body: Body, ctx: CreateContext): Promise<Creation<Config>>;
+  /** How two of its runs compare (GET /v1/compare); without one, its runs cannot be compared. */
+  readonly comparer?: Comparer<any, Result>;
 }

@@ -35,6 +35,13 @@ export function evaluatorModules(): AnyModule[] {
   return [...modules.values()];
 }
 
+/** The module of that name (its comparer, schemas …); throws for an unknown name, as evaluatorFor. */
+export function moduleFor(name: string): AnyModule {
+  const m = modules.get(name);
+  if (!m) throw new Error(`unknown evaluator '${name}'`);
+  return m;
+}
+
 /** The evaluator of that name, or undefined. */
 export function evaluatorNamed(name: string): Evaluator<unknown> | undefined {
   return modules.get(name);

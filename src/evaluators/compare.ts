@@ -1,0 +1,89 @@
+/**
+ * Comparing two runs of one evaluator (issue 18): the contract every evaluator's comparer keeps, and the
+ * verdict rules they share. The generic route (src/routes/compare.ts) loads the runs, checks they are
+ * comparable and hands them to the evaluator's comparer; the statistics are pure functions in
+ * src/engines/stats/.
+ */
+import type { FieldError } from "../errors.ts";
+import type { StoredSample } from "./types.ts";
+
+export type Verdict = "improved" | "regressed" | "no_change";
+
+/** One metric of the comparison; `delta` is head − base, and `ci95` its interval at the requested confidence. */
+export type MetricComparison = {
+  /** Dotted name, e.g. `divergence_rate` or `careful.correctness`. */
+  name: string;
+  base: number | null;
+  head: number | null;
+  delta: number | null;
+  /** null when the metric has no interval (then only `min_effect` decides its verdict). */
+  ci95: [number, number] | null;
+  /** The test's p-value where one is run (McNemar on paired flags, say); else null. */
+  p_value: number | null;
+  higher_is_better: boolean;
+  /** How the interval was made: `newcombe`, `newcombe-paired`, `paired-bootstrap`, `combined-bootstraps`, `none`. */
+  method: string;
+  verdict: Verdict;
+};
+
+/** An item whose outcome changed between the runs (a query that started diverging, an item whose consensus moved). */
+export type FlippedItem = { id: string; base: string; head: string };
+
+/** What an evaluator's comparer answers; the route adds the common fields. */
+export type EvaluatorComparison = {
+  /** Whether items were paired (same queries / items / dataset in both runs). */
+  paired: boolean;
+  metrics: MetricComparison[];
+  flipped: FlippedItem[];
+  /** Anything else the evaluator shows (rpl's winner, rq's rank changes, cd's modal-share changes). */
+  details: Record<string, unknown>;
+};
+
+export type ComparedRun<Config = Record<string, unknown>, Result = unknown> = {
+  id: string;
+  config: Config;
+  result: Result;
+  /** Every sample of the run, outputs parsed by the evaluator. */
+  samples: () => Promise<StoredSample[]>;
+};
+
+export type CompareOptions = { confidence: number; minEffect: number };
+
+export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
+  /**
+   * What makes two runs incomparable (different claim, K, dataset, labels …): each a FieldError whose
+   * path names the setting (`config.K`) and whose message says what each run has. Empty: comparable.
+   */
+  incomparable(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>): FieldError[];
+  compare(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>, opts: CompareOptions): Promise<EvaluatorComparison>;
+}
+
+/**
+ * A metric's verdict: a change counts only when its interval excludes 0 (when it has one) and it is at
+ * least `minEffect` in size; its direction then says improved or regressed.
+ */
+export function metricVerdict(delta: number | null, ci: [number, number] | null, minEffect: number, higherIsBetter: boolean): Verdict {
+  if (delta === null || !Number.isFinite(delta)) return "no_change";
+  if (Math.abs(delta) < minEffect || delta === 0) return "no_change";
+  if (ci && ci[0] <= 0 && ci[1] >= 0) return "no_change";
+  return delta > 0 === higherIsBetter ? "improved" : "regressed";
+}
+
+/** The overall verdict: regressed if any metric regressed, else improved if any improved, else no_change. */
+export function overallVerdict(metrics: readonly { verdict: Verdict }[]): Verdict {
+  if (metrics.some((m) => m.verdict === "regressed")) return "regressed";
+  if (metrics.some((m) => m.verdict === "improved")) return "improved";
+  return "no_change";
+}
+
+/** Builds one metric's comparison and its verdict. */
+export function metric(
+  name: string,
+  base: number | null,
+  head: number | null,
+  ci95: [number, number] | null,
+  o: { higherIsBetter: boolean; method: string; minEffect: number; pValue?: number | null },
+): MetricComparison {
+  const delta = base === null || head === null ? null : head - base;
+  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter) };
+}
