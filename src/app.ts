@@ -15,6 +15,7 @@ import { webhooks } from "./routes/webhooks.ts";
 import { providers } from "./routes/providers.ts";
 import { session } from "./routes/session.ts";
 import { compare } from "./routes/compare.ts";
+import { prompts } from "./routes/prompts.ts";
 import { chainDeterminismSuites } from "./routes/chain-determinism.ts";
 import { rplCompare } from "./routes/rpl.ts";
 import { judgeReview } from "./routes/judge.ts";
@@ -88,6 +89,7 @@ export function createApp() {
   app.route("/v1/providers", providers);
   app.route("/v1/session", session);
   app.route("/v1/compare", compare);
+  app.route("/v1/prompts", prompts);
   // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
   // evaluators' own extras.
   for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));

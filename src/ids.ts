@@ -2,7 +2,7 @@
  * Resource ids: `<prefix>_<time><random>`, fixed width, so that they sort by creation time as plain
  * strings; list endpoints page on them (`?after=<id>`), newest first.
  */
-export type IdPrefix = "ten" | "key" | "idf" | "run" | "ste" | "dlv" | "msg" | "grp" | "ds" | "prv" | "ses";
+export type IdPrefix = "ten" | "key" | "idf" | "run" | "ste" | "dlv" | "msg" | "grp" | "ds" | "prv" | "ses" | "pmt";
 
 /** The last time part handed out by this isolate for "now": ids made in the same millisecond still sort in order. */
 let lastTime = 0;

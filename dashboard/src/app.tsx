@@ -7,6 +7,7 @@ import { RunPage } from "./pages/run.tsx";
 import { NewRunPage } from "./pages/new-run.tsx";
 import { VrtyPage } from "./pages/vrty.tsx";
 import { ConnectionsPage } from "./pages/connections.tsx";
+import { ComparePage } from "./pages/compare.tsx";
 import { EVALUATORS } from "./evaluators.ts";
 
 export function App() {
@@ -37,6 +38,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
               ))}
             </ul>
           </details>
+          <a href={href.compare()} aria-current={route.page === "compare" ? "page" : undefined}>Compare</a>
           <a href={href.vrty()} aria-current={route.page === "vrty" ? "page" : undefined}>vrty</a>
           <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>Connections</a>
         </nav>
@@ -49,6 +51,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
         {route.page === "new" && <NewRunPage evaluator={route.evaluator} />}
         {route.page === "vrty" && <VrtyPage />}
         {route.page === "connections" && <ConnectionsPage />}
+        {route.page === "compare" && <ComparePage base={route.base} head={route.head} />}
       </main>
     </>
   );

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePromptData, CreatePromptErrors, CreatePromptResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetPromptData, GetPromptErrors, GetPromptResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListPromptsData, ListPromptsErrors, ListPromptsResponses, ListPromptVersionsData, ListPromptVersionsErrors, ListPromptVersionsResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -541,6 +541,66 @@ export const compareRuns = <ThrowOnError extends boolean = false>(options: Optio
             type: 'http'
         }],
     url: '/v1/compare',
+    ...options
+});
+
+/**
+ * List the tenant's prompt versions, newest first (without their texts)
+ *
+ * Our own prompts are not listed: the rpl banks are in the `prompt_version` description, the critic prompts at GET /v1/judge/prompts.
+ */
+export const listPrompts = <ThrowOnError extends boolean = false>(options?: Options<ListPromptsData, ThrowOnError>): RequestResult<ListPromptsResponses, ListPromptsErrors, ThrowOnError> => (options?.client ?? client).get<ListPromptsResponses, ListPromptsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/prompts',
+    ...options
+});
+
+/**
+ * Push a prompt version: an rpl bank or a judge critic prompt
+ *
+ * Stores `name@version`, immutable, with its SHA-256. rpl's `prompt_version` and a judge critic's `prompt` then accept it as `name@version`. The same name@version pushed again with the same content answers the stored version (200); with other content, or another kind, it is a 409. Our own prompts' names are refused (400).
+ */
+export const createPrompt = <ThrowOnError extends boolean = false>(options: Options<CreatePromptData, ThrowOnError>): RequestResult<CreatePromptResponses, CreatePromptErrors, ThrowOnError> => (options.client ?? client).post<CreatePromptResponses, CreatePromptErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/prompts',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The versions of one of the tenant's prompts, newest first (without their texts)
+ */
+export const listPromptVersions = <ThrowOnError extends boolean = false>(options: Options<ListPromptVersionsData, ThrowOnError>): RequestResult<ListPromptVersionsResponses, ListPromptVersionsErrors, ThrowOnError> => (options.client ?? client).get<ListPromptVersionsResponses, ListPromptVersionsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/prompts/{name}',
+    ...options
+});
+
+/**
+ * One prompt version with its texts
+ */
+export const getPrompt = <ThrowOnError extends boolean = false>(options: Options<GetPromptData, ThrowOnError>): RequestResult<GetPromptResponses, GetPromptErrors, ThrowOnError> => (options.client ?? client).get<GetPromptResponses, GetPromptErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/prompts/{name}/{version}',
     ...options
 });
 

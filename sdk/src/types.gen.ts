@@ -402,13 +402,17 @@ export type RplConfig = {
     } | null;
     claim: string;
     /**
-     * The bank's short name
+     * The bank as the request named it: our bank's short name, or one of your prompts as name@version
      */
     prompt_version: string;
     /**
-     * The bank's full version string, which every hash uses
+     * The bank's full version string, which every hash uses (the version of one of your prompts)
      */
     prompt_version_full?: string;
+    /**
+     * SHA-256 of the bank the run used: of the JSON of [version, system, user_template, schema, paraphrases] (the `sha256` of a prompt pushed to /v1/prompts)
+     */
+    prompt_sha256?: string;
     K: number;
     R: number;
     T: number | null;
@@ -652,9 +656,12 @@ export type JudgeConfig = {
 export type CriticPromptRef = {
     name: string;
     /**
-     * null for a prompt written in the request
+     * A number for a prompt of our bank, your version string for one of your prompts (POST /v1/prompts), null for a prompt written in the request
      */
-    version: number | null;
+    version: number | string | null;
+    /**
+     * SHA-256 of the JSON of [system_prompt, prompt_template]: the `sha256` of a prompt pushed to /v1/prompts
+     */
     sha256: string;
 };
 
@@ -1334,9 +1341,140 @@ export type MetricComparison = {
         number
     ] | null;
     p_value: number | null;
-    higher_is_better: boolean;
+    /**
+     * null: the change has no better direction (reported, never judged)
+     */
+    higher_is_better: boolean | null;
     method: string;
     verdict: 'improved' | 'regressed' | 'no_change';
+};
+
+export type Prompt = ({
+    kind: 'rpl';
+} & RplPrompt) | ({
+    kind: 'judge';
+} & JudgePrompt);
+
+export type RplPrompt = {
+    id: string;
+    name: string;
+    version: string;
+    /**
+     * name@version: what rpl's `prompt_version` or a critic's `prompt` names
+     */
+    ref: string;
+    /**
+     * SHA-256 of what the model is sent (judge: the JSON of [system_prompt, user_prompt_template]; rpl: of [version, system, user_template, schema, paraphrases])
+     */
+    sha256: string;
+    description: string | null;
+    created_at: string;
+    kind: 'rpl';
+    system: string;
+    user_template: string;
+    schema: string;
+    paraphrases: Array<string>;
+};
+
+export type JudgePrompt = {
+    id: string;
+    name: string;
+    version: string;
+    /**
+     * name@version: what rpl's `prompt_version` or a critic's `prompt` names
+     */
+    ref: string;
+    /**
+     * SHA-256 of what the model is sent (judge: the JSON of [system_prompt, user_prompt_template]; rpl: of [version, system, user_template, schema, paraphrases])
+     */
+    sha256: string;
+    description: string | null;
+    created_at: string;
+    kind: 'judge';
+    system_prompt: string;
+    user_prompt_template: string;
+};
+
+export type CreatePromptRequest = ({
+    kind: 'rpl';
+} & CreateRplPromptRequest) | ({
+    kind: 'judge';
+} & CreateJudgePromptRequest);
+
+export type CreateRplPromptRequest = {
+    kind: 'rpl';
+    /**
+     * Runs name a version as name@version; a name holds versions of one kind
+     */
+    name: string;
+    /**
+     * Immutable once pushed. For an rpl bank this is the full version string every hash uses (rotation, cache key, seeds), as the `version` of Heretix's YAML
+     */
+    version: string;
+    /**
+     * What this version is for (not hashed, but part of the version)
+     */
+    description?: string;
+    /**
+     * The system text; a YAML literal block's final newline is part of it, and of every hash
+     */
+    system: string;
+    user_template: string;
+    /**
+     * The bank's templates, 1–64 (Heretix's have 16), each containing {CLAIM}
+     */
+    paraphrases: Array<string>;
+    /**
+     * The JSON-format instruction appended to `system`; default: that of our rpl-assay-v1 bank, copied into the version
+     */
+    schema?: string;
+};
+
+export type CreateJudgePromptRequest = {
+    kind: 'judge';
+    /**
+     * Runs name a version as name@version; a name holds versions of one kind
+     */
+    name: string;
+    /**
+     * Immutable once pushed. For an rpl bank this is the full version string every hash uses (rotation, cache key, seeds), as the `version` of Heretix's YAML
+     */
+    version: string;
+    /**
+     * What this version is for (not hashed, but part of the version)
+     */
+    description?: string;
+    /**
+     * The critic's system prompt ("" sends none); default "You are a careful judge.", as cross-judge's YAML loader
+     */
+    system_prompt?: string;
+    /**
+     * str.format style: {query}, {labels}, the items' context keys; {{ }} for literal braces
+     */
+    user_prompt_template: string;
+};
+
+export type PromptSummaryPage = {
+    data: Array<PromptSummary>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type PromptSummary = {
+    id: string;
+    name: string;
+    version: string;
+    /**
+     * name@version: what rpl's `prompt_version` or a critic's `prompt` names
+     */
+    ref: string;
+    /**
+     * SHA-256 of what the model is sent (judge: the JSON of [system_prompt, user_prompt_template]; rpl: of [version, system, user_template, schema, paraphrases])
+     */
+    sha256: string;
+    description: string | null;
+    created_at: string;
+    kind: 'rpl' | 'judge';
 };
 
 export type ChainDeterminismRunRequest = {
@@ -1443,7 +1581,7 @@ export type RplRunRequest = {
         latency_ms?: number;
     };
     /**
-     * A prompt bank version, or a list of them for an A/B comparison (one run per version). Available: rpl-assay-v1
+     * A prompt bank version, or a list of them for an A/B comparison (one run per version): one of ours (rpl-assay-v1) or one of your rpl prompts as name@version (POST /v1/prompts)
      */
     prompt_version?: string | Array<string>;
     /**
@@ -1528,7 +1666,7 @@ export type JudgeRunRequest = {
          */
         weight?: number;
         /**
-         * A prompt of our bank as "name@version" (or "name" for its latest version); see GET /v1/judge/prompts. Default panel-general@2 unless system_prompt or prompt_template is given
+         * A prompt of our bank as "name@version" (or "name" for its latest version; see GET /v1/judge/prompts), or one of your judge prompts as "name@version" (POST /v1/prompts). Default panel-general@2 unless system_prompt or prompt_template is given
          */
         prompt?: string;
         /**
@@ -3380,6 +3518,193 @@ export type CompareRunsResponses = {
 };
 
 export type CompareRunsResponse = CompareRunsResponses[keyof CompareRunsResponses];
+
+export type ListPromptsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+        /**
+         * Only prompts of this kind
+         */
+        kind?: 'rpl' | 'judge';
+    };
+    url: '/v1/prompts';
+};
+
+export type ListPromptsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListPromptsError = ListPromptsErrors[keyof ListPromptsErrors];
+
+export type ListPromptsResponses = {
+    /**
+     * Prompt versions
+     */
+    200: PromptSummaryPage;
+};
+
+export type ListPromptsResponse = ListPromptsResponses[keyof ListPromptsResponses];
+
+export type CreatePromptData = {
+    body: CreatePromptRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/prompts';
+};
+
+export type CreatePromptErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreatePromptError = CreatePromptErrors[keyof CreatePromptErrors];
+
+export type CreatePromptResponses = {
+    /**
+     * This version was already stored with the same content
+     */
+    200: Prompt;
+    /**
+     * The stored version
+     */
+    201: Prompt;
+};
+
+export type CreatePromptResponse = CreatePromptResponses[keyof CreatePromptResponses];
+
+export type ListPromptVersionsData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: {
+        /**
+         * Page size, 1–100
+         */
+        limit?: number;
+        /**
+         * `next_cursor` of the previous page
+         */
+        after?: string;
+    };
+    url: '/v1/prompts/{name}';
+};
+
+export type ListPromptVersionsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type ListPromptVersionsError = ListPromptVersionsErrors[keyof ListPromptVersionsErrors];
+
+export type ListPromptVersionsResponses = {
+    /**
+     * Its versions
+     */
+    200: PromptSummaryPage;
+};
+
+export type ListPromptVersionsResponse = ListPromptVersionsResponses[keyof ListPromptVersionsResponses];
+
+export type GetPromptData = {
+    body?: never;
+    path: {
+        name: string;
+        version: string;
+    };
+    query?: never;
+    url: '/v1/prompts/{name}/{version}';
+};
+
+export type GetPromptErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetPromptError = GetPromptErrors[keyof GetPromptErrors];
+
+export type GetPromptResponses = {
+    /**
+     * The version
+     */
+    200: Prompt;
+};
+
+export type GetPromptResponse = GetPromptResponses[keyof GetPromptResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

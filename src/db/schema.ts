@@ -259,3 +259,37 @@ export const dashboardSessions = sqliteTable(
   },
   (t) => [uniqueIndex("dashboard_sessions_token_hash").on(t.tokenHash), index("dashboard_sessions_key").on(t.keyId)],
 );
+
+/** What a tenant's prompt is for: an rpl bank (`prompt_version`) or a judge critic's prompt (`prompt`). */
+export type PromptKind = "rpl" | "judge";
+/** The texts of an rpl bank, Heretix's prompt YAML layout plus the JSON-format instruction (`schema`). */
+export type RplPromptContent = { system: string; user_template: string; schema: string; paraphrases: string[] };
+/** The texts of a critic prompt, cross-judge's prompt YAML layout. */
+export type JudgePromptContent = { system_prompt: string; user_prompt_template: string };
+
+/**
+ * A tenant's versioned prompts (`/v1/prompts`), named by runs as `name@version`. A version is immutable:
+ * the unique index lets only one of two concurrent pushes of a name@version store a row, and nothing
+ * updates or deletes one, so a run that names it reads the same texts whenever it is created. `content`
+ * holds the texts as the API shows them (src/db/prompts.ts); `sha256` identifies what the model is sent.
+ */
+export const prompts = sqliteTable(
+  "prompts",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    kind: text("kind").$type<PromptKind>().notNull(),
+    sha256: text("sha256").notNull(),
+    description: text("description"),
+    content: text("content", { mode: "json" }).$type<RplPromptContent | JudgePromptContent>().notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("prompts_tenant_name_version").on(t.tenantId, t.name, t.version),
+    index("prompts_tenant").on(t.tenantId, t.id),
+    index("prompts_tenant_kind").on(t.tenantId, t.kind, t.id),
+    index("prompts_tenant_name").on(t.tenantId, t.name, t.id),
+  ],
+);

@@ -20,7 +20,8 @@ export type MetricComparison = {
   ci95: [number, number] | null;
   /** The test's p-value where one is run (McNemar on paired flags, say); else null. */
   p_value: number | null;
-  higher_is_better: boolean;
+  /** null: a change has no better direction (rpl's prior moving); such a metric is reported, never judged. */
+  higher_is_better: boolean | null;
   /** How the interval was made: `newcombe`, `newcombe-paired`, `paired-bootstrap`, `combined-bootstraps`, `none`. */
   method: string;
   verdict: Verdict;
@@ -59,12 +60,15 @@ export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
 }
 
 /**
- * A metric's verdict: a change counts only when its interval excludes 0 (when it has one) and it is at
- * least `minEffect` in size; its direction then says improved or regressed.
+ * A metric's verdict: a change counts only when its interval excludes 0 and it is at least `minEffect`
+ * in size; its direction then says improved or regressed. A metric whose method has an interval but
+ * could not make one (too few items) is no_change: only `method: "none"` metrics are judged on
+ * `minEffect` alone. A metric without a better direction is never judged.
  */
-export function metricVerdict(delta: number | null, ci: [number, number] | null, minEffect: number, higherIsBetter: boolean): Verdict {
-  if (delta === null || !Number.isFinite(delta)) return "no_change";
+export function metricVerdict(delta: number | null, ci: [number, number] | null, minEffect: number, higherIsBetter: boolean | null, method = "none"): Verdict {
+  if (higherIsBetter === null || delta === null || !Number.isFinite(delta)) return "no_change";
   if (Math.abs(delta) < minEffect || delta === 0) return "no_change";
+  if (ci === null && method !== "none") return "no_change";
   if (ci && ci[0] <= 0 && ci[1] >= 0) return "no_change";
   return delta > 0 === higherIsBetter ? "improved" : "regressed";
 }
@@ -82,8 +86,8 @@ export function metric(
   base: number | null,
   head: number | null,
   ci95: [number, number] | null,
-  o: { higherIsBetter: boolean; method: string; minEffect: number; pValue?: number | null },
+  o: { higherIsBetter: boolean | null; method: string; minEffect: number; pValue?: number | null },
 ): MetricComparison {
   const delta = base === null || head === null ? null : head - base;
-  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter) };
+  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter, o.method) };
 }

@@ -31,7 +31,7 @@ const MetricComparisonSchema = z
     delta: z.number().nullable().openapi({ description: "head − base" }),
     ci95: z.tuple([z.number(), z.number()]).nullable().openapi({ description: "The interval of delta at the requested confidence; null where the metric has none" }),
     p_value: z.number().nullable(),
-    higher_is_better: z.boolean(),
+    higher_is_better: z.boolean().nullable().openapi({ description: "null: the change has no better direction (reported, never judged)" }),
     method: z.string(),
     verdict: VerdictSchema,
   })

@@ -9,6 +9,7 @@ import { ApiError } from "../../errors.ts";
 import { modelConfig } from "../model-fields.ts";
 import type { EvaluatorModule } from "../module.ts";
 import { aggregate, wireResult } from "./aggregate.ts";
+import { chainDeterminismComparer } from "./compare.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
 import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
@@ -71,4 +72,6 @@ export const chainDeterminism = {
   exportLine(sample) {
     return (sample.output as Output | null)?.row ?? null;
   },
+
+  comparer: chainDeterminismComparer,
 } satisfies EvaluatorModule<ChainDeterminismBody, ChainDeterminismConfig, ChainDeterminismResult>;

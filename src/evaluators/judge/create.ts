@@ -5,15 +5,21 @@ import { singleCallLeaseMs } from "../../runs/lease.ts";
 import { resolveProviders, type ResolvedProvider } from "../connections.ts";
 import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
 import type { CreateContext, NewRunOf } from "../module.ts";
-import { DEFAULT_CRITIC_PROMPT, findCriticPrompt, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
+import { resolveCriticPrompt } from "./prompt-ref.ts";
+import { DEFAULT_CRITIC_PROMPT, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
 import type { JudgeBody } from "./request.ts";
 import { criticSecret, templateContext, type JudgeConfig, type JudgeCriticConfig } from "./units.ts";
 
 /**
- * Checks what the schema cannot and resolves each critic's endpoint and prompt. `providers` are the
- * critics' `provider`s, resolved (a saved connection read). Throws one 400 naming every field at fault.
+ * Checks what the schema cannot and resolves each critic's endpoint and prompt (ours or the tenant's).
+ * `providers` are the critics' `provider`s, resolved (a saved connection read). Throws one 400 naming
+ * every field at fault.
  */
-async function resolveCritics(body: JudgeBody, providers: (ResolvedProvider | undefined)[]): Promise<{ critics: JudgeCriticConfig[]; secrets: Record<string, string> }> {
+async function resolveCritics(
+  body: JudgeBody,
+  providers: (ResolvedProvider | undefined)[],
+  ctx: Pick<CreateContext, "db" | "tenantId">,
+): Promise<{ critics: JudgeCriticConfig[]; secrets: Record<string, string> }> {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const secrets: Record<string, string> = {};
@@ -39,11 +45,11 @@ async function resolveCritics(body: JudgeBody, providers: (ResolvedProvider | un
     let system = c.system_prompt;
     let template = c.prompt_template;
     let name = INLINE_PROMPT;
-    let version: number | null = null;
+    let version: number | string | null = null;
     if (c.prompt !== undefined && (system !== undefined || template !== undefined)) {
       errors.push({ path: at("prompt"), message: "give either prompt or your own system_prompt / prompt_template, not both" });
     } else if (system === undefined && template === undefined) {
-      const found = findCriticPrompt(c.prompt ?? DEFAULT_CRITIC_PROMPT);
+      const found = await resolveCriticPrompt(ctx.db, ctx.tenantId, c.prompt ?? DEFAULT_CRITIC_PROMPT);
       if (typeof found === "string") errors.push({ path: at("prompt"), message: found });
       else [system, template, name, version] = [found.system_prompt, found.prompt_template, found.name, found.version];
     }
@@ -111,7 +117,7 @@ function checkItemsAndVoting(body: JudgeBody): void {
 export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeConfig>> {
   const providers = await resolveProviders(ctx, body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]));
   checkItemsAndVoting(body);
-  const { critics, secrets } = await resolveCritics(body, providers);
+  const { critics, secrets } = await resolveCritics(body, providers, ctx);
   const { strategy, ...options } = body.voting;
   const kwargs: Record<string, unknown> = { ...options };
   if (strategy === "weighted") kwargs.weights = Object.fromEntries(critics.map((cr) => [cr.name, cr.weight]));

@@ -11,6 +11,7 @@
  */
 import type { EvaluatorModule } from "../module.ts";
 import { aggregateJudge } from "./aggregate.ts";
+import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";
 import { JudgeRunRequest, type JudgeBody } from "./request.ts";
 import { JudgeConfig as ConfigSchema, JudgeOutput as OutputSchema, JudgeResult } from "./schemas.ts";
@@ -42,4 +43,5 @@ export const judge = {
     // The original pipeline's per-call JSONL record, plus the prompt and usage.
     return { item_id: o.item_id, critic: o.critic, model: o.model, ...o.verdict, usage: o.usage };
   },
+  comparer: judgeComparer,
 } satisfies EvaluatorModule<JudgeBody, JudgeConfig, JudgeResult>;

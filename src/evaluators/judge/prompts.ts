@@ -6,11 +6,15 @@
  */
 import bank from "../../../prompts/judge/critics.json" with { type: "json" };
 import { sha256Hex } from "../../crypto.ts";
+import { renderPrompt } from "../../engines/judge/index.ts";
 
 export type CriticPrompt = { name: string; version: number; description: string; system_prompt: string; prompt_template: string };
 
-/** What a verdict records about its prompt; `version` is null for a prompt written inline in the request. */
-export type PromptRef = { name: string; version: number | null; sha256: string };
+/**
+ * What a verdict records about its prompt: `version` is a number for our bank's prompts, the tenant's
+ * version string for one of its own (`POST /v1/prompts`), null for a prompt written inline in the request.
+ */
+export type PromptRef = { name: string; version: number | string | null; sha256: string };
 
 /** The name recorded for a critic's own system_prompt / prompt_template. */
 export const INLINE_PROMPT = "inline";
@@ -49,4 +53,25 @@ export function findCriticPrompt(ref: string): CriticPrompt | string {
 /** The SHA-256 that identifies a pair of prompt texts (the JSON of [system_prompt, prompt_template]). */
 export function promptSha256(systemPrompt: string, template: string): Promise<string> {
   return sha256Hex(JSON.stringify([systemPrompt, template]));
+}
+
+/** cross-judge's system prompt for a YAML prompt file without `system_prompt` (spec §8). */
+export const YAML_DEFAULT_SYSTEM_PROMPT = "You are a careful judge.";
+
+/** The placeholders of a critic template, tokenised as renderPrompt does (`{{` and `}}` are literal braces). */
+export function templateKeys(template: string): string[] {
+  return [...template.matchAll(/\{\{|\}\}|\{([^{}]*)\}/g)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
+}
+
+/**
+ * Why a critic template can never render (an unmatched single brace, as `renderPrompt` says), or null.
+ * Which keys it needs is checked per item when a run is created: an item's context may supply them.
+ */
+export function templateSyntaxError(template: string): string | null {
+  try {
+    renderPrompt(template, Object.fromEntries(templateKeys(template).map((k) => [k, ""])));
+    return null;
+  } catch (err) {
+    return (err as Error).message.replace(/^renderPrompt: /, "");
+  }
 }

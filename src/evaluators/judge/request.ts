@@ -26,7 +26,14 @@ const Critic = z.strictObject({
   max_tokens: z.number().int().min(1).max(32_768).default(2000),
   timeout_s: z.number().positive().max(600).default(60).openapi({ description: "Per model call; timed-out calls are retried twice" }),
   weight: z.number().min(0).max(1000).default(1).openapi({ description: "This critic's weight in `weighted` voting" }),
-  prompt: z.string().min(1).max(100).optional().openapi({ description: `A prompt of our bank as "name@version" (or "name" for its latest version); see GET /v1/judge/prompts. Default ${DEFAULT_CRITIC_PROMPT} unless system_prompt or prompt_template is given` }),
+  prompt: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({
+      description: `A prompt of our bank as "name@version" (or "name" for its latest version; see GET /v1/judge/prompts), or one of your judge prompts as "name@version" (POST /v1/prompts). Default ${DEFAULT_CRITIC_PROMPT} unless system_prompt or prompt_template is given`,
+    }),
   system_prompt: z.string().max(20_000).optional().openapi({ description: "Your own system prompt (\"\" sends none)" }),
   prompt_template: z.string().min(1).max(20_000).optional().openapi({ description: "Your own template: {query}, {labels}, the item's context keys; {{ }} for literal braces" }),
   simulator: z

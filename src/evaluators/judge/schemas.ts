@@ -2,7 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { UsageSchema } from "../run-fields.ts";
 
 const PromptRef = z
-  .object({ name: z.string(), version: z.number().int().nullable().openapi({ description: "null for a prompt written in the request" }), sha256: z.string() })
+  .object({
+    name: z.string(),
+    version: z
+      .union([z.number().int(), z.string()])
+      .nullable()
+      .openapi({ description: "A number for a prompt of our bank, your version string for one of your prompts (POST /v1/prompts), null for a prompt written in the request" }),
+    sha256: z.string().openapi({ description: "SHA-256 of the JSON of [system_prompt, prompt_template]: the `sha256` of a prompt pushed to /v1/prompts" }),
+  })
   .openapi("CriticPromptRef");
 
 export const JudgeVerdict = z

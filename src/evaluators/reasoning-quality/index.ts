@@ -12,6 +12,7 @@
  */
 import type { EvaluatorModule } from "../module.ts";
 import { aggregateRq } from "./aggregate.ts";
+import { rqComparer } from "./compare.ts";
 import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
 import { RqConfig as ConfigSchema, RqOutput as OutputSchema, RqResult } from "./schemas.ts";
@@ -37,4 +38,6 @@ export const reasoningQuality = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput,
   exportLine: (sample) => sample.output,
+  // GET /v1/compare: per model and metric, paired by item (compare.ts).
+  comparer: rqComparer,
 } satisfies EvaluatorModule<RqBody, RqConfig, RqResult>;

@@ -20,14 +20,15 @@
  *   Invalid answers are kept (json_valid false, with the reason). A URL-flagged answer keeps its number
  *   (prob_true/logit), like the original row; it is never aggregated.
  */
-import { ApiError } from "../../errors.ts";
+import { ApiError, type FieldError } from "../../errors.ts";
 import { singleCallLeaseMs } from "../../runs/lease.ts";
 import { modelConfig } from "../model-fields.ts";
-import type { EvaluatorModule, NewRunOf } from "../module.ts";
+import type { CreateContext, EvaluatorModule, NewRunOf } from "../module.ts";
 import { aggregate } from "./aggregate.ts";
 import { autoFollowUp, autoStart, publicRplConfig, type AutoState } from "./auto.ts";
+import { rplComparer } from "./compare.ts";
 import { planRpl, type RplConfig } from "./plan.ts";
-import { promptBank, RPL_PROMPTS } from "./prompts.ts";
+import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
 import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
 import { execute, invalidRow, plan, type RplSampleRow } from "./units.ts";
@@ -44,19 +45,24 @@ export type { RplResult } from "./schemas.ts";
 const MAX_PROMPT_CHARS = 4000;
 
 /** The stored config: the plan's, the auto preset's state, and public fields that ride along as plain data. */
-type Config = RplConfig & { auto?: AutoState; prompt_version_full?: string; concurrency?: number };
+type Config = RplConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
 
-/** The prompt versions a request names, each known and none twice. */
-function versionsOf(body: RplBody): string[] {
+/**
+ * The banks a request's prompt versions name (ours by short name, the tenant's as name@version), each
+ * known and none twice; one 400 names every unknown one by its place.
+ */
+async function banksOf(body: RplBody, ctx: CreateContext): Promise<ResolvedRplPrompt[]> {
   const versions = Array.isArray(body.prompt_version) ? body.prompt_version : [body.prompt_version];
+  const errors: FieldError[] = [];
+  const banks: ResolvedRplPrompt[] = [];
   for (const [i, v] of versions.entries()) {
-    if (!RPL_PROMPTS[v]) {
-      const path = Array.isArray(body.prompt_version) ? `prompt_version.${i}` : "prompt_version";
-      throw ApiError.validation([{ path, message: `unknown prompt version '${v}'; available: ${Object.keys(RPL_PROMPTS).join(", ")}` }]);
-    }
+    const found = await resolveRplPrompt(ctx.db, ctx.tenantId, v);
+    if (typeof found !== "string") banks.push(found);
+    else errors.push({ path: Array.isArray(body.prompt_version) ? `prompt_version.${i}` : "prompt_version", message: found });
   }
+  if (errors.length) throw ApiError.validation(errors);
   if (new Set(versions).size !== versions.length) throw ApiError.validation([{ path: "prompt_version", message: "lists a version twice" }]);
-  return versions;
+  return banks;
 }
 
 export const rpl = {
@@ -72,11 +78,10 @@ export const rpl = {
 
   async create(body, ctx) {
     const model = await modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, ctx);
-    const versions = versionsOf(body);
+    const banks = await banksOf(body, ctx);
     // Every version is planned (and its prompts checked) before any run is made.
     const parts = [];
-    for (const version of versions) {
-      const bank = promptBank(version);
+    for (const { ref: version, bank, sha256 } of banks) {
       const stageStart = body.preset === "auto" ? autoStart(bank.paraphrases.length) : { K: body.K, R: body.R, T: body.T };
       const planned = await planRpl({ claim: body.claim, model: body.model, promptBank: bank, K: stageStart.K, R: stageStart.R, T: stageStart.T });
       if (planned.prompt_char_len_max > MAX_PROMPT_CHARS) {
@@ -90,6 +95,7 @@ export const rpl = {
         claim: body.claim,
         prompt_version: version,
         prompt_version_full: bank.version,
+        prompt_sha256: sha256,
         B: body.B,
         bootstrap_seed: body.seed ?? null,
         max_output_tokens: body.max_output_tokens,
@@ -128,4 +134,7 @@ export const rpl = {
   exportLine(sample) {
     return sample.output;
   },
+
+  // GET /v1/compare: the engine's parity and winner rule, as GET /v1/rpl/compare (compare.ts).
+  comparer: rplComparer,
 } satisfies EvaluatorModule<RplBody, Config, RplResult>;

@@ -9,6 +9,7 @@
  * any text of a bank changes every prompt_sha256, cache key and derived seed — bump `version` when editing.
  */
 import assayV1 from "../../../prompts/rpl/rpl-assay-v1.json" with { type: "json" };
+import { sha256Hex } from "../../crypto.ts";
 
 export type RplPromptBank = {
   /** The full version string; hashes use this. */
@@ -64,6 +65,22 @@ export const RPL_PROMPTS: Record<string, RplPromptBank> = Object.assign(Object.c
 });
 
 export const DEFAULT_RPL_PROMPT = "rpl-assay-v1";
+
+/**
+ * The JSON-format instruction a tenant's bank gets when it brings none: Heretix's YAML has no such key
+ * (its SCHEMA is fixed in code), and the answer parser needs these keys. Copied into the stored bank, so
+ * a later change here cannot change a version already pushed.
+ */
+export const DEFAULT_RPL_SCHEMA = RPL_PROMPTS[DEFAULT_RPL_PROMPT].schema;
+
+/**
+ * The SHA-256 that identifies a bank (a run's `prompt_sha256`, a pushed prompt's `sha256`): of the JSON of
+ * `[version, system, user_template, schema, paraphrases]`, every text its prompts are composed from and
+ * the version string every other hash uses.
+ */
+export function rplBankSha256(bank: RplPromptBank): Promise<string> {
+  return sha256Hex(JSON.stringify([bank.version, bank.system, bank.user_template, bank.schema, bank.paraphrases]));
+}
 
 /** The bank for a short name; throws a RangeError listing the known names otherwise. */
 export function promptBank(name: string): RplPromptBank {

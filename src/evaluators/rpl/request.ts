@@ -20,7 +20,9 @@ export const RplRunRequest = z
     prompt_version: z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(8)])
       .default(DEFAULT_RPL_PROMPT)
-      .openapi({ description: `A prompt bank version, or a list of them for an A/B comparison (one run per version). Available: ${Object.keys(RPL_PROMPTS).join(", ")}` }),
+      .openapi({
+        description: `A prompt bank version, or a list of them for an A/B comparison (one run per version): one of ours (${Object.keys(RPL_PROMPTS).join(", ")}) or one of your rpl prompts as name@version (POST /v1/prompts)`,
+      }),
     K: z.number().int().min(1).max(64).default(8).openapi({ description: "Paraphrase slots" }),
     R: z.number().int().min(1).max(16).default(2).openapi({ description: "Replicates per slot" }),
     T: z.number().int().min(0).max(64).nullable().default(null).openapi({ description: "Distinct templates (null: the whole bank)" }),

@@ -8,8 +8,9 @@ export const RplConfig = z
   .object({
     ...ModelSettingsSchema,
     claim: z.string(),
-    prompt_version: z.string().openapi({ description: "The bank's short name" }),
-    prompt_version_full: z.string().optional().openapi({ description: "The bank's full version string, which every hash uses" }),
+    prompt_version: z.string().openapi({ description: "The bank as the request named it: our bank's short name, or one of your prompts as name@version" }),
+    prompt_version_full: z.string().optional().openapi({ description: "The bank's full version string, which every hash uses (the version of one of your prompts)" }),
+    prompt_sha256: z.string().optional().openapi({ description: "SHA-256 of the bank the run used: of the JSON of [version, system, user_template, schema, paraphrases] (the `sha256` of a prompt pushed to /v1/prompts)" }),
     K: z.number().int(),
     R: z.number().int(),
     T: z.number().int().nullable(),
