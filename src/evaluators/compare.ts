@@ -48,7 +48,12 @@ export type ComparedRun<Config = Record<string, unknown>, Result = unknown> = {
   samples: () => Promise<StoredSample[]>;
 };
 
-export type CompareOptions = { confidence: number; minEffect: number };
+export type CompareOptions = {
+  confidence: number;
+  minEffect: number;
+  /** The items of one of the tenant's uploaded datasets (null when it has been deleted), for evaluators that pair on them. */
+  datasetItems?: (id: string) => Promise<unknown[] | null>;
+};
 
 export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
   /**
@@ -60,16 +65,26 @@ export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
 }
 
 /**
- * A metric's verdict: a change counts only when its interval excludes 0 and it is at least `minEffect`
- * in size; its direction then says improved or regressed. A metric whose method has an interval but
- * could not make one (too few items) is no_change: only `method: "none"` metrics are judged on
- * `minEffect` alone. A metric without a better direction is never judged.
+ * A metric's verdict: a change counts only when its interval excludes 0, any test run on it is
+ * significant at 1 − confidence, and it is at least `minEffect` in size; its direction then says improved
+ * or regressed. A metric without an interval (`method: "none"`) is judged only against a noise floor the
+ * caller set (`minEffect` > 0): a point estimate alone never makes a verdict, or two runs of one
+ * non-deterministic model would "regress" at random. A metric whose method has an interval but could not
+ * make one (too few items) is no_change. A metric without a better direction is never judged.
  */
-export function metricVerdict(delta: number | null, ci: [number, number] | null, minEffect: number, higherIsBetter: boolean | null, method = "none"): Verdict {
+export function metricVerdict(
+  delta: number | null,
+  ci: [number, number] | null,
+  minEffect: number,
+  higherIsBetter: boolean | null,
+  method = "none",
+  test?: { pValue: number | null; alpha: number },
+): Verdict {
   if (higherIsBetter === null || delta === null || !Number.isFinite(delta)) return "no_change";
   if (Math.abs(delta) < minEffect || delta === 0) return "no_change";
-  if (ci === null && method !== "none") return "no_change";
+  if (ci === null && (method !== "none" || minEffect === 0)) return "no_change";
   if (ci && ci[0] <= 0 && ci[1] >= 0) return "no_change";
+  if (test && test.pValue !== null && !(test.pValue < test.alpha)) return "no_change";
   return delta > 0 === higherIsBetter ? "improved" : "regressed";
 }
 
@@ -86,8 +101,8 @@ export function metric(
   base: number | null,
   head: number | null,
   ci95: [number, number] | null,
-  o: { higherIsBetter: boolean | null; method: string; minEffect: number; pValue?: number | null },
+  o: { higherIsBetter: boolean | null; method: string; minEffect: number; pValue?: number | null; confidence?: number },
 ): MetricComparison {
   const delta = base === null || head === null ? null : head - base;
-  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter, o.method) };
+  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter, o.method, o.pValue == null || o.confidence === undefined ? undefined : { pValue: o.pValue, alpha: 1 - o.confidence }) };
 }

@@ -6,6 +6,7 @@ import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, listSamples, type RunRow } from "../db/runs.ts";
+import { datasetItems as datasetItemsOf, getDataset } from "../db/datasets.ts";
 import type { Db } from "../db/client.ts";
 import { evaluatorFor, moduleFor } from "../evaluators/registry.ts";
 import { overallVerdict, type ComparedRun } from "../evaluators/compare.ts";
@@ -96,7 +97,11 @@ export const compare = createRouter().openapi(
     if (errors.length) {
       throw new ApiError({ status: 422, type: "validation", detail: `The runs cannot be compared: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors });
     }
-    const result = await module.comparer!.compare(compared(base), compared(head), { confidence: q.confidence, minEffect: q.min_effect });
+    const datasetItems = async (id: string) => {
+      const row = await getDataset(c.var.db, c.var.tenantId, id);
+      return row ? datasetItemsOf<unknown>(c.var.db, row.id) : null;
+    };
+    const result = await module.comparer!.compare(compared(base), compared(head), { confidence: q.confidence, minEffect: q.min_effect, datasetItems });
     return c.json(
       {
         object: "comparison" as const,

@@ -20,8 +20,8 @@ async function rq(key: string, body: Record<string, unknown>): Promise<RunJson> 
   return run;
 }
 
-async function comparison(key: string, base: string, head: string): Promise<Comparison> {
-  const res = await send("GET", `/v1/compare?base=${base}&head=${head}`, key);
+async function comparison(key: string, base: string, head: string, query = ""): Promise<Comparison> {
+  const res = await send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
   return JSON.parse(text) as Comparison;
@@ -139,24 +139,36 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     expect(models.errors).toEqual([{ path: "config.models", message: "no model name is in both runs (base: reasoner; head: other)" }]);
   });
 
-  it("runs on an uploaded dataset: compared on the results' figures, unpaired and without intervals", async () => {
+  it("runs on an uploaded dataset are paired on its items (read back: datasets never change); once it is deleted, only the figures", async () => {
     const { key } = await newTenant();
     const upload = await send("POST", "/v1/reasoning-quality/datasets", key, {
       name: "sums",
       format: "json",
-      items: [1, 2, 3, 4].map((i) => ({ question: `What is ${i} + ${i}?`, answer: String(2 * i) })),
+      items: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => ({ question: `What is ${i} + ${i}?`, answer: String(2 * i) })),
     });
     expect(upload.status).toBe(201);
     const { id } = (await upload.json()) as { id: string };
     const body = (accuracy: number) => ({ models: [sim("reasoner", accuracy)], datasets: [{ id }], P: 0 });
     const [a, b] = [await rq(key, body(1)), await rq(key, body(0))];
     const c = await comparison(key, a.id, b.id);
-    expect(c.paired).toBe(false);
-    expect(c.details.unpaired_reason).toMatch(/uploaded dataset/);
+    expect(c.paired).toBe(true);
     const cq = byName(c, "reasoner.correctness");
-    expect(cq).toMatchObject({ base: 1, head: 0, delta: -1, ci95: null, method: "none" });
-    // No interval: only min_effect decides, so a drop from 1 to 0 is a regression.
-    expect(cq.verdict).toBe("regressed");
-    expect(c.flipped).toEqual([]);
+    // Every item correct in base and wrong in head: 12 discordant pairs one way, McNemar p = 2 · 2⁻¹².
+    expect(cq).toMatchObject({ base: 1, head: 0, delta: -1, method: "newcombe-paired", p_value: 2 / 4096, verdict: "regressed" });
+    expect(cq.ci95![1]).toBeLessThan(0);
+    expect(c.flipped).toHaveLength(12);
+    expect(c.flipped.every((f) => f.base === "correct" && f.head === "wrong")).toBe(true);
+
+    expect((await send("DELETE", `/v1/reasoning-quality/datasets/${id}`, key)).status).toBe(204);
+    const gone = await comparison(key, a.id, b.id);
+    expect(gone.paired).toBe(false);
+    expect(gone.details.unpaired_reason).toMatch(/deleted/);
+    const figures = byName(gone, "reasoner.correctness");
+    expect(figures).toMatchObject({ base: 1, head: 0, delta: -1, ci95: null, method: "none" });
+    // No interval and no noise floor set: a point estimate alone makes no verdict …
+    expect(figures.verdict).toBe("no_change");
+    // … while a floor the caller sets does.
+    const floored = await comparison(key, a.id, b.id, "&min_effect=0.5");
+    expect(byName(floored, "reasoner.correctness").verdict).toBe("regressed");
   });
 });

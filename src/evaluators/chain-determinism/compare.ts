@@ -61,6 +61,7 @@ function pairedMetrics(base: Run, head: Run, confidence: number, minEffect: numb
       method: "newcombe-paired",
       minEffect,
       pValue: m ? mcnemarExact(t.baseOnly, t.headOnly) : null,
+      confidence: confidence,
     }),
   ];
   // Error replays per query: a query's replays share its prompt, so the query (not the replay) is resampled.

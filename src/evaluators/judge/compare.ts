@@ -74,6 +74,7 @@ function accuracyMetric(pairs: readonly (readonly [JudgeItemResult, JudgeItemRes
       method: "newcombe-paired",
       minEffect,
       pValue: mcnemarExact(t.baseOnly, t.headOnly),
+      confidence: confidence,
     }),
     table: { items: n, both_correct: t.both, base_only_correct: t.baseOnly, head_only_correct: t.headOnly, neither_correct: t.neither },
   };

@@ -21,10 +21,10 @@
  * A figure whose recomputation does not reproduce the result's (SS by embeddings, which are not stored;
  * a result aggregated by older code) keeps its two values but has no interval (`method: none`).
  *
- * The samples carry no gold answers: the items are rebuilt from the run's public config, which is
- * possible for synthetic datasets (the generator is deterministic). Uploaded datasets' items are not in
- * the public config; those runs are compared on the results' figures alone, unpaired and without
- * intervals, and `details.unpaired_reason` says why.
+ * The samples carry no gold answers: the items are rebuilt as the run's create step built them, synthetic
+ * ones from their seed (the generator is deterministic) and uploaded ones from the tenant's dataset (which
+ * never changes once stored). When a dataset has been deleted since, the runs are compared on the
+ * results' figures alone, unpaired and without intervals, and `details.unpaired_reason` says why.
  */
 import type { z } from "@hono/zod-openapi";
 import {
@@ -47,7 +47,7 @@ import {
 import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
 import type { StoredSample } from "../types.ts";
-import { metric, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
+import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
 import type { RqConfig as ConfigSchema, RqModelResult, RqResult } from "./schemas.ts";
 import type { RqOutput } from "./units.ts";
 
@@ -71,17 +71,24 @@ function describeDataset(ref: Record<string, unknown>): string {
 const modelNames = (run: Run) => run.result.models.map((m) => m.model);
 
 /**
- * The run's items as its create step made them (create.ts `loadItems`), when every dataset is synthetic;
- * null when one is an upload, whose items live only in the dataset and the run's unit config.
+ * The run's items as its create step made them (create.ts `loadItems`): synthetic ones regenerated from
+ * their seed, uploaded ones read back from the tenant's dataset (immutable once stored). Null when a
+ * dataset has been deleted since, or the items do not add up to the run's count.
  */
-function itemsOf(run: Run): Item[] | null {
+async function itemsOf(run: Run, datasetItems: CompareOptions["datasetItems"]): Promise<Item[] | null> {
   const items: EvalItem[] = [];
   for (const ref of run.config.datasets) {
     const s = ref.synthetic as { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number } | undefined;
-    if (!s) return null;
-    for (const it of generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness })) {
-      items.push({ ...it, dataset: "synthetic" });
+    if (s) {
+      for (const it of generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness })) {
+        items.push({ ...it, dataset: "synthetic" });
+      }
+      continue;
     }
+    const stored = datasetItems ? await datasetItems(String(ref.id)) : null;
+    if (!stored) return null;
+    const n = typeof ref.num_samples === "number" ? ref.num_samples : stored.length;
+    items.push(...(stored.slice(0, n) as EvalItem[]));
   }
   if (items.length !== run.config.n_items) return null;
   return items.map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
@@ -224,6 +231,7 @@ async function compareModel(
       method: cqOk ? "newcombe-paired" : "none",
       minEffect: o.minEffect,
       pValue: cqOk ? mcnemarExact(t.baseOnly, t.headOnly) : null,
+      confidence: o.confidence,
     }),
   );
   BOOTSTRAPPED.forEach((k, j) => {
@@ -309,9 +317,9 @@ export const rqComparer: Comparer<PublicConfig, RqResult> = {
       rank_changes: rankChanges(base, head, shared, common),
       ...(skipped.length ? { strategies_not_compared: skipped } : {}),
     };
-    const items = itemsOf(base);
+    const items = await itemsOf(base, o.datasetItems);
     if (!items) {
-      details.unpaired_reason = "the items of an uploaded dataset are not in the run's public config, so the runs are compared on their results' figures only, without intervals";
+      details.unpaired_reason = "a dataset of the runs has been deleted since, so their items cannot be read back: the runs are compared on their results' figures only, without intervals";
       return { paired: false, metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)), flipped: [], details };
     }
     const [sb, sh] = await Promise.all([base.samples(), head.samples()]);
