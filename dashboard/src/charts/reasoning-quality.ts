@@ -2,19 +2,10 @@
 // model's six metrics (a Chart.js radar), the model × strategy table with ranks, score cards, the
 // per-dataset breakdown (table and grouped bars) and the report links. Pure: no DOM, no Chart.js at run time.
 import type { ChartConfiguration } from "chart.js";
-import type { ReasoningQualityResult, RqRawMetrics } from "@assay/sdk";
+import type { ReasoningQualityResult } from "@assay/sdk";
+import { METRICS, type MetricKey } from "../metrics.ts";
 
-export type MetricKey = keyof RqRawMetrics;
-
-/** The six dimensions in the paper's order, with the names and abbreviations the original's report uses. */
-export const METRICS: { key: MetricKey; name: string; abbr: string }[] = [
-  { key: "correctness", name: "Correctness", abbr: "CQ" },
-  { key: "consistency", name: "Consistency", abbr: "CS" },
-  { key: "robustness", name: "Robustness", abbr: "RS" },
-  { key: "logical_coherence", name: "Logical coherence", abbr: "LS" },
-  { key: "efficiency", name: "Efficiency", abbr: "ES" },
-  { key: "stability", name: "Stability", abbr: "SS" },
-];
+export { METRICS, type MetricKey };
 
 /** One colour per model, in the result's order (Tableau 10). */
 export const MODEL_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];

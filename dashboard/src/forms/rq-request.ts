@@ -3,17 +3,12 @@
 // request. Pure (no DOM, no SDK calls), so test/node/dashboard/rq-form.test.ts checks it by hand.
 import type { DatasetUpload, ReasoningQualityRunRequest } from "@assay/sdk";
 
-/** The six metrics, in the API's order (`metric_keys`), with the paper's short names. */
-export const METRICS = [
-  { key: "correctness", short: "CQ", label: "Correctness" },
-  { key: "consistency", short: "CS", label: "Consistency" },
-  { key: "robustness", short: "RS", label: "Robustness" },
-  { key: "logical_coherence", short: "LS", label: "Logical coherence" },
-  { key: "efficiency", short: "ES", label: "Efficiency" },
-  { key: "stability", short: "SS", label: "Stability" },
-] as const;
+import { METRICS as RQ_METRICS, type MetricKey } from "../metrics.ts";
 
-export type MetricKey = (typeof METRICS)[number]["key"];
+/** The six metrics with the form's field names (short and label). */
+export const METRICS = RQ_METRICS.map((m) => ({ key: m.key, short: m.abbr, label: m.name }));
+
+export type { MetricKey };
 export type Weights = Record<MetricKey, number>;
 
 const w = (cq: number, cs: number, rs: number, ls: number, es: number, ss: number): Weights => ({
