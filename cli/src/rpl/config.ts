@@ -16,7 +16,7 @@ const ASSAY_KEYS = ["base_url", "api_key_env", "preset", "concurrency", "timeout
 const UNSUPPORTED: Record<string, { error: boolean; why: string }> = {
   // The server refuses a prompt over its own cap (set for its banks) with a 400 naming `claim`.
   max_prompt_chars: { error: false, why: "ignored: the server applies its own prompt cap" },
-  prompts_file: { error: true, why: "not supported: runs use the server's prompt banks; name one with prompt_version" },
+  prompts_file: { error: true, why: "not read here: push the bank once with `assay prompts push FILE`, then name it in prompt_version as name@version" },
   claims_file: { error: true, why: "not supported (batch of claims): write one config per claim" },
 };
 
