@@ -24,12 +24,14 @@ export default defineConfig(async () => {
             environment: "node",
             // The CLI (a child process) and the dashboard (in Chromium) against one wrangler dev; a run's
             // end waits on the server.
-            testTimeout: 120_000,
+            // One workerd serves every e2e file at once, and a comparison's bootstrap holds it for seconds:
+            // under CI's load a page may wait long for its answer. These bound a wait, not a speed.
+            testTimeout: 240_000,
             hookTimeout: 120_000,
             globalSetup: ["./test/cli/setup.ts"],
             include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
             // expect.poll waits on the page and the server, not on a clock: the test's timeout bounds it.
-            expect: { poll: { timeout: 60_000, interval: 100 } },
+            expect: { poll: { timeout: 200_000, interval: 100 } },
           },
         },
         {
