@@ -30,6 +30,9 @@ export default defineConfig(async () => {
             hookTimeout: 120_000,
             globalSetup: ["./test/cli/setup.ts"],
             include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
+            // One file at a time: they share one wrangler dev (a single workerd thread) and Chromium, and
+            // in parallel a page could wait minutes behind another file's comparison.
+            fileParallelism: false,
             // expect.poll waits on the page and the server, not on a clock: the test's timeout bounds it.
             expect: { poll: { timeout: 200_000, interval: 100 } },
           },
