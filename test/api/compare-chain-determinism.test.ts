@@ -3,20 +3,10 @@
 // Wilson limits written out), never read from the comparison.
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
+import { byName, compare, comparison, wilsonLimits } from "./compare-helpers.ts";
 
-type Metric = { name: string; base: number | null; head: number | null; delta: number | null; ci95: [number, number] | null; p_value: number | null; method: string; verdict: string };
-type Comparison = { paired: boolean; verdict: string; metrics: Metric[]; flipped: { id: string; base: string; head: string }[]; details: any };
 
-async function compare(key: string, base: string, head: string, query = ""): Promise<Response> {
-  return send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);
-}
 
-async function comparison(key: string, base: string, head: string): Promise<Comparison> {
-  const res = await compare(key, base, head);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
-  return JSON.parse(text) as Comparison;
-}
 
 async function run(key: string, body: Record<string, unknown>): Promise<RunJson> {
   const done = await waitForRun(key, (await startRun(key, { model: "sim:agent", n_replays: 5, concurrency: 4, seed: 7, ...body })).id);
@@ -24,7 +14,6 @@ async function run(key: string, body: Record<string, unknown>): Promise<RunJson>
   return done;
 }
 
-const byName = (c: Comparison, name: string) => c.metrics.find((m) => m.name === name)!;
 
 /** C(n, k) as a float, from the product formula (exact for the small n here). */
 function choose(n: number, k: number): number {
@@ -41,14 +30,6 @@ function mcnemar(b: number, c: number): number {
   return Math.min(1, 2 * tail);
 }
 
-/** Wilson score limits of k/n at z (Wilson 1927). */
-function wilsonLimits(k: number, n: number, z: number): [number, number] {
-  const p = k / n;
-  const centre = p + (z * z) / (2 * n);
-  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  const denom = 1 + (z * z) / n;
-  return [(centre - half) / denom, (centre + half) / denom];
-}
 
 describe("GET /v1/compare (chain-determinism)", () => {
   it("the same settings and seed twice: no_change on every metric, nothing flipped", async () => {

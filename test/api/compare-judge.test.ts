@@ -3,9 +3,8 @@
 // is worked out by hand from the items' labels, not read from a run.
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
 
-type Metric = { name: string; base: number | null; head: number | null; delta: number | null; ci95: [number, number] | null; p_value: number | null; method: string; verdict: string };
-type Comparison = { paired: boolean; verdict: string; metrics: Metric[]; flipped: { id: string; base: string; head: string }[]; details: any };
 
 // 12 items: 4 REJECT, 4 KEEP, 2 SPLIT, 2 MERGE.
 const EXPECTED = ["KEEP", "REJECT", "SPLIT", "MERGE", "KEEP", "REJECT", "KEEP", "SPLIT", "REJECT", "MERGE", "KEEP", "REJECT"];
@@ -22,23 +21,8 @@ async function judge(key: string, body: Record<string, unknown>): Promise<RunJso
   return run;
 }
 
-async function comparison(key: string, base: string, head: string): Promise<Comparison> {
-  const res = await send("GET", `/v1/compare?base=${base}&head=${head}`, key);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
-  return JSON.parse(text) as Comparison;
-}
 
-const byName = (c: Comparison, name: string) => c.metrics.find((m) => m.name === name)!;
 
-/** Wilson score limits of k/n at z (Wilson 1927). */
-function wilsonLimits(k: number, n: number, z: number): [number, number] {
-  const p = k / n;
-  const centre = p + (z * z) / (2 * n);
-  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  const denom = 1 + (z * z) / n;
-  return [(centre - half) / denom, (centre + half) / denom];
-}
 
 describe("GET /v1/compare (judge)", () => {
   it("the same panel, items and seed twice: no_change on every metric, no consensus changed", async () => {

@@ -5,9 +5,8 @@
 // comparison itself.
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRq, waitForRun, type RunJson } from "./helpers.ts";
+import { byName, comparison, type Comparison } from "./compare-helpers.ts";
 
-type Metric = { name: string; base: number | null; head: number | null; delta: number | null; ci95: [number, number] | null; p_value: number | null; higher_is_better: boolean; method: string; verdict: string };
-type Comparison = { evaluator: string; paired: boolean; verdict: string; metrics: Metric[]; flipped: { id: string; base: string; head: string }[]; details: any };
 
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
 // 30 items: 20 reasoning, 10 robustness (both kinds have paraphrases, so RS is measured).
@@ -20,14 +19,7 @@ async function rq(key: string, body: Record<string, unknown>): Promise<RunJson> 
   return run;
 }
 
-async function comparison(key: string, base: string, head: string, query = ""): Promise<Comparison> {
-  const res = await send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
-  return JSON.parse(text) as Comparison;
-}
 
-const byName = (c: Comparison, name: string) => c.metrics.find((m) => m.name === name)!;
 const modelOf = (run: RunJson, name: string) => run.result.models.find((m: { model: string }) => m.model === name);
 
 describe("GET /v1/compare (reasoning-quality)", () => {

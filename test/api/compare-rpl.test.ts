@@ -8,9 +8,8 @@ import { env } from "cloudflare:workers";
 import { registerScenario } from "../support/fake-openai.ts";
 import { moverDifference } from "../../src/engines/stats/index.ts";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
+import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
 
-type Metric = { name: string; base: number | null; head: number | null; delta: number | null; ci95: [number, number] | null; p_value: number | null; higher_is_better: boolean; method: string; verdict: string };
-type Comparison = { evaluator: string; paired: boolean; verdict: string; metrics: Metric[]; flipped: unknown[]; details: any };
 
 async function rplRun(key: string, body: Record<string, unknown>): Promise<RunJson> {
   const res = await send("POST", "/v1/rpl/runs", key, { B: 200, ...body });
@@ -21,12 +20,6 @@ async function rplRun(key: string, body: Record<string, unknown>): Promise<RunJs
   return run;
 }
 
-async function comparison(key: string, base: string, head: string, query = ""): Promise<Comparison> {
-  const res = await send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
-  return JSON.parse(text) as Comparison;
-}
 
 async function rplWinner(key: string, a: string, b: string): Promise<{ dimension: string | null; winner: { run_id: string | null; rule: string } }> {
   const res = await send("GET", `/v1/rpl/compare?runs=${a},${b}`, key);
@@ -34,20 +27,12 @@ async function rplWinner(key: string, a: string, b: string): Promise<{ dimension
   return (await res.json()) as { dimension: string | null; winner: { run_id: string | null; rule: string } };
 }
 
-const byName = (c: Comparison, name: string) => c.metrics.find((m) => m.name === name)!;
 
 /** The MOVER limits of h − b from each estimate's own interval (Zou & Donner 2008), written out again. */
 function mover(b: number, [lb, ub]: number[], h: number, [lh, uh]: number[]): [number, number] {
   return [h - b - Math.sqrt((h - lh) ** 2 + (ub - b) ** 2), h - b + Math.sqrt((uh - h) ** 2 + (b - lb) ** 2)];
 }
 
-/** Wilson score limits of k/n at z (Wilson 1927). */
-function wilsonLimits(k: number, n: number, z: number): [number, number] {
-  const p = k / n;
-  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  const denom = 1 + (z * z) / n;
-  return [(p + (z * z) / (2 * n) - half) / denom, (p + (z * z) / (2 * n) + half) / denom];
-}
 
 describe("moverDifference", () => {
   it("with Wilson limits it is Newcombe's method 10: his example 56/70 − 48/80 gives 0.0524 to 0.3339", () => {

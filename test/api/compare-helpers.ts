@@ -1,0 +1,41 @@
+// What the GET /v1/compare tests share: the request, the answer's shape, and the Wilson score limits
+// written out from the textbook (an independent calculation, not the engine's).
+import { send } from "./helpers.ts";
+
+export type Metric = {
+  name: string;
+  base: number | null;
+  head: number | null;
+  delta: number | null;
+  ci95: [number, number] | null;
+  p_value: number | null;
+  higher_is_better: boolean | null;
+  method: string;
+  verdict: string;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Comparison = { evaluator: string; paired: boolean; verdict: string; metrics: Metric[]; flipped: { id: string; base: string; head: string }[]; details: any };
+
+export function compare(key: string, base: string, head: string, query = ""): Promise<Response> {
+  return send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);
+}
+
+/** The comparison of two runs; anything but a 200 fails with the API's answer. */
+export async function comparison(key: string, base: string, head: string, query = ""): Promise<Comparison> {
+  const res = await compare(key, base, head, query);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`compare: ${res.status} ${text}`);
+  return JSON.parse(text) as Comparison;
+}
+
+export const byName = (c: Comparison, name: string): Metric => c.metrics.find((m) => m.name === name)!;
+
+/** Wilson score limits of k/n at z (Wilson 1927). */
+export function wilsonLimits(k: number, n: number, z: number): [number, number] {
+  const p = k / n;
+  const centre = p + (z * z) / (2 * n);
+  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  const denom = 1 + (z * z) / n;
+  return [(centre - half) / denom, (centre + half) / denom];
+}
