@@ -20,6 +20,7 @@ import { byQuery, headerBlock, parseExport, queryBlocks, queryOrder, runsJsonl, 
 import { readSuiteFile, suiteRequest } from "../chain-determinism/suite-file.ts";
 import { addSuiteVerbs, getSuite, uploadSuite } from "./suites.ts";
 import { armForRuns } from "../interrupt.ts";
+import { runId } from "../args.ts";
 
 function integer(flag: string, min: number) {
   return (raw: string): number => {
@@ -191,10 +192,7 @@ export function register(program: Command): void {
     cd
       .command("report")
       .description("the console report and files of a chain-determinism run (following it to its end first)")
-      .argument("<run>", "run id", (raw: string) => {
-        if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
-        return raw;
-      }),
+      .argument("<run>", "run id", runId),
   ).action(async (id: string, opts: Outputs, cmd: Command) => {
     const s = session(cmd);
     let run = (await call(s, getRun({ client: s.client, path: { run_id: id } }))) as ChainDeterminismRun;

@@ -6,14 +6,10 @@ import { compareRuns, type Comparison, type MetricComparison } from "@assay/sdk"
 import { EXIT, usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session } from "../session.ts";
+import { runId } from "../args.ts";
 
 /** Flipped items printed before "… N more": a CI log stays readable; --json has them all. */
 export const FLIPPED_SHOWN = 20;
-
-const runId = (raw: string) => {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
-  return raw;
-};
 
 /** commander's argParser for a number in an interval; a usage error naming the flag otherwise. */
 function numberIn(flag: string, ok: (n: number) => boolean, what: string) {

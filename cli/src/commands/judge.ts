@@ -10,11 +10,7 @@ import { readItems, readPanel } from "../judge/panel.ts";
 import { printJson } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
 import { armForRuns } from "../interrupt.ts";
-
-const runId = (raw: string) => {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
-  return raw;
-};
+import { runId } from "../args.ts";
 
 /** Every verdict's reasoning, by item id and critic: the result keeps labels only, the samples the rest. */
 async function reasoningOf(s: Session, id: string): Promise<Map<string, string>> {

@@ -10,6 +10,7 @@ import { readRunConfig, requestBody } from "../rpl/config.ts";
 import { comparisonText, resultLine, runningLine, stageLines } from "../rpl/format.ts";
 import { call, session, type Session } from "../session.ts";
 import { armForRuns } from "../interrupt.ts";
+import { runId } from "../args.ts";
 
 type RunOptions = {
   config: string;
@@ -23,11 +24,6 @@ type RunOptions = {
 };
 
 const warn = (line: string) => process.stderr.write(`assay: warning: ${line}\n`);
-
-const runId = (raw: string) => {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
-  return raw;
-};
 
 const FINAL = new Set(["succeeded", "failed", "canceled"]);
 

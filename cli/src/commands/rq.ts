@@ -12,6 +12,7 @@ import { rowCount, uploadBody } from "../rq/dataset-file.ts";
 import { experimentId, pathLines, qTable, summaryTable, writeOutputs } from "../rq/outputs.ts";
 import { call, session, type Session } from "../session.ts";
 import { armForRuns } from "../interrupt.ts";
+import { runId } from "../args.ts";
 
 type GateOptions = { minQ?: number; strategy: string };
 
@@ -127,18 +128,17 @@ export function register(program: Command): void {
 
   rq.command("report")
     .description("write the outputs folder (workbook, radar chart, summary.json, one JSON per model) of an ended run")
-    .argument("<run>", "run id")
+    .argument("<run>", "run id", runId)
     .option("--name <experiment>", "the folder's prefix, the config's experiment.name (default: the run id)")
     .option("--out-dir <dir>", "where the folder goes", "outputs")
     .option("--min-q <x>", "CI gate: exit 3 unless every model's Q (under --strategy) is at least x", threshold("--min-q"))
     .option("--strategy <name>", "the strategy --min-q reads", strategyName, "balanced")
-    .action(async (runId: string, opts: { name?: string; outDir: string; minQ?: number; strategy: string }, cmd: Command) => {
-      if (!/^[A-Za-z0-9_-]+$/.test(runId)) throw usageError(`not a run id: "${runId}"`);
+    .action(async (id: string, opts: { name?: string; outDir: string; minQ?: number; strategy: string }, cmd: Command) => {
       const s = session(cmd);
-      const run = asRq(requireSucceeded(await call(s, getRun({ client: s.client, path: { run_id: runId } }))));
+      const run = asRq(requireSucceeded(await call(s, getRun({ client: s.client, path: { run_id: id } }))));
       if (opts.minQ !== undefined && !(opts.strategy in run.result!.strategies)) {
-        throw usageError(`--strategy ${opts.strategy} is not a strategy of run ${runId} (${Object.keys(run.result!.strategies).join(", ")})`);
+        throw usageError(`--strategy ${opts.strategy} is not a strategy of run ${id} (${Object.keys(run.result!.strategies).join(", ")})`);
       }
-      await finish(s, run, opts.outDir, experimentId(opts.name ?? runId), { minQ: opts.minQ, strategy: opts.strategy });
+      await finish(s, run, opts.outDir, experimentId(opts.name ?? id), { minQ: opts.minQ, strategy: opts.strategy });
     });
 }

@@ -5,6 +5,7 @@ import { CliError, EXIT, usageError } from "../errors.ts";
 import { followRun } from "../follow.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
+import { runId } from "../args.ts";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
 
@@ -34,11 +35,6 @@ export function describeRun(run: Run): string {
   for (const [name, href] of Object.entries(run.links)) lines.push(`${name.padEnd(9)} ${href}`);
   return lines.join("\n") + "\n";
 }
-
-const runId = (raw: string) => {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a run id: "${raw}"`);
-  return raw;
-};
 
 async function get(s: Session, id: string): Promise<Run> {
   return call(s, getRun({ client: s.client, path: { run_id: id } }));
