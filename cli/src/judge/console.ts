@@ -2,21 +2,8 @@
 //   Consensus: KEEP / Agreement: 67% / Krippendorff α: 0.000
 // and one line per verdict: `  {critic_id:20s} kind={kind:8s} conf={confidence:.2f}  {reasoning[:60]}`.
 import type { ContestedItem, JudgeResult } from "@assay/sdk";
+import { pyFixed } from "../output.ts";
 
-/**
- * Python's `{:.Nf}`: the double's exact value rounded half to even. JS's toFixed rounds the exact value
- * too but sends ties away from zero (0.125 → "0.13", Python "0.12"), so exact ties are settled here.
- */
-export function pyFixed(x: number, digits: number): string {
-  const fixed = x.toFixed(digits);
-  // toFixed(100) is the exact expansion as far as a tie at `digits` places can matter for any double.
-  const [whole, frac] = Math.abs(x).toFixed(100).split(".");
-  if (!/^50*$/.test(frac.slice(digits))) return fixed;
-  const kept = frac.slice(0, digits);
-  const last = Number((whole + kept).at(-1));
-  if (last % 2 === 1) return fixed; // away from zero is to even here
-  return `${x < 0 ? "-" : ""}${whole}${digits ? `.${kept}` : ""}`;
-}
 
 /** Python's `{:.0%}` (agreement, as cross-judge prints it). */
 export const percent = (x: number): string => `${pyFixed(x * 100, 0)}%`;

@@ -2,20 +2,8 @@
 //   v=<version>  p=0.412  CI95=[0.380,0.450]  width=0.070  stab=0.812  compl=1.00  cache=0.00
 // with Python's format specs (.3f, .2f), which round the exact binary value half to even.
 import type { RplComparison, RplResult } from "@assay/sdk";
-import { table } from "../output.ts";
+import { pyFixed, table } from "../output.ts";
 
-/** Python's f"{x:.{digits}f}": the double's exact decimal value, rounded half to even. */
-export function pyFixed(x: number, digits: number): string {
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
-  const out = x.toFixed(digits);
-  if (Math.abs(x) >= 1e21) return out;
-  // toFixed rounds an exact tie away from zero; Python to the even digit. A tie shows in the double's
-  // exact decimal expansion (toFixed(100) writes it out) as 5 then zeros after the kept digits.
-  const exact = Math.abs(x).toFixed(100);
-  const end = exact.indexOf(".") + (digits ? 1 + digits : 0);
-  if (!/^\.?50*$/.test(exact.slice(end)) || Number(exact[end - 1]) % 2 === 1) return out;
-  return (x < 0 ? "-" : "") + exact.slice(0, end);
-}
 
 const f3 = (x: number) => pyFixed(x, 3);
 const f2 = (x: number) => pyFixed(x, 2);

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { getReasoningQualityRadar, getReasoningQualityReportXlsx, type ReasoningQualityModelResult, type ReasoningQualityRun } from "@assay/sdk";
 import { writeText } from "../io.ts";
-import { table } from "../output.ts";
+import { pyFixed, table } from "../output.ts";
 import { call, type Session } from "../session.ts";
 
 export type ModelFile = { model: string; experiment_id: string } & Omit<ReasoningQualityModelResult, "model">;
@@ -82,17 +82,9 @@ export async function writeOutputs(s: Session, run: ReasoningQualityRun, outputD
   return written;
 }
 
-/**
- * Python's `f"{x:.3f}"`: like toFixed(3), except that an exact tie rounds to even. Only multiples of
- * 1/16 can be exact ties at 3 decimals (x·1000 = 62.5·j), so that is the one case to treat apart.
- */
+/** Python's `f"{x:.3f}"` (output.ts), and the original's "  n/a" for a metric left out. */
 export function pyFixed3(x: number | null | undefined): string {
-  if (typeof x !== "number") return "  n/a";
-  if (Number.isInteger(x * 16) && (x * 16) % 2 !== 0) {
-    const lo = Math.floor(x * 1000);
-    return ((lo % 2 === 0 ? lo : lo + 1) / 1000).toFixed(3);
-  }
-  return x.toFixed(3);
+  return typeof x === "number" ? pyFixed(x, 3) : "  n/a";
 }
 
 /** The original's closing table (main.py): one row per model, the six metrics and Q under balanced. */
