@@ -7,6 +7,7 @@ import type { QueueMessage } from "./runs/messages.ts";
 export { RunCoordinator } from "./durable/run-coordinator.ts";
 export { UnitRunner } from "./durable/unit-runner.ts";
 export { WebhookSender } from "./webhooks/sender.ts";
+export { EndpointLimiter } from "./durable/endpoint-limiter.ts";
 
 const app = createApp();
 
