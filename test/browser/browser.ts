@@ -29,10 +29,11 @@ export type Watched = { page: Page; context: BrowserContext; requests: string[];
 /** A fresh context and page that records every request it makes and every console error. */
 export async function openPage(browser: Browser, width = 1280): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, acceptDownloads: true });
-  // Waits are bounded by the test's own timeout, not by Playwright's 30 s per action: on a busy 2-core
-  // machine a page can take longer than that to settle, and that is not what any test here checks.
-  context.setDefaultTimeout(0);
-  context.setDefaultNavigationTimeout(0);
+  // Not Playwright's 30 s per action: on a busy 2-core machine a page can take longer than that to
+  // settle, and that is not what any test here checks. Still shorter than the test's own timeout, so
+  // a wait that never ends fails naming what it waited for.
+  context.setDefaultTimeout(200_000);
+  context.setDefaultNavigationTimeout(200_000);
   const page = await context.newPage();
   const requests: string[] = [];
   const consoleErrors: string[] = [];

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -17,14 +18,13 @@ type Result = {
   per_query: QueryResult[];
 };
 
-/** Creates a run and waits for it to end: its event stream closes when the run is final. */
+/** Creates a run and waits for it to end. */
 async function finishedRun(body: Record<string, unknown>): Promise<{ id: string; result: Result }> {
   const res = await fetch(`${base()}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify(body) });
   expect(res.status).toBe(202);
   const { id } = (await res.json()) as { id: string };
-  await (await fetch(`${base()}/v1/runs/${id}/events`, { headers })).text();
-  const run = (await (await fetch(`${base()}/v1/runs/${id}`, { headers })).json()) as { status: string; result: Result };
-  expect(run.status).toBe("succeeded");
+  const run = await finalRun<{ status: string; result: Result; error: string | null }>(base(), id, headers);
+  expect(run.status, run.error ?? "").toBe("succeeded");
   return { id, result: run.result };
 }
 

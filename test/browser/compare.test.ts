@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import type { Comparison } from "@assay/sdk";
 import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -14,10 +15,10 @@ async function createRun(path: string, body: Record<string, unknown>): Promise<s
   return ((await res.json()) as { id: string }).id;
 }
 
-/** Waits for the run's end (its event stream closes then) and checks it succeeded. */
+/** Waits for the run to end and checks it succeeded. */
 async function succeeded(id: string): Promise<string> {
-  await (await fetch(`${base()}/v1/runs/${id}/events`, { headers })).text();
-  expect(((await (await fetch(`${base()}/v1/runs/${id}`, { headers })).json()) as { status: string }).status).toBe("succeeded");
+  const run = await finalRun(base(), id, headers);
+  expect(run.status, run.error ?? "").toBe("succeeded");
   return id;
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { registerScenario } from "../support/fake-openai.ts";
 import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -32,10 +33,9 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** Waits for the run's end on its event stream (it closes when the run is final), then reads the run. */
+/** Waits for the run to end and returns it. */
 async function ended(id: string): Promise<RunJson> {
-  await (await fetch(`${base()}/v1/runs/${id}/events`, { headers })).text();
-  return api<RunJson>(`/v1/runs/${id}`);
+  return finalRun<RunJson>(base(), id, headers);
 }
 
 async function contestedAll(id: string, threshold?: number): Promise<Contested[]> {

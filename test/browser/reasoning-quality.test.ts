@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -29,10 +30,9 @@ async function api(path: string, init?: RequestInit): Promise<Response> {
   return res;
 }
 
-/** Waits for the run's end on its event stream (it closes when the run is final), then reads the run. */
+/** Waits for the run to end and returns it. */
 async function ended(id: string): Promise<RunJson> {
-  await (await fetch(`${base()}/v1/runs/${id}/events`, { headers })).text();
-  return (await (await api(`/v1/runs/${id}`)).json()) as RunJson;
+  return finalRun<RunJson>(base(), id, headers);
 }
 
 const text = (page: Page, selector: string) => page.locator(selector).first().textContent();

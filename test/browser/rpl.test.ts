@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -15,10 +16,9 @@ type Result = {
   auto?: { stages: Stage[]; decision_log: Stage[]; final?: { decision: string } };
 };
 
-/** Waits for a run to end (its event stream closes then) and returns its result. */
+/** Waits for a run to end and returns its result. */
 async function finished(id: string): Promise<Result> {
-  await (await fetch(`${base()}/v1/runs/${id}/events`, { headers })).text();
-  const run = (await (await fetch(`${base()}/v1/runs/${id}`, { headers })).json()) as { status: string; result: Result; error: string | null };
+  const run = await finalRun<{ status: string; result: Result; error: string | null }>(base(), id, headers);
   expect(run.status, run.error ?? "").toBe("succeeded");
   return run.result;
 }

@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Comparison } from "@assay/sdk";
 import { assay } from "./assay.ts";
+import { finalRun } from "../support/final-run.ts";
 
 const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key", "Content-Type": "application/json" };
@@ -13,11 +14,10 @@ async function createRun(path: string, body: Record<string, unknown>): Promise<s
   return ((await res.json()) as { id: string }).id;
 }
 
-/** Waits for the run's end (its event stream closes then) and checks it succeeded. */
+/** Waits for the run to end and checks it succeeded. */
 async function succeeded(id: string): Promise<string> {
-  await (await fetch(`${server()}/v1/runs/${id}/events`, { headers })).text();
-  const run = (await (await fetch(`${server()}/v1/runs/${id}`, { headers })).json()) as { status: string };
-  expect(run.status).toBe("succeeded");
+  const run = await finalRun(server(), id, headers);
+  expect(run.status, run.error ?? "").toBe("succeeded");
   return id;
 }
 
