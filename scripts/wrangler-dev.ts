@@ -40,7 +40,11 @@ export async function startWranglerDev(port: number, stateIn: StateIn = "disk", 
     // traces, not the Worker's production logs): it tails every invocation, each RPC and alarm
     // included, into a SQLite store of its own on the same machine, about a fifth of workerd's CPU
     // in the 500-replay run.
-    env: { ...process.env, ...OFFLINE_ENV, X_LOCAL_OBSERVABILITY: "false" },
+    // WRANGLER_REGISTRY_PATH: a dev registry of its own. Every wrangler dev on a machine otherwise shares
+    // one (~/.config/.wrangler/registry): each is told whenever another starts or stops, and a queue's
+    // messages may be handed to another session's consumer. The tests' and benchmarks' servers (all
+    // named `assay`, all consuming `assay-units`) start and stop beside each other; each stays alone.
+    env: { ...process.env, ...OFFLINE_ENV, X_LOCAL_OBSERVABILITY: "false", WRANGLER_REGISTRY_PATH: join(state, "registry") },
   });
   dev.stdout?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   dev.stderr?.on("data", (b: Buffer) => onOutput?.(b.toString()));

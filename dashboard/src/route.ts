@@ -13,6 +13,9 @@ export function useRoute(): Route {
   useEffect(() => {
     const onChange = () => setRoute(parseRoute(location.hash));
     addEventListener("hashchange", onChange);
+    // Effects run after the first paint: a hash that changed between that render and this line fired
+    // its hashchange before anyone listened (a link followed at once after signing in did).
+    onChange();
     return () => removeEventListener("hashchange", onChange);
   }, []);
   return route;
