@@ -47,6 +47,9 @@ export default defineConfig(async () => {
                   ADMIN_TOKEN: "test-admin-token",
                   SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS10aGlydHktdHdvLWJ5dGU=",
                   WEBHOOK_BACKOFF_SECONDS: "1",
+                  // Results over 256 KiB go to R2 (1 MiB in production): a judge run of a few thousand
+                  // units reaches the large-result path (test/api/large-result.test.ts); others stay inline.
+                  RESULT_INLINE_BYTES: "262144",
                   // The fake model endpoint and the webhook receiver listen on 127.0.0.1: tests run as local
                   // development does. The production setting (unset) is tested by passing another env.
                   ALLOW_LOOPBACK_DESTINATIONS: "true",

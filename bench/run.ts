@@ -2,7 +2,9 @@
 // `-- --no-http` runs only the plain-Node ones (no wrangler dev).
 import os from "node:os";
 import { benchVrtyLatency } from "./vrty-latency.ts";
-import { benchHttpThroughput } from "./http-throughput.ts";
+import { benchVrtyScoreHttp, printVrtyScoreHttp } from "./http-throughput.ts";
+import { benchAdaptiveConcurrency, printAdaptiveConcurrency } from "./adaptive-concurrency.ts";
+import { benchScale, printScale } from "./scale.ts";
 import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
 import { MEMORY_DIR, type StateIn } from "../scripts/wrangler-dev.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
@@ -47,11 +49,8 @@ console.log("|---:|---:|---:|");
 console.log(`| ${rq.runs} | ${rq.median_ms.toFixed(1)} | ${rq.max_ms.toFixed(1)} |`);
 
 if (!process.argv.includes("--no-http")) {
-  console.log("\nPOST /v1/vrty/score via wrangler dev on loopback (autocannon)");
-  const h = await benchHttpThroughput();
-  console.log("| connections | seconds | requests | req/s | p50 ms | p99 ms | non-2xx | errors |");
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
-  console.log(`| ${h.connections} | ${h.seconds} | ${h.requests} | ${h.rps.toFixed(0)} | ${h.p50_ms} | ${h.p99_ms} | ${h.non2xx} | ${h.errors} |`);
+  console.log("");
+  printVrtyScoreHttp(await benchVrtyScoreHttp());
 }
 
 if (!process.argv.includes("--no-http")) {
@@ -65,4 +64,13 @@ if (!process.argv.includes("--no-http")) {
     const where = stateIn === "memory" ? `memory (${MEMORY_DIR})` : `disk (${os.tmpdir()})`;
     console.log(`| ${where} | ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.status} |`);
   }
+}
+
+if (!process.argv.includes("--no-http")) {
+  // Issue 19: the harness's default workload with default settings against endpoints that limit what
+  // they take in flight, and runs up to 50,000 units on the simulator.
+  console.log("");
+  printAdaptiveConcurrency(await benchAdaptiveConcurrency());
+  console.log("");
+  printScale(await benchScale());
 }

@@ -27,10 +27,20 @@ export const LIMITS = {
   idfTablesPerTenant: 50,
   /** Saved provider connections per tenant (`/v1/providers`). */
   providerConnectionsPerTenant: 100,
-  /** Units (replays, samples, critic calls) in one run. */
-  unitsPerRun: 10_000,
-  /** Items in one judge run (the result holds every item's verdicts, and a D1 row is at most 2 MB). */
-  judgeItems: 1_000,
+  /**
+   * Units (replays, samples, critic calls) in one run. Room for the reasoning-quality paper's experiment
+   * in one run (975 items × 7 models × (3 runs + 3 perturbations) = 40,950 calls); the coordinator
+   * aggregates from a cursor over its outbox, so a run's size costs it storage, not memory.
+   */
+  unitsPerRun: 60_000,
+  /** Items in one judge run (the result holds every item's verdicts; past `inlineResultBytes` it lives in R2). */
+  judgeItems: 10_000,
+  /**
+   * UTF-8 bytes of a result kept in its runs row (a D1 row is at most 2 MB); a larger one is stored
+   * in R2 and `GET /v1/runs/{id}` links to it. A deployment may lower it with the RESULT_INLINE_BYTES
+   * variable (the tests do, to reach the R2 path with small runs).
+   */
+  inlineResultBytes: 1 * MiB,
   /** Critics in one judge panel. */
   judgeCritics: 10,
   /** Items in one uploaded reasoning-quality dataset. */

@@ -4,6 +4,7 @@ import { SingleBar } from "cli-progress";
 import { cancelRun, getRun, streamRunEvents, type Run } from "@assay/sdk";
 import { CliError, EXIT } from "./errors.ts";
 import { armForRuns, onInterrupt } from "./interrupt.ts";
+import { getFullRun } from "./run-result.ts";
 import { call, unreachable, type Session } from "./session.ts";
 
 export type FollowOptions = {
@@ -104,7 +105,7 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
     }
     throw new CliError(`canceled run ${runId} on Ctrl-C`, EXIT.interrupted);
   }
-  return call(s, getRun({ client: s.client, path: { run_id: runId } }));
+  return getFullRun(s, runId);
 }
 
 /**

@@ -223,6 +223,18 @@ export type ChainDeterminismRun = {
         total: number;
     };
     calls: ModelCalls;
+    /**
+     * null for runs that called no model endpoint (the simulator), and before the first call's report
+     */
+    endpoint: EndpointReport | null;
+    /**
+     * Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it
+     */
+    result_url: string | null;
+    /**
+     * UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)
+     */
+    result_size_bytes: number | null;
     error: string | null;
     webhook_url: string | null;
     created_at: string;
@@ -234,7 +246,7 @@ export type ChainDeterminismRun = {
     evaluator: 'chain-determinism';
     config: ChainDeterminismConfig;
     /**
-     * The evaluator's result once the run has ended; null before
+     * The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)
      */
     result: ChainDeterminismResult | null;
 };
@@ -256,6 +268,36 @@ export type ModelCalls = {
      */
     rate_limited: number;
 } | null;
+
+/**
+ * The run's model endpoint as the shared limiter saw it (one per tenant, base URL and key): the concurrency window over time. Requests, retries and 429s are in `calls`.
+ */
+export type EndpointReport = {
+    /**
+     * true when the request left `concurrency` out and the run adapted to the endpoint (up to the API's limit); false when `concurrency` bounded it
+     */
+    adaptive: boolean;
+    /**
+     * Seconds per point of `series`: 1, doubled each time the series would pass 240 points
+     */
+    bucket_s: number;
+    /**
+     * [seconds since the run's first model call, the shared window's limit, requests in flight on it], each the largest in its bucket; in flight counts every run sharing the endpoint's limiter
+     */
+    series: Array<[
+        number,
+        number,
+        number
+    ]>;
+    /**
+     * The largest window the run saw
+     */
+    max_limit: number;
+    /**
+     * The most requests the endpoint's limiter had in flight at once while the run called it
+     */
+    max_in_flight: number;
+};
 
 export type ChainDeterminismConfig = {
     model: string;
@@ -369,6 +411,18 @@ export type RplRun = {
         total: number;
     };
     calls: ModelCalls;
+    /**
+     * null for runs that called no model endpoint (the simulator), and before the first call's report
+     */
+    endpoint: EndpointReport | null;
+    /**
+     * Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it
+     */
+    result_url: string | null;
+    /**
+     * UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)
+     */
+    result_size_bytes: number | null;
     error: string | null;
     webhook_url: string | null;
     created_at: string;
@@ -380,7 +434,7 @@ export type RplRun = {
     evaluator: 'rpl';
     config: RplConfig;
     /**
-     * The evaluator's result once the run has ended; null before
+     * The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)
      */
     result: RplResult | null;
 };
@@ -597,6 +651,18 @@ export type JudgeRun = {
         total: number;
     };
     calls: ModelCalls;
+    /**
+     * null for runs that called no model endpoint (the simulator), and before the first call's report
+     */
+    endpoint: EndpointReport | null;
+    /**
+     * Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it
+     */
+    result_url: string | null;
+    /**
+     * UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)
+     */
+    result_size_bytes: number | null;
     error: string | null;
     webhook_url: string | null;
     created_at: string;
@@ -608,7 +674,7 @@ export type JudgeRun = {
     evaluator: 'judge';
     config: JudgeConfig;
     /**
-     * The evaluator's result once the run has ended; null before
+     * The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)
      */
     result: JudgeResult | null;
 };
@@ -779,6 +845,18 @@ export type ReasoningQualityRun = {
         total: number;
     };
     calls: ModelCalls;
+    /**
+     * null for runs that called no model endpoint (the simulator), and before the first call's report
+     */
+    endpoint: EndpointReport | null;
+    /**
+     * Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it
+     */
+    result_url: string | null;
+    /**
+     * UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)
+     */
+    result_size_bytes: number | null;
     error: string | null;
     webhook_url: string | null;
     created_at: string;
@@ -790,7 +868,7 @@ export type ReasoningQualityRun = {
     evaluator: 'reasoning-quality';
     config: ReasoningQualityConfig;
     /**
-     * The evaluator's result once the run has ended; null before
+     * The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)
      */
     result: ReasoningQualityResult | null;
 };
@@ -986,6 +1064,11 @@ export type RqRawMetrics = {
     efficiency: number;
     stability: number | null;
 };
+
+/**
+ * A run's full result: the `result` schema of its evaluator (narrow on the run's `evaluator`)
+ */
+export type RunResult = ChainDeterminismResult | RplResult | JudgeResult | ReasoningQualityResult;
 
 export type SamplePage = {
     data: Array<Sample>;
@@ -1524,7 +1607,7 @@ export type ChainDeterminismRunRequest = {
      */
     min_success?: number;
     /**
-     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     * At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).
      */
     concurrency?: number;
     /**
@@ -1614,7 +1697,7 @@ export type RplRunRequest = {
      */
     preset?: 'auto';
     /**
-     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     * At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).
      */
     concurrency?: number;
     /**
@@ -1727,7 +1810,7 @@ export type JudgeRunRequest = {
      */
     seed?: number;
     /**
-     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     * At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).
      */
     concurrency?: number;
     /**
@@ -1826,7 +1909,7 @@ export type ReasoningQualityRunRequest = {
      */
     seed?: number;
     /**
-     * Units of the run in flight at once (replays, samples, critic calls, generations)
+     * At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).
      */
     concurrency?: number;
     /**
@@ -2740,6 +2823,45 @@ export type GetRunResponses = {
 };
 
 export type GetRunResponse = GetRunResponses[keyof GetRunResponses];
+
+export type GetRunResultData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/result';
+};
+
+export type GetRunResultErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetRunResultError = GetRunResultErrors[keyof GetRunResultErrors];
+
+export type GetRunResultResponses = {
+    /**
+     * The run's result
+     */
+    200: RunResult;
+};
+
+export type GetRunResultResponse = GetRunResultResponses[keyof GetRunResultResponses];
 
 export type CancelRunData = {
     body?: never;

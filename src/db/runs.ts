@@ -174,7 +174,12 @@ function callsOf(r: { callRequests: number | null; callRetries: number | null; c
   return r.callRequests === null ? null : { requests: r.callRequests, retries: r.callRetries ?? 0, rate_limited: r.callRateLimited ?? 0 };
 }
 
+/**
+ * A run in wire shape. `result` is inline only while it is kept in the row; one stored in R2 is null
+ * here, and `result_url` (set for every run with a result, wherever it lives) serves it in full.
+ */
 export function runToWire(r: RunRow) {
+  const hasResult = r.resultKey !== null || r.result != null;
   return {
     id: r.id,
     object: "run" as const,
@@ -183,7 +188,9 @@ export function runToWire(r: RunRow) {
     progress: { done: r.done, failed: r.failed, total: r.total },
     calls: callsOf(r),
     config: r.config,
-    result: r.result ?? null,
+    result: r.resultKey !== null ? null : (r.result ?? null),
+    result_url: hasResult ? `/v1/runs/${r.id}/result` : null,
+    result_size_bytes: hasResult ? r.resultBytes : null,
     error: r.error,
     webhook_url: r.webhookUrl,
     created_at: r.createdAt.toISOString(),
@@ -195,6 +202,7 @@ export function runToWire(r: RunRow) {
       events: `/v1/runs/${r.id}/events`,
       cancel: `/v1/runs/${r.id}/cancel`,
       webhook_deliveries: `/v1/runs/${r.id}/webhook-deliveries`,
+      ...(hasResult ? { result: `/v1/runs/${r.id}/result` } : {}),
     },
   };
 }

@@ -53,6 +53,17 @@ export const idfTableChunks = sqliteTable(
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 export type SampleStatus = "succeeded" | "failed";
 
+/** A run's endpoint report as stored; the wire shape is EndpointReportSchema (src/routes/run-schemas.ts). */
+export type EndpointReport = {
+  adaptive: boolean;
+  /** Seconds per point of `series` (1, doubled whenever the series would pass its bound). */
+  bucket_s: number;
+  /** [seconds since the run's first model call, the window's limit, permits held], each the bucket's largest. */
+  series: [number, number, number][];
+  max_limit: number;
+  max_in_flight: number;
+};
+
 /** One evaluation run. `config` never holds secrets: provider keys live encrypted in the run's coordinator only. */
 export const runs = sqliteTable(
   "runs",
@@ -79,6 +90,19 @@ export const runs = sqliteTable(
     callRequests: integer("call_requests"),
     callRetries: integer("call_retries"),
     callRateLimited: integer("call_rate_limited"),
+    /**
+     * Where the result lives when it is too large for this row (LIMITS.inlineResultBytes): the key of
+     * its R2 object (binding RESULTS), `result` then being null. Null for a result kept in the row.
+     */
+    resultKey: text("result_key"),
+    /** UTF-8 bytes of the result's JSON, wherever it lives; null without a result (or before it was counted). */
+    resultBytes: integer("result_bytes"),
+    /**
+     * What the run's model endpoint saw of it (src/durable/coordinator/endpoint-series.ts): the shared
+     * limiter's window and the requests in flight over time. Null for runs that called no endpoint
+     * (the simulator) and runs made before it was kept.
+     */
+    endpoint: text("endpoint", { mode: "json" }).$type<EndpointReport>(),
   },
   (t) => [
     index("runs_tenant").on(t.tenantId, t.id),

@@ -58,7 +58,11 @@ export async function revokeApiKey(db: Db, keyId: string, tenantId?: string): Pr
 
 /** The active key whose secret hashes to `secret`'s hash, with its tenant. */
 export async function findActiveKey(db: Db, secret: string): Promise<ApiKey | undefined> {
-  const keyHash = await sha256Hex(secret);
+  return findActiveKeyByHash(db, await sha256Hex(secret));
+}
+
+/** The active key stored under `keyHash` (the SHA-256 of its secret, hex). */
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<ApiKey | undefined> {
   return db
     .select()
     .from(apiKeys)

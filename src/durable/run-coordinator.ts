@@ -96,6 +96,8 @@ export class RunCoordinator extends DurableObject<Env> {
       this.store.put("secret", init.secretEnc);
       this.store.writeMeta(settings, { done: 0, failed: 0, calls: noCalls() });
       this.store.put("announced", false);
+      // For the endpoint report (coordinator/endpoint-series.ts); the lanes adapt either way.
+      if (init.adaptive) this.store.put("adaptive", true);
       // Last: the phase kept in memory must not run ahead of a transaction that failed.
       this.lifecycle.move({ kind: "running" });
     });

@@ -18,6 +18,10 @@ import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./coordinator/types.ts";
 import { CallTally } from "./model-calls.ts";
+import { EndpointWatch, limiterGate, limiterName } from "./endpoint-gate.ts";
+
+/** A permit outlives its attempt's timeout by this much before its limiter takes it back. */
+const PERMIT_MARGIN_MS = 30_000;
 
 /** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
 const SLICE_MS = 5 * 60_000;
@@ -43,6 +47,8 @@ export class UnitRunner extends DurableObject<Env> {
    * lane's endpoint clients, made with its retry hook, count into it whichever unit they serve.
    */
   private readonly tally = new CallTally();
+  /** What the unit running now saw of its endpoints' shared windows, reported with it. */
+  private readonly watch = new EndpointWatch();
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
   private msg: UnitMessage | null | undefined;
@@ -157,6 +163,7 @@ export class UnitRunner extends DurableObject<Env> {
     // retries, 429s) for its sample, whatever the evaluator does with the answers.
     const tally = this.tally;
     tally.reset();
+    this.watch.take();
     const guard = (client: ChatClient): ChatClient => {
       const counted = tally.chat(client);
       return {
@@ -173,7 +180,14 @@ export class UnitRunner extends DurableObject<Env> {
     const endpoint = ({ baseUrl, apiKey, timeoutMs }: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): ChatClient => {
       const key = JSON.stringify([baseUrl, apiKey ?? null, timeoutMs]);
       let client = this.endpoints.get(key);
-      if (!client) this.endpoints.set(key, (client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env) })));
+      if (!client) {
+        // Every attempt to a real endpoint holds a permit of the limiter shared by the tenant's runs
+        // on that endpoint and key (endpoint-limiter.ts); the run's lanes bound it from above.
+        const name = limiterName(context.tenantId, baseUrl, apiKey);
+        const gate = limiterGate(async () => this.env.LIMITERS.getByName(await name), timeoutMs + PERMIT_MARGIN_MS, this.watch);
+        client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env), gate });
+        this.endpoints.set(key, client);
+      }
       return guard(client);
     };
     const apiKey = this.secrets[PROVIDER_SECRET];
@@ -212,6 +226,6 @@ export class UnitRunner extends DurableObject<Env> {
     // fails (the coordinator was reset) is not the unit's failure: it throws, and the lane's alarm
     // runs the unit again.
     const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
-    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset() });
+    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset(), endpoint: this.watch.take() });
   }
 }

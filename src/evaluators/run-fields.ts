@@ -7,7 +7,16 @@ import { LIMITS } from "../limits.ts";
  * module's request schema spreads them, so the document shows them in every request.
  */
 export const RunFields = {
-  concurrency: z.number().int().min(1).max(LIMITS.concurrency).default(5).openapi({ description: "Units of the run in flight at once (replays, samples, critic calls, generations)" }),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.concurrency)
+    .default(LIMITS.concurrency)
+    .openapi({
+      description:
+        "At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).",
+    }),
   webhook_url: z.string().max(2000).optional().openapi({ description: "Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first" }),
 };
 

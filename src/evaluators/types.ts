@@ -69,8 +69,14 @@ export interface Evaluator<Config, Result = unknown> {
   plan(config: Config): string[];
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
-  /** The run's result from its samples (which may be fewer than planned when a run is canceled). */
-  aggregate(config: Config, samples: StoredSample[], ctx?: AggregateContext): Result | Promise<Result>;
+  /**
+   * The run's result from its samples (which may be fewer than planned when a run is canceled), in the
+   * order they were recorded. `samples` is a cursor over the coordinator's storage, read page by page:
+   * a run may have tens of thousands of samples and a Durable Object has 128 MB, so an aggregate keeps
+   * per sample only the few numbers or labels it needs, never the outputs. It may be iterated more
+   * than once (each pass reads the storage again); an array works as well (tests, reports).
+   */
+  aggregate(config: Config, samples: Iterable<StoredSample>, ctx?: AggregateContext): Result | Promise<Result>;
   /**
    * Optional: what follows a succeeded run (rpl's auto preset escalating to its next stage). Returns
    * the result to store for this run and, if another run should follow, its config and the public

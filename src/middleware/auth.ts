@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../errors.ts";
 import { secretsEqual } from "../crypto.ts";
-import { findActiveKey } from "../db/tenants.ts";
+import { verifyApiKey } from "../auth/verified-keys.ts";
 import { findSession } from "../db/sessions.ts";
 import type { AppEnv } from "../routes/router.ts";
 
@@ -25,13 +25,15 @@ export function sameOriginOrAbsent(c: Context<AppEnv>): boolean {
 
 /**
  * Requires `Authorization: Bearer <api key>` of an active key, or a live dashboard session cookie, and
- * sets the caller's tenant. With the cookie, a request that changes something must come from the
+ * sets the caller's tenant. A revoked key may still pass for a bounded while (auth/key-cache-limits.ts);
+ * a session is looked up in D1 every time, so signing out or revoking its key ends it at once. With the cookie, a request that changes something must come from the
  * API's own origin and carry the session's `X-CSRF-Token`: a cookie alone never changes anything.
  */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (token) {
-    const key = await findActiveKey(c.var.db, token);
+    // Usually answered from this isolate's memory or KV, not D1: see auth/key-cache-limits.ts.
+    const key = await verifyApiKey({ db: c.var.db, kv: c.env.KEY_CACHE }, token);
     if (!key) throw ApiError.unauthenticated("The API key is unknown or has been revoked.");
     c.set("tenantId", key.tenantId);
     return next();

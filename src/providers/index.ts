@@ -25,6 +25,10 @@ export type {
 export { createOpenAIClient, createOpenAIEmbeddingClient, retryAfterMs, scrubSecrets } from "./openai.ts";
 export type { OpenAIClientOptions } from "./openai.ts";
 
+/** Admission to an endpoint before each attempt (the platform's shared limiter plugs in here). */
+export { failureOutcome, isOverload } from "./gate.ts";
+export type { AttemptOutcome, CallGate, CallPermit } from "./gate.ts";
+
 /** The one retry policy. */
 export { abortableSleep, retrying, retryDelayMs, withRetry, MAX_RETRY_AFTER_MS } from "./retry.ts";
 export type { RetryInfo, RetryPolicy } from "./retry.ts";

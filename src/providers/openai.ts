@@ -19,6 +19,7 @@ import { guardedFetch } from "../net/guarded-fetch.ts";
 import { redactText } from "../engines/redact/index.ts";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
+import type { CallGate } from "./gate.ts";
 import { ProviderError } from "./types.ts";
 import type { ChatClient, ChatRequest, ChatResponse, EmbeddingClient, EmbeddingResponse, ProviderErrorKind, ToolCall, Usage } from "./types.ts";
 
@@ -39,6 +40,8 @@ export type OpenAIClientOptions = {
   random?: () => number;
   /** Called before each retry's wait, e.g. to count retries. */
   onRetry?: (info: RetryInfo) => void;
+  /** Admission before every attempt (an endpoint's shared limiter); see `RetryPolicy.gate`. */
+  gate?: CallGate;
   /**
    * Whether requests may go to loopback hosts: the Worker's setting (`loopbackAllowed(env)`, local
    * development only). Required, so no caller gets loopback by forgetting it (tests run with it on).
@@ -117,9 +120,9 @@ export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): Embed
 }
 
 function setup(options: OpenAIClientOptions) {
-  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch = globalThis.fetch, sleep, random, onRetry } = options;
+  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch = globalThis.fetch, sleep, random, onRetry, gate } = options;
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
-  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry };
+  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry, gate };
   checkRetryPolicy(policy);
   // The destination policy (net/destination.ts), before any request: a refused endpoint gets none,
   // and its calls fail at once, unretried, saying why. Every request and redirect is checked again

@@ -3,6 +3,7 @@
  * `retryAfterMs`); this module alone decides whether and when to try again, like inspect_ai's model
  * layer. The OpenAI package's own retries are switched off so that there is exactly one loop.
  */
+import { failureOutcome, type CallGate } from "./gate.ts";
 import { ProviderError } from "./types.ts";
 import type { ChatClient, ChatOptions, ChatRequest } from "./types.ts";
 
@@ -23,7 +24,22 @@ export type RetryPolicy = {
   /** Source of jitter in [0, 1). Injectable for exact tests. */
   random?: () => number;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Admission before every attempt, retries included (an endpoint's shared, adaptive limiter): each
+   * attempt holds a permit and releases it with its outcome, so a 429 shrinks the window and the
+   * retry queues for a permit again after its wait.
+   */
+  gate?: CallGate;
+  /** Clock for the latency a gate is told. Injectable for exact tests. */
+  now?: () => number;
 };
+
+/**
+ * 429s a gate absorbed (its window was too wide, see `CallPermit.release`) are retried without
+ * counting against `maxRetries`, at most this many times in one call: a backstop, since the window's
+ * floor (one request in flight) stops absorbing sooner.
+ */
+export const MAX_ABSORBED_RETRIES = 20;
 
 /**
  * How long to wait before retry number `retry` (0-based: 0 is the wait after the first failure).
@@ -64,23 +80,39 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * `retryDelayMs` between. Anything else (auth, bad request, a caller's abort, a non-ProviderError) is
  * thrown at once.
  *
+ * With a `gate`, every attempt waits for a permit first and reports its outcome; a 429 the gate
+ * absorbed is retried without counting (up to MAX_ABSORBED_RETRIES) and waits as the first retry does
+ * (its `Retry-After`, else 0.5 s), so no call fails while a limiter is still finding the endpoint's limit.
+ *
  * The answer carries `attempts` (1 = first try succeeded); the error finally thrown carries
  * `attempts` too, so the platform can count retries either way.
  */
 export async function retrying<T extends { attempts?: number }>(once: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
-  const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry } = policy;
+  const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry, gate, now = Date.now } = policy;
+  let counted = 0;
+  let absorbed = 0;
   for (let attempt = 1; ; attempt++) {
+    const permit = gate ? await gate.acquire(signal) : null;
+    const started = now();
     try {
       const response = await once();
+      // Not awaited: the answer is the caller's now; the limiter hears of it on its own time.
+      permit?.release({ kind: "ok", latencyMs: now() - started }).catch(() => {});
       response.attempts = attempt;
       return response;
     } catch (error) {
+      const verdict = permit ? await permit.release(failureOutcome(error, signal?.aborted ?? false)).catch(() => ({ absorbed: false })) : null;
       if (!(error instanceof ProviderError)) throw error;
-      if (!error.retryable || attempt > maxRetries || signal?.aborted) {
+      // Only a 429 is free: it says "too many at once", which the limiter is still finding out. A 503 or
+      // an "overloaded" narrows the window too, but may be an endpoint that is down: it counts as ever.
+      const free = verdict?.absorbed === true && error.kind === "rate_limit" && absorbed < MAX_ABSORBED_RETRIES;
+      if (!error.retryable || (!free && counted >= maxRetries) || signal?.aborted) {
         error.attempts = attempt;
         throw error;
       }
-      const delayMs = retryDelayMs(error, attempt - 1, random);
+      if (free) absorbed++;
+      else counted++;
+      const delayMs = retryDelayMs(error, free ? 0 : counted - 1, random);
       onRetry?.({ attempt, error, delayMs });
       await sleep(delayMs, signal);
     }

@@ -7,6 +7,7 @@ import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, listSamples, type RunRow } from "../db/runs.ts";
 import { datasetItems as datasetItemsOf, getDataset } from "../db/datasets.ts";
+import { loadResult } from "../runs/result-store.ts";
 import type { Db } from "../db/client.ts";
 import { evaluatorFor, moduleFor } from "../evaluators/registry.ts";
 import { overallVerdict, type ComparedRun } from "../evaluators/compare.ts";
@@ -92,7 +93,12 @@ export const compare = createRouter().openapi(
     if (base.evaluator !== head.evaluator) errors.push({ path: "evaluator", message: `base is a ${base.evaluator} run, head a ${head.evaluator} run` });
     const module = moduleFor(base.evaluator);
     if (!errors.length && !module.comparer) errors.push({ path: "evaluator", message: `${base.evaluator} runs cannot be compared` });
-    const compared = (run: RunRow): ComparedRun => ({ id: run.id, config: run.config, result: run.result, samples: () => allSamples(c.var.db, run) });
+    // A result in R2 is read only for runs that can be compared at all.
+    const results = errors.length ? [null, null] : await Promise.all([base, head].map((run) => loadResult(c.env.RESULTS, run)));
+    const runs = new Map<RunRow, ComparedRun>(
+      [base, head].map((run, i) => [run, { id: run.id, config: run.config, result: results[i], samples: () => allSamples(c.var.db, run) }]),
+    );
+    const compared = (run: RunRow): ComparedRun => runs.get(run)!;
     if (!errors.length) errors.push(...module.comparer!.incomparable(compared(base), compared(head)));
     if (errors.length) {
       throw new ApiError({ status: 422, type: "validation", detail: `The runs cannot be compared: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors });

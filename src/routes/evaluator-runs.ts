@@ -42,7 +42,11 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
       responses: { 202: created, ...problems(...bodyProblems, 409, 422) },
     }),
     async (c) => {
-      const body = c.req.valid("json") as Body;
+      const valid = c.req.valid("json") as Body;
+      // The schema fills in a default `concurrency`; what matters is whether the request set one.
+      const raw: unknown = await c.req.json();
+      const bound = typeof raw === "object" && raw !== null && "concurrency" in raw ? valid.concurrency : undefined;
+      const body = valid;
       const { db, tenantId } = c.var;
       const idempotencyKey = c.req.valid("header")["idempotency-key"];
       const creation = await module.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });
@@ -53,7 +57,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
         secrets: r.secrets,
         leaseMs: r.leaseMs,
         webhookUrl: body.webhook_url,
-        concurrency: body.concurrency,
+        concurrency: bound,
         body: partBody,
       });
       if (!("group" in creation)) {

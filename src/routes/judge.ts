@@ -54,7 +54,7 @@ export const judgeReview = createRouter()
       const { threshold: asked, limit, after } = c.req.valid("query");
       const run = await getRun(c.var.db, c.var.tenantId, run_id);
       if (!run || run.evaluator !== judge.name) throw ApiError.notFound("The judge run");
-      const result = resultOf(judge, run);
+      const result = await resultOf(c.env.RESULTS, judge, run);
       if (!result) throw new ApiError({ status: 409, type: "conflict", detail: `Run '${run_id}' is ${run.status}; contested items are known once it has ended.` });
       const threshold = asked ?? result.contested.threshold;
       const start = after === undefined ? 0 : Number(after) + 1;

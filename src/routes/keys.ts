@@ -12,9 +12,10 @@ import {
   getTenant,
   listApiKeys,
   listTenants,
-  revokeApiKey,
   tenantToWire,
 } from "../db/tenants.ts";
+import { revokeKey } from "../auth/verified-keys.ts";
+import { KEY_CACHE_LIMITS } from "../auth/key-cache-limits.ts";
 
 export const ApiKeySchema = z
   .object({
@@ -41,6 +42,12 @@ const NameBody = z.strictObject({ name: z.string().trim().min(1).max(200) });
 const KeyNameBody = z.strictObject({ name: z.string().trim().min(1).max(200).default("default") });
 const TenantParam = IdParam("tenant_id", "ten_0mhx3k2q1abcdefghij");
 const KeyParam = IdParam("key_id", "key_0mhx3k2q1abcdefghij");
+
+// Verified keys are cached at the edge (auth/key-cache-limits.ts), so a revocation is not instant everywhere.
+const REVOCATION_DELAY =
+  `Takes effect everywhere within ${KEY_CACHE_LIMITS.revocationBoundSeconds} s: at once for the server that answers this call, ` +
+  `and usually within ${KEY_CACHE_LIMITS.isolateTtlMs / 1000 + KEY_CACHE_LIMITS.kvPropagationSeconds} s elsewhere. ` +
+  "A dashboard session of the key ends at once.";
 
 function createdKey(k: Awaited<ReturnType<typeof createApiKey>>) {
   return { ...apiKeyToWire(k.key), key: k.secret };
@@ -88,13 +95,13 @@ export const keys = createRouter()
       operationId: "revokeKey",
       tags: ["keys"],
       summary: "Revoke one of the caller's API keys",
-      description: "Takes effect at once. Revoking the key used for this call is allowed.",
+      description: REVOCATION_DELAY + " Revoking the key used for this call is allowed.",
       security: tenantSecurity,
       request: { params: KeyParam },
       responses: { 200: jsonResponse(ApiKeySchema, "The revoked key"), ...problems(401, 404) },
     }),
     async (c) => {
-      const key = await revokeApiKey(c.var.db, c.req.valid("param").key_id, c.var.tenantId);
+      const key = await revokeKey({ db: c.var.db, kv: c.env.KEY_CACHE }, c.req.valid("param").key_id, c.var.tenantId);
       if (!key) throw ApiError.notFound("The API key");
       return c.json(apiKeyToWire(key), 200);
     },
@@ -182,12 +189,13 @@ admin
       operationId: "adminRevokeKey",
       tags: ["admin"],
       summary: "Revoke any API key",
+      description: REVOCATION_DELAY,
       security: adminSecurity,
       request: { params: KeyParam },
       responses: { 200: jsonResponse(ApiKeySchema, "The revoked key"), ...problems(401, 404) },
     }),
     async (c) => {
-      const key = await revokeApiKey(c.var.db, c.req.valid("param").key_id);
+      const key = await revokeKey({ db: c.var.db, kv: c.env.KEY_CACHE }, c.req.valid("param").key_id);
       if (!key) throw ApiError.notFound("The API key");
       return c.json(apiKeyToWire(key), 200);
     },

@@ -54,9 +54,9 @@ export const rplCompare = createRouter()
             : [],
     );
     if (problemsFound.length) throw ApiError.validation(problemsFound);
-    const compared: ComparedRun[] = found.map((r) => {
+    const compared: ComparedRun[] = await Promise.all(found.map(async (r) => {
       // Checked above: a succeeded rpl run, so it has rpl's result.
-      const result = resultOf(rpl, r!)!;
+      const result = (await resultOf(c.env.RESULTS, rpl, r!))!;
       return {
         run_id: r!.id,
         config: r!.config as ComparedRun["config"],
@@ -66,7 +66,7 @@ export const rplCompare = createRouter()
         stability_score: result.aggregates.stability_score,
         pqs: result.quality.pqs,
       };
-    });
+    }));
     try {
       return c.json(compareRuns(compared), 200);
     } catch (err) {

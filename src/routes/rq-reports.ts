@@ -11,10 +11,10 @@ import { resultOf } from "../runs/result.ts";
 const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
 
 /** The report input of an ended reasoning-quality run; 404 for another evaluator's run, 409 before it ends. */
-async function reportOf(db: Db, tenantId: string, runId: string): Promise<RqReport> {
+async function reportOf(bucket: R2Bucket, db: Db, tenantId: string, runId: string): Promise<RqReport> {
   const run: RunRow | undefined = await getRun(db, tenantId, runId);
   if (!run || run.evaluator !== reasoningQuality.name) throw ApiError.notFound("The reasoning-quality run");
-  const result = resultOf(reasoningQuality, run);
+  const result = await resultOf(bucket, reasoningQuality, run);
   if (!result) throw new ApiError({ status: 409, type: "conflict", detail: `Run '${runId}' is ${run.status}; its report exists once it has ended.` });
   const duration = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
   return { run_id: run.id, created_at: run.createdAt.toISOString(), duration_seconds: duration, models: result.models };
@@ -37,13 +37,13 @@ const report = (path: string, operationId: string, summary: string, type: string
 
 export const rqReports = createRouter()
   .openapi(report("/{run_id}/report.csv", "getReasoningQualityReportCsv", "One row per model × strategy: Q, rank and the six raw metrics", "text/csv"), async (c) => {
-    const r = await reportOf(c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+    const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
     return c.body(reportCsv(r), 200, { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${r.run_id}.csv"` });
   })
   .openapi(
     report("/{run_id}/report.xlsx", "getReasoningQualityReportXlsx", "The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", true),
     async (c) => {
-      const r = await reportOf(c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+      const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
       const bytes = await reportXlsx(r);
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
         "Content-Type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -52,6 +52,6 @@ export const rqReports = createRouter()
     },
   )
   .openapi(report("/{run_id}/radar.svg", "getReasoningQualityRadar", "One polygon per model over the six dimensions", "image/svg+xml"), async (c) => {
-    const r = await reportOf(c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+    const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
     return c.body(radarSvg(r), 200, { "Content-Type": "image/svg+xml; charset=utf-8" });
   });

@@ -22,12 +22,34 @@ export const ModelCallsSchema = z
   .nullable()
   .openapi("ModelCalls", { description: "null for runs and samples stored before calls were counted" });
 
+export const EndpointReportSchema = z
+  .object({
+    adaptive: z.boolean().openapi({ description: "true when the request left `concurrency` out and the run adapted to the endpoint (up to the API's limit); false when `concurrency` bounded it" }),
+    bucket_s: z.number().int().openapi({ description: "Seconds per point of `series`: 1, doubled each time the series would pass 240 points" }),
+    series: z
+      .array(z.tuple([z.number().int(), z.number().int(), z.number().int()]))
+      .openapi({ description: "[seconds since the run's first model call, the shared window's limit, requests in flight on it], each the largest in its bucket; in flight counts every run sharing the endpoint's limiter" }),
+    max_limit: z.number().int().openapi({ description: "The largest window the run saw" }),
+    max_in_flight: z.number().int().openapi({ description: "The most requests the endpoint's limiter had in flight at once while the run called it" }),
+  })
+  .openapi("EndpointReport", {
+    description:
+      "The run's model endpoint as the shared limiter saw it (one per tenant, base URL and key): the concurrency window over time. Requests, retries and 429s are in `calls`.",
+  });
+
 const RunBase = z.object({
   id: z.string(),
   object: z.literal("run"),
   status: z.enum(STATUSES),
   progress: z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() }),
   calls: ModelCallsSchema,
+  endpoint: orNull(EndpointReportSchema).openapi({ description: "null for runs that called no model endpoint (the simulator), and before the first call's report" }),
+  result_url: z.string().nullable().openapi({
+    description:
+      "Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it",
+    example: "/v1/runs/run_0mhx3k2q1abcdefghij/result",
+  }),
+  result_size_bytes: z.number().int().nullable().openapi({ description: "UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)" }),
   error: z.string().nullable(),
   webhook_url: z.string().nullable(),
   created_at: z.string(),
@@ -55,7 +77,9 @@ function runVariant<M extends Schemas>(m: M) {
   return RunBase.extend({
     evaluator: z.literal(m.name as M["name"]),
     config: m.schemas.config as M["schemas"]["config"],
-    result: orNull(m.schemas.result as M["schemas"]["result"]).openapi({ description: "The evaluator's result once the run has ended; null before" }),
+    result: orNull(m.schemas.result as M["schemas"]["result"]).openapi({
+      description: "The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)",
+    }),
   }).openapi(`${pascal(m.name)}Run`);
 }
 
@@ -81,6 +105,11 @@ export const SampleSchema = z
 export const RunPage = pageOf(RunSchema, "RunPage");
 export const SamplePage = pageOf(SampleSchema, "SamplePage");
 
+/** The body of `GET /v1/runs/{id}/result`: the result of the run's evaluator, as `Run.result` shows it. */
+export const RunResultSchema = z
+  .union(BUILT_IN.map((m) => m.schemas.result) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .openapi("RunResult", { description: "A run's full result: the `result` schema of its evaluator (narrow on the run's `evaluator`)" });
+
 export const RunGroupSchema = z
   .object({ object: z.literal("run_group"), group_id: z.string(), runs: z.array(RunSchema) })
   .openapi("RunGroup", { description: "One run per part of a request that makes several (rpl: one per prompt version)" });
@@ -93,7 +122,7 @@ export type RunWire = z.infer<typeof RunSchema>;
  * `aggregate`, which returns the module's result type), described by the same module's schemas.
  */
 export function runWire(r: RunRow): RunWire {
-  return runJson(r) as unknown as RunWire;
+  return { ...runJson(r), endpoint: r.endpoint ?? null } as unknown as RunWire;
 }
 
 export type SampleWire = z.infer<typeof SampleSchema>;

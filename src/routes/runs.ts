@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { createRouter } from "./router.ts";
 import { IdParam, jsonResponse, pageOf, PageQuery, problems, tenantSecurity } from "./openapi.ts";
-import { RunPage, RunSchema, runWire, SamplePage, sampleWire, STATUSES } from "./run-schemas.ts";
+import { RunPage, RunResultSchema, RunSchema, runWire, SamplePage, sampleWire, STATUSES } from "./run-schemas.ts";
 import { ApiError } from "../errors.ts";
 import { FINAL_STATUSES, getRun, listRuns, listSamples, type RunRow } from "../db/runs.ts";
 import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/webhooks.ts";
@@ -10,6 +10,7 @@ import { evaluatorFor } from "../evaluators/registry.ts";
 import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 import { cancelRun, settleLostStart } from "../runs/recover.ts";
+import { resultBody } from "../runs/result-store.ts";
 import type { Db } from "../db/client.ts";
 
 const DeliverySchema = z
@@ -81,6 +82,30 @@ export const runs = createRouter()
   )
   .openapi(
     createRoute({
+      method: "get",
+      path: "/{run_id}/result",
+      operationId: "getRunResult",
+      tags: ["runs"],
+      summary: "Get a run's full result",
+      description:
+        "The result of an ended run, whatever its size: the same JSON as `Run.result` for a run that inlines it, and the only way to a result too large to inline (`Run.result` null, `result_url` set). Streamed from storage as it is. A run that has not ended is a 409; one that ended without a result (failed, or canceled before any sample) is a 404.",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: { 200: jsonResponse(RunResultSchema, "The run's result"), ...problems(401, 404, 409) },
+    }),
+    async (c) => {
+      const run = await readRun(c.env, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+      if (!FINAL_STATUSES.includes(run.status)) {
+        throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended yet (${run.status}); its result is here once it has.` });
+      }
+      const body = await resultBody(c.env.RESULTS, run);
+      if (body === null) throw ApiError.notFound("The run's result");
+      // Streamed as stored: the typed response covers the parsed JSON, which this body is.
+      return c.body(body, 200, { "Content-Type": "application/json" }) as never;
+    },
+  )
+  .openapi(
+    createRoute({
       method: "post",
       path: "/{run_id}/cancel",
       operationId: "cancelRun",
@@ -134,20 +159,20 @@ export const runs = createRouter()
       if ((c.req.header("accept") ?? "").includes("application/x-ndjson")) {
         const evaluator = evaluatorFor(run.evaluator);
         const encoder = new TextEncoder();
+        // One D1 page per pull: the next page is read only when the client has taken the last one, so
+        // an export of any size holds one page in memory, and a slow client slows the reads.
+        let seq: number | undefined = afterSeq;
         const body = new ReadableStream<Uint8Array>({
-          async start(controller) {
-            for (let seq: number | undefined = afterSeq; ; ) {
-              const page = await listSamples(db, run.id, { limit: 500, afterSeq: seq });
-              for (const s of page) {
-                const line = evaluator.exportLine(storedSample(evaluator, s));
-                controller.enqueue(encoder.encode(JSON.stringify(line) + "\n"));
-              }
-              if (page.length < 500) break;
+          async pull(controller) {
+            const page = await listSamples(db, run.id, { limit: 500, afterSeq: seq });
+            if (page.length) {
+              const lines = page.map((s) => JSON.stringify(evaluator.exportLine(storedSample(evaluator, s))) + "\n");
+              controller.enqueue(encoder.encode(lines.join("")));
               seq = page[page.length - 1].seq;
             }
-            controller.close();
+            if (page.length < 500) controller.close();
           },
-        });
+        }, { highWaterMark: 0 });
         // The route's typed responses cover JSON only; the NDJSON variant is declared in its OpenAPI content.
         return c.body(body, 200, { "Content-Type": "application/x-ndjson" }) as never;
       }

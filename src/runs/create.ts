@@ -28,7 +28,12 @@ export type NewRun = {
   /** Or the secrets already encrypted (a follow-up run inherits its predecessor's). */
   secretEnc?: string | null;
   webhookUrl?: string;
-  concurrency: number;
+  /**
+   * The user's bound on units in flight. Absent: the run adapts to its endpoint (the shared limiter's
+   * window, src/durable/endpoint-limiter.ts) up to LIMITS.concurrency. A given bound goes through the
+   * same limiter, as a bound, so runs on one key still share its backoff.
+   */
+  concurrency?: number;
   leaseMs: number;
   /** The parsed request body, for Idempotency-Key comparison. */
   body: unknown;
@@ -99,7 +104,8 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     evaluator: r.evaluator,
     config: r.config,
     unitIds,
-    concurrency: r.concurrency,
+    concurrency: r.concurrency ?? LIMITS.concurrency,
+    adaptive: r.concurrency === undefined,
     leaseMs: r.leaseMs,
     secretEnc,
   });

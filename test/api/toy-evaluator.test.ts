@@ -29,7 +29,10 @@ const toySum = {
   async execute(id, ctx) {
     return { status: "succeeded", output: { value: ctx.config.numbers[Number(id.slice(1))] } };
   },
-  aggregate: (_config, samples) => ({ sum: samples.reduce((s, x) => s + (x.output as { value: number }).value, 0), units: samples.length }),
+  aggregate: (_config, samples) => {
+    const all = [...samples];
+    return { sum: all.reduce((s, x) => s + (x.output as { value: number }).value, 0), units: all.length };
+  },
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({ value: 0 }),
   exportLine: (sample) => sample.output,

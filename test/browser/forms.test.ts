@@ -130,14 +130,16 @@ describe.skipIf(browserMissing)("new run forms", () => {
     await page.getByText("More settings").click();
     const untouched = {
       max_output_tokens: await numberIn(page, "Max output tokens"),
-      concurrency: await numberIn(page, "Concurrency"),
       timeout_s: await numberIn(page, "Timeout per call (s)"),
     };
+    // Left empty, the run adapts to its endpoint: its config shows the bound, the API's maximum.
+    expect(await page.getByLabel("Concurrency", { exact: true }).inputValue()).toBe("");
     await screenshot(page, "new-rpl");
 
     const { id, status } = await submitAndWatch(page);
     expect(status).toBe("succeeded");
     const config = (await api(`/v1/runs/${id}`)).body.config as Json;
+    expect(config.concurrency).toBe(100);
     expect(config).toMatchObject({
       claim,
       model: "sim:rpl",

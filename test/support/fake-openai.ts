@@ -21,6 +21,20 @@
  *   `{ id, released }`.
  * Scenarios keep concurrent test files apart: give each test its own id (= model name).
  *
+ * ## Rate limits
+ * `rate_limit: { max_in_flight, status?, retry_after_ms?, drop_after?, then_max_in_flight? }` plays an
+ * endpoint that accepts at most `max_in_flight` requests at once: a request arriving while that many
+ * are being answered is refused at once with `status` (429 by default; 503 or 529 play an overloaded
+ * endpoint) and, with `retry_after_ms`, the headers `retry-after-ms` and `retry-after` (whole seconds,
+ * rounded up). After `drop_after` requests have arrived the limit becomes `then_max_in_flight` (a limit
+ * that drops mid-run). Refused requests are recorded and counted like any other, and their answer
+ * takes no `delay_ms`. The stats then say what the endpoint saw:
+ * - `rate_limited`: requests refused;
+ * - `max_admitted`: the most requests being answered (not refused) at once;
+ * - `early`: requests that arrived before the `Retry-After` told to an earlier identical request (same
+ *   turn and conversation, as `attempt` counts them) had passed, counted from when that answer was sent;
+ * - `early_any`: requests of any conversation that arrived before the latest `Retry-After` told to anyone.
+ *
  * ## Scenario
  * ```
  * { id: "my-test",
@@ -35,6 +49,7 @@
  *   hold_after?: 0,            // requests after the first N are held (recorded, in flight, not
  *                              // answered) until POST /_scenarios/:id/release; 0: every request
  *   echo_key?: true,           // fill the key placeholders below into the answer (a leaky endpoint)
+ *   rate_limit?: { max_in_flight, status?, retry_after_ms?, drop_after?, then_max_in_flight? }, // above
  *   faults?: FaultRule[] }
  * ```
  *
@@ -123,10 +138,34 @@ export type Scenario = {
   hold_after?: number;
   /** Fill `{{key}}`, `{{key_json}}`, `{{key_url}}`, `{{key_head}}`, `{{key_tail}}` in the answer with the request's key. */
   echo_key?: true;
+  /** An endpoint that refuses requests above an in-flight limit (see "Rate limits"). */
+  rate_limit?: RateLimit;
+};
+
+export type RateLimit = {
+  max_in_flight: number;
+  /** The refusal's status: 429 (default), or 503 / 529 for an overloaded endpoint. */
+  status?: number;
+  /** Sent as `retry-after-ms` and `retry-after` (seconds, rounded up) with each refusal. */
+  retry_after_ms?: number;
+  /** After this many requests have arrived, the limit is `then_max_in_flight`. */
+  drop_after?: number;
+  then_max_in_flight?: number;
 };
 
 /** `GET /_scenarios/:id/stats`: the scenario's requests as the server sees them now. */
-export type ScenarioStats = { id: string; received: number; in_flight: number; max_in_flight: number; held: number };
+export type ScenarioStats = {
+  id: string;
+  received: number;
+  in_flight: number;
+  max_in_flight: number;
+  held: number;
+  /** Only with `rate_limit`: requests refused, the most admitted at once, and arrivals before a `Retry-After` (see "Rate limits"). */
+  rate_limited?: number;
+  max_admitted?: number;
+  early?: number;
+  early_any?: number;
+};
 
 export type RecordedRequest = {
   nth: number;
@@ -152,6 +191,14 @@ type State = {
   /** Wakes each held request; a request leaves the set when released or when its client gives up. */
   held: Set<() => void>;
   released: boolean;
+  /** `rate_limit`: requests being answered (not refused), the most at once, refusals, and the Retry-After deadlines told. */
+  admitted: number;
+  maxAdmitted: number;
+  rateLimited: number;
+  told: Map<string, number>;
+  toldAny: number;
+  early: number;
+  earlyAny: number;
 };
 
 type Tool = { type?: string; function?: { name?: string; parameters?: unknown } };
@@ -166,7 +213,23 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     if (!s || scenario) {
       // A replaced scenario's held requests are answered rather than left hanging.
       if (s) release(s);
-      s = { scenario: scenario ?? { id, ...DEFAULT_SCENARIO }, nth: 0, attempts: new Map(), requests: [], inFlight: 0, maxInFlight: 0, held: new Set(), released: false };
+      s = {
+        scenario: scenario ?? { id, ...DEFAULT_SCENARIO },
+        nth: 0,
+        attempts: new Map(),
+        requests: [],
+        inFlight: 0,
+        maxInFlight: 0,
+        held: new Set(),
+        released: false,
+        admitted: 0,
+        maxAdmitted: 0,
+        rateLimited: 0,
+        told: new Map(),
+        toldAny: 0,
+        early: 0,
+        earlyAny: 0,
+      };
       states.set(id, s);
     }
     return s;
@@ -196,7 +259,14 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
       if (req.method === "GET" && m[2] === "/requests") return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
       if (req.method === "GET" && m[2] === "/stats") {
         const s = states.get(id);
-        const stats: ScenarioStats = { id, received: s?.nth ?? 0, in_flight: s?.inFlight ?? 0, max_in_flight: s?.maxInFlight ?? 0, held: s?.held.size ?? 0 };
+        const stats: ScenarioStats = {
+          id,
+          received: s?.nth ?? 0,
+          in_flight: s?.inFlight ?? 0,
+          max_in_flight: s?.maxInFlight ?? 0,
+          held: s?.held.size ?? 0,
+          ...(s?.scenario.rate_limit ? { rate_limited: s.rateLimited, max_admitted: s.maxAdmitted, early: s.early, early_any: s.earlyAny } : {}),
+        };
         return send(res, 200, stats);
       }
       if (req.method === "POST" && m[2] === "/release") {
@@ -256,7 +326,7 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
   }
 
   /** Records the request and finds the fault rule that applies to it (shared by both endpoints). */
-  function arrive(state: State, req: IncomingMessage, res: ServerResponse, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number } {
+  function arrive(state: State, req: IncomingMessage, res: ServerResponse, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number; key: string } {
     const key = `${turn}:${fingerprint}`;
     const attempt = (state.attempts.get(key) ?? 0) + 1;
     state.attempts.set(key, attempt);
@@ -268,7 +338,51 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
       (on.attempt === undefined || on.attempt === attempt) &&
       (on.nth === undefined || on.nth === nth),
     )?.respond;
-    return { rule, nth };
+    return { rule, nth, key };
+  }
+
+  /**
+   * With `rate_limit`: refuses the request if the endpoint is at its limit (true: answered), else
+   * counts it admitted until its answer. Either way checks it against the Retry-After deadlines told.
+   */
+  function rateLimit(state: State, res: ServerResponse, key: string, nth: number): boolean {
+    const limit = state.scenario.rate_limit;
+    if (!limit) return false;
+    const now = Date.now();
+    if (now < (state.told.get(key) ?? 0)) state.early++;
+    if (now < state.toldAny) state.earlyAny++;
+    const max = limit.drop_after !== undefined && nth > limit.drop_after ? (limit.then_max_in_flight ?? limit.max_in_flight) : limit.max_in_flight;
+    if (state.admitted >= max) {
+      state.rateLimited++;
+      const status = limit.status ?? 429;
+      const headers: Record<string, string> = {};
+      if (limit.retry_after_ms !== undefined) {
+        headers["retry-after-ms"] = String(limit.retry_after_ms);
+        headers["retry-after"] = String(Math.ceil(limit.retry_after_ms / 1000));
+        // From the moment the answer is sent: the client cannot know before.
+        const deadline = Date.now() + limit.retry_after_ms;
+        state.told.set(key, Math.max(state.told.get(key) ?? 0, deadline));
+        state.toldAny = Math.max(state.toldAny, deadline);
+      }
+      const type = status === 429 ? "rate_limit_exceeded" : "overloaded_error";
+      send(res, status, { error: { message: status === 429 ? "Rate limit reached: too many requests in flight." : "Overloaded", type, code: status } }, headers);
+      return true;
+    }
+    state.admitted++;
+    state.maxAdmitted = Math.max(state.maxAdmitted, state.admitted);
+    let done = false;
+    const leave = () => {
+      if (done) return;
+      done = true;
+      state.admitted--;
+    };
+    const before = answered.get(res);
+    answered.set(res, () => {
+      leave();
+      before?.();
+    });
+    res.once("close", leave);
+    return false;
   }
 
   /** Sends a fault's HTTP answer; true if one was sent (or the request is left hanging). */
@@ -330,6 +444,7 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const turn = messages.filter((msg) => msg?.role === "assistant").length;
     const arrived = arrive(state, req, res, at, turn, fnv1a(JSON.stringify(messages)), body);
     const { nth } = arrived;
+    if (rateLimit(state, res, arrived.key, nth)) return;
     const rule = echoKey(state.scenario, req, arrived.rule);
     await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? scenario.delay_ms ?? 0, at)) return;

@@ -4,13 +4,13 @@ import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import {
   createChainDeterminismRun,
-  getRun,
   listSamples,
   type ChainDeterminismRun,
   type ChainDeterminismRunRequest,
 } from "@assay/sdk";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { announce, followRun, requireSucceeded } from "../follow.ts";
+import { getFullRun } from "../run-result.ts";
 import { gate, threshold } from "../gate.ts";
 import { writeText } from "../io.ts";
 import { providerFromEnv } from "../model-keys.ts";
@@ -45,7 +45,7 @@ type EvalOptions = Outputs & {
   nQueries: number;
   nReplays: number;
   temperature: number;
-  concurrency: number;
+  concurrency?: number;
   baseUrl?: string;
   timeout: number;
   suite: string;
@@ -147,7 +147,7 @@ export function register(program: Command): void {
       .addOption(
         new Option("--temperature <t>", "sampling temperature").argParser(number("--temperature", (n) => n >= 0, "a number of at least 0")).default(0, "0.0"),
       )
-      .option("--concurrency <c>", "replays in flight at once (over the whole run)", integer("--concurrency", 1), 5)
+      .option("--concurrency <c>", "at most this many replays in flight (over the whole run); omitted, the run adapts to the endpoint", integer("--concurrency", 1))
       .option("--base-url <url>", "OpenAI-compatible API base URL (default: $CHAIN_DET_BASE_URL, OpenRouter's with only OPENROUTER_API_KEY set, else $OPENAI_BASE_URL or OpenAI's)")
       .option("--timeout <sec>", "per-request timeout in seconds", number("--timeout", (n) => n > 0, "a positive number of seconds"), 60)
       .option("--suite <suite>", "suite id of the server, or a suite JSON file to upload first", "default")
@@ -174,7 +174,7 @@ export function register(program: Command): void {
         n_queries: opts.nQueries,
         n_replays: opts.nReplays,
         temperature: opts.temperature,
-        concurrency: opts.concurrency,
+        ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         timeout_s: opts.timeout,
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.simDivergence !== undefined ? { simulator: { divergence: opts.simDivergence } } : {}),
@@ -195,7 +195,7 @@ export function register(program: Command): void {
       .argument("<run>", "run id", runId),
   ).action(async (id: string, opts: Outputs, cmd: Command) => {
     const s = session(cmd);
-    let run = (await call(s, getRun({ client: s.client, path: { run_id: id } }))) as ChainDeterminismRun;
+    let run = (await getFullRun(s, id)) as ChainDeterminismRun;
     if (run.evaluator !== "chain-determinism") throw new CliError(`run ${id} is a ${run.evaluator} run, not chain-determinism`, EXIT.usage);
     const suite = await suiteInfo(s, run.config.suite.id);
     if (!s.json) process.stdout.write(headerBlock("report", run.id, run.config, suite));

@@ -1,9 +1,10 @@
 // `assay rq run --config config.yaml`: the original's `llm-eval --config config.yaml` with the assay server
 // behind it; `assay rq report RUN`: the outputs folder of a run that was detached.
 import { Command } from "commander";
-import { createReasoningQualityRun, getRun, uploadReasoningQualityDataset, type ReasoningQualityRun, type ReasoningQualityRunRequest, type Run } from "@assay/sdk";
+import { createReasoningQualityRun, uploadReasoningQualityDataset, type ReasoningQualityRun, type ReasoningQualityRunRequest, type Run } from "@assay/sdk";
 import { CliError, usageError } from "../errors.ts";
 import { announce, followRun, requireSucceeded } from "../follow.ts";
+import { getFullRun } from "../run-result.ts";
 import { gate, threshold, type Check } from "../gate.ts";
 import { readYaml } from "../io.ts";
 import { printJson } from "../output.ts";
@@ -135,7 +136,7 @@ export function register(program: Command): void {
     .option("--strategy <name>", "the strategy --min-q reads", strategyName, "balanced")
     .action(async (id: string, opts: { name?: string; outDir: string; minQ?: number; strategy: string }, cmd: Command) => {
       const s = session(cmd);
-      const run = asRq(requireSucceeded(await call(s, getRun({ client: s.client, path: { run_id: id } }))));
+      const run = asRq(requireSucceeded(await getFullRun(s, id)));
       if (opts.minQ !== undefined && !(opts.strategy in run.result!.strategies)) {
         throw usageError(`--strategy ${opts.strategy} is not a strategy of run ${id} (${Object.keys(run.result!.strategies).join(", ")})`);
       }

@@ -1,8 +1,9 @@
 // `assay runs list|get|watch|cancel|samples|events`: any run, whatever its evaluator.
 import { Command, Option } from "commander";
-import { cancelRun, getRun, listRuns, listSamples, type Run } from "@assay/sdk";
+import { cancelRun, listRuns, listSamples, type Run } from "@assay/sdk";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { followRun } from "../follow.ts";
+import { getFullRun } from "../run-result.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
 import { runId } from "../args.ts";
@@ -31,13 +32,16 @@ export function describeRun(run: Run): string {
     `progress  ${p.done}/${p.total} done, ${p.failed} failed`,
     `created   ${run.created_at}${run.finished_at ? `  finished ${run.finished_at}` : ""}`,
   ];
+  if (run.calls) lines.push(`calls     ${run.calls.requests} requests, ${run.calls.retries} retries, ${run.calls.rate_limited} answered 429`);
+  const endpoint = run.endpoint;
+  if (endpoint) lines.push(`endpoint  ${endpoint.adaptive ? "adaptive" : "bounded"} concurrency: window up to ${endpoint.max_limit}, at most ${endpoint.max_in_flight} in flight`);
   if (run.error) lines.push(`error     ${run.error}`);
   for (const [name, href] of Object.entries(run.links)) lines.push(`${name.padEnd(9)} ${href}`);
   return lines.join("\n") + "\n";
 }
 
 async function get(s: Session, id: string): Promise<Run> {
-  return call(s, getRun({ client: s.client, path: { run_id: id } }));
+  return getFullRun(s, id);
 }
 
 export function register(program: Command): void {

@@ -55,7 +55,7 @@ export function ChainDeterminismForm() {
           <NumberField label="Queries" value={f.n_queries} onInput={(v) => set({ n_queries: v })} hint="n_queries: the suite's first N" />
           <NumberField label="Replays per query" value={f.n_replays} onInput={(v) => set({ n_replays: v })} hint="n_replays" />
           <NumberField label="Temperature" value={f.temperature} onInput={(v) => set({ temperature: v })} />
-          <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} hint="replays in flight" />
+          <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} placeholder="adaptive" hint="at most this many replays in flight; empty adapts to the endpoint" />
           <NumberField label="Seed" value={f.seed} onInput={(v) => set({ seed: v })} placeholder="none" hint={isSimulated(f.model) ? "seeds the simulator" : "sent to the provider"} />
         </FieldGrid>
         <More>

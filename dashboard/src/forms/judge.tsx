@@ -82,7 +82,7 @@ export function JudgeForm() {
           <TextField label="Fallback" value={f.fallback} onInput={(v) => set({ fallback: v })} list="judge-labels" placeholder="UNCLEAR" hint="when no valid verdict exists" />
           <NumberField label="Contested threshold" value={f.contested_threshold} onInput={(v) => set({ contested_threshold: v })} hint="below it: the human-review queue" />
           <NumberField label="Seed" value={f.seed} onInput={(v) => set({ seed: v })} hint="seeds the simulator" />
-          <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} hint="critic calls in flight" />
+          <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} placeholder="adaptive" hint="at most this many critic calls in flight; empty adapts to the endpoint" />
         </FieldGrid>
         {f.strategy === "weighted" && <CheckField label="Use confidence" checked={f.use_confidence} onChange={(use_confidence) => set({ use_confidence })} hint="weight × the critic's confidence" />}
       </fieldset>

@@ -7,6 +7,7 @@ import { call, client } from "../api.ts";
 import { href, navigate } from "../route.ts";
 import { buildRunRequest, defaultModels, itemCount, plannedCalls, type DatasetChoice, type ModelRow, type RqForm } from "./rq-request.ts";
 import { DatasetStep, NumberField } from "./reasoning-quality/dataset.tsx";
+import { NumberInput } from "./reasoning-quality/number-input.tsx";
 import { ModelsStep } from "./reasoning-quality/models.tsx";
 import { WeightsStep, type WeightsState } from "./reasoning-quality/weights.tsx";
 import "./reasoning-quality/rq-form.css";
@@ -29,7 +30,7 @@ export function ReasoningQualityForm() {
   const [ls, setLs] = useState<RqForm["ls"]>("lexical");
   const [ss, setSs] = useState<RqForm["ss"]>("jaccard");
   const [seed, setSeed] = useState(0);
-  const [concurrency, setConcurrency] = useState(5);
+  const [concurrency, setConcurrency] = useState<number | null>(null);
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -105,7 +106,10 @@ export function ReasoningQualityForm() {
               </select>
             </label>
             <NumberField label="Simulator seed" value={seed} min={0} onValue={setSeed} />
-            <NumberField label="Concurrency" value={concurrency} min={1} max={100} onValue={setConcurrency} />
+            <label>
+              Concurrency (empty: adaptive)
+              <NumberInput value={concurrency} min={1} max={100} step={1} placeholder="adaptive" onValue={setConcurrency} />
+            </label>
           </div>
         </details>
       </section>

@@ -83,7 +83,7 @@ export const CHAIN_DETERMINISM_DEFAULTS: ChainDeterminismFormState = {
   n_queries: "5",
   n_replays: "10",
   temperature: "0",
-  concurrency: "5",
+  concurrency: "",
   seed: "",
   divergence: "0.25",
   latency_ms: "0",
@@ -162,7 +162,7 @@ export const RPL_DEFAULTS: RplFormState = {
   preset: "",
   max_output_tokens: "1024",
   no_cache: false,
-  concurrency: "5",
+  concurrency: "",
   timeout_s: "60",
   latency_ms: "0",
 };
@@ -271,7 +271,7 @@ export const JUDGE_DEFAULTS: JudgeFormState = {
   disagree_label: "",
   contested_threshold: "0.4",
   seed: "0",
-  concurrency: "5",
+  concurrency: "",
 };
 
 type JudgeItem = JudgeRunRequest["items"][number];

@@ -54,7 +54,7 @@ export function RplForm() {
         <More>
           <FieldGrid>
             <NumberField label="Max output tokens" value={f.max_output_tokens} onInput={(v) => set({ max_output_tokens: v })} />
-            <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} hint="samples in flight" />
+            <NumberField label="Concurrency" value={f.concurrency} onInput={(v) => set({ concurrency: v })} placeholder="adaptive" hint="at most this many samples in flight; empty adapts to the endpoint" />
             <NumberField label="Timeout per call (s)" value={f.timeout_s} onInput={(v) => set({ timeout_s: v })} />
             {isSimulated(f.model) && <NumberField label="Simulator latency (ms)" value={f.latency_ms} onInput={(v) => set({ latency_ms: v })} />}
           </FieldGrid>

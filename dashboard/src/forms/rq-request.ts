@@ -232,7 +232,8 @@ export type RqForm = {
   ls: "lexical" | "none";
   ss: "jaccard" | "none";
   seed: number;
-  concurrency: number;
+  /** Null: the run adapts to its endpoints. */
+  concurrency: number | null;
 };
 
 /** The simulator reasoners the form offers at first (the README's example, plus one in between). */
@@ -313,7 +314,7 @@ export function buildRunRequest(form: RqForm): { body: ReasoningQualityRunReques
     ss: form.ss,
     preset: form.preset,
     seed: form.seed,
-    concurrency: form.concurrency,
+    ...(form.concurrency !== null ? { concurrency: form.concurrency } : {}),
   };
   if (strategies) body.strategies = strategies;
   return { body, problems: [] };

@@ -3,11 +3,13 @@ import { useEffect, useState } from "preact/hooks";
 import { cancelRun, getRun, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
 import { age, FINAL, useLiveRun } from "../live.ts";
+import { useFullResult } from "../full-result.ts";
 import { ProgressBar } from "../components/progress.tsx";
 import { ChainDeterminismView } from "../views/chain-determinism.tsx";
 import { RplView } from "../views/rpl.tsx";
 import { JudgeView } from "../views/judge.tsx";
 import { ReasoningQualityView } from "../views/reasoning-quality.tsx";
+import { EndpointView } from "../views/endpoint.tsx";
 
 export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<Run | null>(null);
@@ -17,6 +19,8 @@ export function RunPage({ id }: { id: string }) {
     call(getRun({ client, path: { run_id: id } })).then(setRun, (e: Error) => setError(e.message));
   }, [id]);
   const live = useLiveRun(run);
+  // A result too large to inline in the run is fetched from its result_url.
+  const full = useFullResult(live?.status === "succeeded" ? live : null);
   if (error) return <p role="alert" class="error">{error}</p>;
   if (!live) return <p>Loading…</p>;
   const cancel = async () => {
@@ -37,7 +41,8 @@ export function RunPage({ id }: { id: string }) {
         </p>
         {live.error && <p class="error">{live.error}</p>}
       </header>
-      {live.status === "succeeded" ? <ResultView run={live} /> : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}
+      <EndpointView run={live} />
+      {live.status === "succeeded" ? (full.error ? <p role="alert" class="error">{full.error}</p> : full.run ? <ResultView run={full.run} /> : <p>Loading the result…</p>) : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}
     </article>
   );
 }

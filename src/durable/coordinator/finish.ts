@@ -11,6 +11,7 @@ import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp,
 import { loopbackAllowed } from "../../net/destination.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
 import { runRedactor } from "../../runs/redact.ts";
+import { dropUnusedResult, storeResult } from "../../runs/result-store.ts";
 import { decryptSecret } from "../../secrets.ts";
 import { enqueueRunEvent } from "../../webhooks/enqueue.ts";
 import { addCalls, CallTally, noCalls, type ModelCalls } from "../model-calls.ts";
@@ -198,7 +199,7 @@ export class Finish {
   }
 
   /** The aggregate, with its model calls' budget; an aggregate that throws is the run's error, not the finish's. */
-  private async aggregate(samples: StoredSample[], tally: CallTally): Promise<{ result: unknown; error: string | null }> {
+  private async aggregate(samples: Iterable<StoredSample>, tally: CallTally): Promise<{ result: unknown; error: string | null }> {
     const { store, lifecycle } = this.p;
     const calls = (this.aggregateCalls = new AbortController());
     const budget = setTimeout(
@@ -254,7 +255,14 @@ export class Finish {
     // aggregate may take minutes (SS embeddings), and the progress must not lag the samples meanwhile.
     await outbox.flushAll();
     const evaluator = evaluatorFor(settings.evaluator);
-    const samples = outbox.samples().map((r) => storedSample(evaluator, { unitId: r.unit_id, status: r.status, output: r.output, error: r.error }));
+    // Parsed one at a time as the aggregate reads them: the outbox pages through its rows, and no
+    // array of every sample is made here.
+    const rows = outbox.samples();
+    const samples: Iterable<StoredSample> = {
+      *[Symbol.iterator]() {
+        for (const r of rows) yield storedSample(evaluator, { unitId: r.unit_id, status: r.status, output: r.output, error: r.error });
+      },
+    };
     const tally = new CallTally();
     let { result, error } = await this.aggregate(samples, tally);
     // Read again: a cancel may have come in while the aggregate ran.
@@ -262,7 +270,7 @@ export class Finish {
     let status: FinalStatus = lifecycle.phase.kind === "canceled" ? "canceled" : error ? "failed" : "succeeded";
     if (status === "succeeded" && settings.total > 0 && progress.failed === settings.total) {
       status = "failed";
-      error = `all ${settings.total} units failed; first error: ${samples.find((s) => s.error)?.error ?? "unknown"}`;
+      error = `all ${settings.total} units failed; first error: ${outbox.firstError() ?? "unknown"}`;
     }
     let nextRunId: string | null = null;
     if (status === "succeeded") {
@@ -279,15 +287,18 @@ export class Finish {
     const calls = addCalls(addCalls(noCalls(), progress.calls), tally.calls);
     // An aggregate's or follow-up's message may quote what an endpoint said: no key of the run is kept.
     const redact = runRedactor(await this.secrets());
+    // A result too large for the row goes to R2 first, the row then pointing at it.
+    const stored = await storeResult(this.p.env(), settings.runId, settings.evaluator, result === null ? null : redact.value(result));
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
     // coordinator, before this one started) keeps that end; a finish run twice writes the same.
-    await settleRun(db, settings.runId, ["queued", "running"], {
+    const settled = await settleRun(db, settings.runId, ["queued", "running"], {
       status,
-      result: result === null ? null : redact.value(result),
+      ...stored,
       error: error === null ? null : redact.text(error),
       ...progressColumns({ ...progress, calls }),
       finishedAt: new Date(),
     });
+    if (!settled.changed) await dropUnusedResult(this.p.env(), stored, settled.run);
     // A run that hands over to a follow-up is not the end of the work: only the last one notifies.
     const run = await getRunById(db, settings.runId);
     if (run && !nextRunId) await enqueueRunEvent(this.p.env(), run, `msg_final_${settings.runId}`);

@@ -1,6 +1,7 @@
 // The outbox: each unit's sample, recorded in the same write that ends the unit, copied to D1 in
 // batches with the progress counters after it, and kept until the run ends for its aggregate. While
-// the run goes it is also what the progress is counted from: it holds one row per ended unit.
+// the run goes it is also what the progress is counted from: it holds one row per ended unit. The
+// aggregate reads it through a paged cursor (`samples`), never all at once.
 import { openDb } from "../../db/client.ts";
 import { insertSamples, updateRun, type SampleInsert } from "../../db/runs.ts";
 import type { samples } from "../../db/schema.ts";
@@ -12,6 +13,11 @@ import type { Progress, UnitSample } from "./types.ts";
 
 /** Samples per read of the outbox. */
 const FLUSH_ROWS = 200;
+/** Samples per page the aggregate reads: their outputs are what a page holds in memory. */
+const AGGREGATE_ROWS = 500;
+
+/** A recorded sample as the aggregate reads it. */
+export type OutboxSample = { unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null };
 
 type OutboxRow = {
   seq: number;
@@ -164,11 +170,31 @@ export class Outbox {
     await updateRun(openDb(this.env().DB), this.store.settings()!.runId, progressColumns(this.progress()));
   }
 
-  /** Every sample, in the order recorded, for the aggregate. */
-  samples(): { unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null }[] {
-    return this.store.sql
-      .exec<{ unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null }>("SELECT unit_id, status, output, error FROM outbox ORDER BY seq")
-      .toArray();
+  /**
+   * Every sample, in the order recorded, for the aggregate: read AGGREGATE_ROWS at a time by `seq`, so
+   * only one page of outputs is in memory however large the run. Pages rather than one open cursor:
+   * an aggregate awaits (WebCrypto, embeddings) between rows, and each page is a complete read. Each
+   * iteration starts again from the first sample.
+   */
+  samples(): Iterable<OutboxSample> {
+    const sql = this.store.sql;
+    return {
+      *[Symbol.iterator]() {
+        for (let after = 0; ; ) {
+          const page = sql
+            .exec<OutboxSample & { seq: number }>("SELECT seq, unit_id, status, output, error FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", after, AGGREGATE_ROWS)
+            .toArray();
+          for (const row of page) yield row;
+          if (page.length < AGGREGATE_ROWS) return;
+          after = page[page.length - 1].seq;
+        }
+      },
+    };
+  }
+
+  /** The error of the first sample recorded with one, or null. */
+  firstError(): string | null {
+    return this.store.sql.exec<{ error: string }>("SELECT error FROM outbox WHERE error IS NOT NULL ORDER BY seq LIMIT 1").toArray()[0]?.error ?? null;
   }
 
   /** The run ended: D1 holds the samples from here on. */

@@ -1,6 +1,7 @@
 // Scheduling a running run's units: what a lane's report does (its unit ends, or its attempt fails),
 // which unit a lane gets next, idle lanes fed through the Queue, what the alarm does with deadlines
 // that passed, and the alarm planned for the next one. The moves themselves are units.ts's.
+import { openDb } from "../../db/client.ts";
 import { laneName, type UnitMessage } from "../../runs/messages.ts";
 import type { ModelCalls } from "../model-calls.ts";
 import { planUnitsAlarm, PROGRESS_FLUSH_MS, type Alarm } from "./alarm-plan.ts";
@@ -11,15 +12,30 @@ import type { Store } from "./store.ts";
 import type { RunSettings, UnitSample } from "./types.ts";
 import { afterDeadline, afterFailure, isCurrent, type InflightUnit } from "./unit-state.ts";
 import type { Assignment, Units } from "./units.ts";
+import { EndpointSeries } from "./endpoint-series.ts";
 
 /** What scheduling works with: the coordinator's storage and its other parts. `env` is read at each use. */
 export type SchedulerParts = { env: () => Env; store: Store; units: Units; outbox: Outbox; alarm: Alarm; lifecycle: Lifecycle; finish: Finish };
 
 export class Scheduler {
   private readonly p: SchedulerParts;
+  /** The run's endpoint as its lanes saw it; it also sets how many lanes are kept busy (see `lanes`). */
+  readonly endpoint: EndpointSeries;
+  /** A lane's report widened the lanes: the free ones are fed after the report. */
+  private widened = false;
 
   constructor(parts: SchedulerParts) {
     this.p = parts;
+    this.endpoint = new EndpointSeries(parts.store);
+  }
+
+  /**
+   * How many lanes the run keeps busy: its `concurrency` (the user's bound, or LIMITS.concurrency
+   * when it adapts), narrowed to what its endpoint's shared window can use (endpoint-series.ts), so a
+   * run against an endpoint that allows 8 does not keep 100 lanes waiting for permits.
+   */
+  private lanes(): number {
+    return this.endpoint.lanes(this.settings.concurrency);
   }
 
   private get settings(): RunSettings {
@@ -42,8 +58,10 @@ export class Scheduler {
 
   /** Its lane's sample: recorded and the unit ended in one write, so a sample is never lost nor counted twice. */
   ended(unit: InflightUnit, sample: UnitSample): void {
-    this.p.outbox.record(unit.id, unit.attempts, unit.calls, sample);
+    const { endpoint, ...stored } = sample;
+    this.p.outbox.record(unit.id, unit.attempts, unit.calls, stored);
     this.p.units.end(unit);
+    if (this.endpoint.add(endpoint)) this.widened = true;
   }
 
   /** `calls`: the model calls of the failed attempt, when its lane reported them (a silent lane did not). */
@@ -63,13 +81,20 @@ export class Scheduler {
     if (lifecycle.phase.kind !== "running") return null;
     const { done, failed } = outbox.progress();
     if (done + failed >= this.settings.total) {
+      // Before the finish: once the run has ended, its row is the finish's to write.
+      await this.endpoint.flush(openDb(this.p.env().DB), this.settings.runId, true);
       lifecycle.move({ kind: "finishing" });
       // A lane's report returns at once: the aggregate (which may call models) runs in the alarm.
       if (lane === null) await finish.run();
       else await alarm.set(Date.now(), "finish");
       return null;
     }
-    const next = lane === null ? undefined : this.assign([lane], false)[0];
+    // A lane past the lanes the endpoint's window can use gets no next unit and goes idle.
+    const next = lane === null || lane >= this.lanes() ? undefined : this.assign([lane], false)[0];
+    if (this.widened) {
+      this.widened = false;
+      await this.dispatchIdle();
+    }
     if (!next) {
       await this.dispatchIdle();
       return null;
@@ -86,7 +111,7 @@ export class Scheduler {
     if (this.p.lifecycle.phase.kind !== "running") return;
     const busy = new Set(this.p.units.busyLanes());
     const idle: number[] = [];
-    for (let lane = 0; lane < this.settings.concurrency; lane++) if (!busy.has(lane)) idle.push(lane);
+    for (let lane = 0; lane < this.lanes(); lane++) if (!busy.has(lane)) idle.push(lane);
     // If sending fails, the units stay in flight unstarted: the alarm sends them again at their start deadline.
     await this.send(this.assign(idle, true), "dispatching units");
     await this.arm();
@@ -113,6 +138,7 @@ export class Scheduler {
     // When every unit has ended, the finish flushes everything itself (after starting its heartbeat).
     const { done, failed } = outbox.progress();
     if (outbox.flushDue && done + failed < this.settings.total) await outbox.flushProgress();
+    if (done + failed < this.settings.total) await this.endpoint.flush(openDb(this.p.env().DB), this.settings.runId);
     await this.next(null);
   }
 

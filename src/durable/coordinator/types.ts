@@ -1,5 +1,6 @@
 // The shapes the coordinator shares with its callers (the run's creation, the lanes) and among its
 // own modules. Types only, so any module may import them without pulling in another's code.
+import type { EndpointObservation } from "../endpoint-gate.ts";
 import type { ModelCalls } from "../model-calls.ts";
 
 export type StartRun = {
@@ -9,6 +10,8 @@ export type StartRun = {
   config: unknown;
   unitIds: string[];
   concurrency: number;
+  /** The request left `concurrency` to the endpoint: the run adapts, `concurrency` being LIMITS.concurrency. */
+  adaptive?: boolean;
   /** How long a dispatched unit may stay silent before it is dispatched again. */
   leaseMs: number;
   maxAttempts?: number;
@@ -36,4 +39,11 @@ export type UnitContextReply = { tenantId: string; evaluator: string; config: un
  * A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes
  * survive the RPC, and the model calls of this attempt (the lane counts them; see model-calls.ts).
  */
-export type UnitSample = { status: "succeeded" | "failed"; output: string | null; error: string | null; calls?: ModelCalls };
+export type UnitSample = {
+  status: "succeeded" | "failed";
+  output: string | null;
+  error: string | null;
+  calls?: ModelCalls;
+  /** What the lane saw of its endpoint's shared window during the unit (absent: no limited endpoint was called). */
+  endpoint?: EndpointObservation;
+};

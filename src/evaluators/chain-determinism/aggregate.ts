@@ -12,17 +12,19 @@ function tally(into: Record<string, number>, key: string | null) {
 /**
  * The original's `chain_divergence_rate` plus what it lacks: modal share and first divergent step per
  * query, and what the endpoint reported (requests, token totals, fingerprints, models, providers).
+ * One pass over the samples, keeping of each replay only what divergence reads (its query, tool-call
+ * sequence and error fields), never its answer, rationale or turns.
  */
-export function aggregate(config: ChainDeterminismConfig, samples: StoredSample[]): ChainDeterminismResult {
-  const rows = samples.map((s) => sampleRow(config, s));
-  const stats = chainDivergenceRate(rows as DivergenceRow[], config.min_success);
-  const details = new Map(queryDivergenceDetails(rows as DivergenceRow[], config.min_success).map((d) => [d.query_id, d]));
+export function aggregate(config: ChainDeterminismConfig, samples: Iterable<StoredSample>): ChainDeterminismResult {
+  const rows: DivergenceRow[] = [];
   const usage = emptyUsage();
   const fingerprints: Record<string, number> = {};
   const models: Record<string, number> = {};
   const providers: Record<string, number> = {};
   let requests = 0;
   for (const s of samples) {
+    const { query_id, tool_call_sequence, error_category, error } = sampleRow(config, s) as DivergenceRow;
+    rows.push({ query_id, tool_call_sequence, error_category, error });
     const output = s.output as Output | null;
     requests += output?.requests ?? output?.turns.length ?? 0;
     for (const t of output?.turns ?? []) {
@@ -32,6 +34,8 @@ export function aggregate(config: ChainDeterminismConfig, samples: StoredSample[
       tally(providers, t.provider);
     }
   }
+  const stats = chainDivergenceRate(rows, config.min_success);
+  const details = new Map(queryDivergenceDetails(rows, config.min_success).map((d) => [d.query_id, d]));
   return {
     model: config.model,
     n_replays: config.n_replays,

@@ -41,9 +41,23 @@ export function readableAlpha(x: number | null): number | null {
   return Math.abs(x - whole) < 1e-12 ? whole + 0 : x;
 }
 
-/** The run's result: per item the panel's consensus and agreement, per batch alpha and critic statistics. */
-export function aggregateJudge(config: JudgeConfig, samples: readonly StoredSample[]): JudgeResult {
-  const byUnit = new Map(samples.map((s) => [s.unitId, s.output as JudgeOutput | null]));
+/** Of a critic's output, what the aggregate reads: the verdict without its reasoning and raw response, and the usage. */
+type Kept = { verdict: Verdict; usage: JudgeOutput["usage"] };
+
+function kept(output: JudgeOutput | null): Kept | null {
+  if (!output) return null;
+  const { kind, confidence, critic_id, error, elapsed_s } = output.verdict;
+  // Nothing in the voting or agreement reads the texts; they stay in the samples (and the contested route).
+  return { verdict: { kind, confidence, critic_id, error, elapsed_s, reasoning: "", raw_response: null }, usage: output.usage };
+}
+
+/**
+ * The run's result: per item the panel's consensus and agreement, per batch alpha and critic statistics.
+ * One pass over the samples keeps each critic's label, confidence and error, not its reasoning.
+ */
+export function aggregateJudge(config: JudgeConfig, samples: Iterable<StoredSample>): JudgeResult {
+  const byUnit = new Map<string, Kept | null>();
+  for (const s of samples) byUnit.set(s.unitId, kept(s.output as JudgeOutput | null));
   const totals = emptyCounts();
   const usage = emptyUsage();
   const matrix: (string | null)[][] = [];

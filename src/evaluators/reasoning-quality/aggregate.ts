@@ -1,22 +1,19 @@
 import {
-  buildRecord,
   effectiveWeights,
-  evaluateRecords,
   METRIC_KEYS,
   OWN_WORDING_NOTE,
   mergeStrategies,
   resolveWeightTable,
   type BackendFallback,
-  type CallOutcome,
   type EvaluationResult,
   type LsBackend,
   type SsBackend,
 } from "../../engines/reasoning-quality/index.ts";
-import { addUsage, emptyUsage } from "../usage.ts";
 import type { AggregateContext, StoredSample } from "../types.ts";
+import { evaluateKept, keepItem, keptModel, type KeptItem, type KeptModel } from "./aggregate-items.ts";
 import { embedFn, embeddingClient, SS_SECRET, type EmbeddingStats } from "./backends.ts";
 import type { RqModelResult, RqResult } from "./schemas.ts";
-import { plansOf, type RqConfig, type RqOutput } from "./units.ts";
+import { callKeys, plansOf, type RqConfig, type RqOutput } from "./units.ts";
 
 /** Competition ranking ("1224") of the models under one strategy, best first. */
 function rank(scores: { model: string; q: number }[]): { model: string; q: number; rank: number }[] {
@@ -36,45 +33,55 @@ function ssBackend(config: RqConfig, stats: EmbeddingStats, ctx: AggregateContex
   return { method: "embeddings", embed, batchSize: ss.batch_size, fallback: ss.fallback, name: ss.model, ...(ss.baseline !== null ? { baseline: ss.baseline } : {}) };
 }
 
+/** A unit id, "model:item:call" (units.ts); others are not this run's and are left out, as before. */
+const UNIT_ID = /^(\d+):(\d+):(p|r\d+|x\d+)$/;
+
+/**
+ * Reads the samples once, reducing each item of each model to its scores as soon as its calls are all
+ * read (aggregate-items.ts). Units are dispatched in plan order, where an item's calls are adjacent, so
+ * in recorded order they end close together: the outputs held are those of the items still open (about
+ * as many as the run's concurrency), never the run's. Items with calls never run are reduced at the end.
+ */
+async function keepAll(config: RqConfig, samples: Iterable<StoredSample>): Promise<KeptModel[]> {
+  const kept = config.models.map(() => keptModel(config));
+  const planned = plansOf(config).map((plan) => new Set(callKeys(plan).map((c) => c.key)));
+  const open = new Map<string, Map<string, RqOutput | null>>();
+  for (const s of samples) {
+    const id = UNIT_ID.exec(s.unitId);
+    if (!id) continue;
+    const [m, i, call] = [Number(id[1]), Number(id[2]), id[3]];
+    if (m >= kept.length || i >= planned.length || !planned[i].has(call) || kept[m].items[i]) continue;
+    const key = `${m}:${i}`;
+    let outputs = open.get(key);
+    if (!outputs) open.set(key, (outputs = new Map()));
+    outputs.set(call, s.output as RqOutput | null);
+    if (outputs.size === planned[i].size) {
+      open.delete(key);
+      await keepItem(config, kept[m], i, outputs);
+    }
+  }
+  for (const [m, model] of kept.entries()) {
+    for (let i = 0; i < planned.length; i++) if (!model.items[i]) await keepItem(config, model, i, open.get(`${m}:${i}`) ?? new Map());
+  }
+  return kept;
+}
+
 /**
  * Every model of a run is scored by one LS method and one SS method, so they can be ranked (spec §7,
  * §11: figures of different methods are not comparable). When a model's checker or embeddings fail and
  * its fallback applies, the other models take the same fallback, told so in their `ls_fallback` /
  * `ss_fallback`; once one model's embeddings fail, the rest are not asked for any.
  */
-export async function aggregateRq(config: RqConfig, samples: readonly StoredSample[], ctx?: AggregateContext): Promise<RqResult> {
-  const byUnit = new Map(samples.map((s) => [s.unitId, s.output as RqOutput | null]));
+export async function aggregateRq(config: RqConfig, samples: Iterable<StoredSample>, ctx?: AggregateContext): Promise<RqResult> {
   const table = mergeStrategies(resolveWeightTable(config.preset), config.custom_strategies);
-  const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
-    !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
-
+  const kept = await keepAll(config, samples);
   const inputs = config.models.map((model, m) => {
-    const calls = { planned: 0, made: 0, failed: 0, missing: 0 };
-    const usage = emptyUsage();
-    const records = plansOf(config).map((plan, i) => {
-      const get = (key: string) => {
-        calls.planned++;
-        const o = byUnit.get(`${m}:${i}:${key}`);
-        if (!o) calls.missing++;
-        else {
-          calls.made++;
-          if (!o.ok) calls.failed++;
-          addUsage(usage, o.usage);
-        }
-        return outcome(o);
-      };
-      // A unit that never ran (a canceled run) counts as a failed call.
-      const primary = get("p") ?? { ok: false as const, error: "not run" };
-      const extras = plan.extras.map((c) => get(`r${c.run}`));
-      const perturbations = plan.perturbations.map((c) => (c ? get(`x${c.slot}`) : null));
-      return buildRecord(config.items[i], plan, { primary, extras, perturbations }, { metrics: config.metrics });
-    });
-    const { ls, stats: lsStats } = lsOf(config, m, byUnit);
+    const { items, calls, usage } = kept[m];
+    const { ls, stats: lsStats } = lsOf(config, kept[m]);
     const ssStats: EmbeddingStats = { calls: 0, texts: 0, usage: { prompt_tokens: 0, total_tokens: 0 } };
-    return { model, records, calls, usage, ls, lsStats, ssStats };
+    return { model, items: items as KeptItem[], calls, usage, ls, lsStats, ssStats };
   });
-  const evaluate = (x: (typeof inputs)[number], ls: LsBackend, ss: SsBackend) =>
-    evaluateRecords(x.records, { metrics: config.metrics, matcher: config.matcher, ls, ss, weights: table });
+  const evaluate = (x: (typeof inputs)[number], ls: LsBackend, ss: SsBackend) => evaluateKept(config, x.items, ls, ss, table);
 
   // LS: the recorded labels decide each model's method without any call; one fallback makes all fall back.
   const lsMethods: { ls_fallback?: BackendFallback; ls_failed_pairs: number }[] =
@@ -125,7 +132,7 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
       },
       calls: x.calls,
       usage: x.usage,
-      generation_failed: x.records.filter((r) => r.generation_failed).length,
+      generation_failed: x.items.filter((it) => it.failed).length,
       backends: { ls: x.lsStats, ss: config.ss.method === "embeddings" ? { model: config.ss.model, ...x.ssStats } : null },
     };
   });
@@ -139,20 +146,14 @@ export async function aggregateRq(config: RqConfig, samples: readonly StoredSamp
   };
 }
 
-/** Model m's LS backend: for the `model` method, the labels its primary units recorded, and their cost. */
-function lsOf(config: RqConfig, m: number, byUnit: ReadonlyMap<string, RqOutput | null>): { ls: LsBackend; stats: RqModelResult["backends"]["ls"] } {
+/** A model's LS backend: for the `model` method, the labels its primary units recorded (kept per item), and their cost. */
+function lsOf(config: RqConfig, kept: KeptModel): { ls: LsBackend; stats: RqModelResult["backends"]["ls"] } {
   const ls = config.ls;
   if (ls.method !== "model") return { ls, stats: null };
-  const checks = config.items.map((_, i) => byUnit.get(`${m}:${i}:p`)?.nli ?? null);
-  const stats = { model: ls.model, calls: 0, failed_calls: 0, usage: emptyUsage(), first_error: null as string | null };
-  for (const c of checks) {
-    if (!c) continue;
-    stats.calls += c.calls;
-    stats.failed_calls += c.failed_calls;
-    addUsage(stats.usage, c.usage);
-    stats.first_error ??= c.errors[0] ?? null;
-  }
-  return { ls: { method: "model", labels: checks.map((c) => c?.labels ?? null), fallback: ls.fallback, name: ls.model }, stats };
+  const c = kept.checker;
+  const stats = { model: ls.model, calls: c.calls, failed_calls: c.failed_calls, usage: c.usage, first_error: c.first_error?.error ?? null };
+  // The labels were scored item by item as they were read (see keepItem): none are held here.
+  return { ls: { method: "model", labels: [], fallback: ls.fallback, name: ls.model }, stats };
 }
 
 function ssFallbackOf(config: RqConfig): SsBackend {

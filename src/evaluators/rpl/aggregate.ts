@@ -8,18 +8,29 @@ function tally(into: Record<string, number>, key: string | null) {
   if (key) into[key] = (into[key] ?? 0) + 1;
 }
 
+/** Of a sample's row, what the estimator and the diagnostics read (not its answer object or reply text). */
+type Kept = { at: number; prompt_sha256: string; json_valid: boolean; prob_true: number | null; logit: number | null; cache_hit: boolean; invalid_reason: string | null };
+
 /**
  * The engine's frozen estimator over every sample, with the run's plan and diagnostics. Async (WebCrypto
  * for the seed and run id). The samples are sorted into plan order first, because the estimator's
- * bootstrap depends on first-seen template order and samples are stored in completion order.
+ * bootstrap depends on first-seen template order and samples are stored in completion order. One pass
+ * keeps a few fields of each sample, and of the errors only the first in plan order.
  */
-export async function aggregate(config: RplConfig, samples: StoredSample[]): Promise<RplResult> {
+export async function aggregate(config: RplConfig, samples: Iterable<StoredSample>): Promise<RplResult> {
   // Plan order, not completion order: the estimator's bootstrap depends on first-seen template order.
   const order = new Map(plan(config).map((id, i) => [id, i]));
-  const rows = samples
-    .map((s) => ({ at: order.get(s.unitId) ?? Number.MAX_SAFE_INTEGER, row: rowOf(config, s) }))
-    .sort((a, b) => a.at - b.at)
-    .map((x) => x.row);
+  const kept: Kept[] = [];
+  let firstError: { at: number; error: string } | null = null;
+  for (const s of samples) {
+    const r = rowOf(config, s);
+    const at = order.get(s.unitId) ?? Number.MAX_SAFE_INTEGER;
+    kept.push({ at, prompt_sha256: r.prompt_sha256, json_valid: r.json_valid, prob_true: r.prob_true, logit: r.logit, cache_hit: r.cache_hit, invalid_reason: r.invalid_reason });
+    // The first by plan order, ties (ids outside the plan) to the first recorded, as a stable sort would have it.
+    if (r.error && (!firstError || at < firstError.at)) firstError = { at, error: r.error };
+  }
+  // Array.prototype.sort is stable: equal positions keep their recorded order, as before.
+  const rows = kept.sort((a, b) => a.at - b.at);
   const cacheHits = rows.filter((r) => r.cache_hit).length;
   const invalid_reasons: Record<string, number> = {};
   for (const r of rows) tally(invalid_reasons, r.invalid_reason);
@@ -39,7 +50,7 @@ export async function aggregate(config: RplConfig, samples: StoredSample[]): Pro
     });
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    const first = rows.find((r) => r.error)?.error;
+    const first = firstError?.error;
     const reasons = Object.entries(invalid_reasons).map(([k, n]) => `${k} ×${n}`).join(", ");
     throw new RangeError(`${err.message}${reasons ? ` (invalid: ${reasons})` : ""}${first ? `; first error: ${first}` : ""}`);
   }

@@ -56,14 +56,13 @@ describe("chain-determinism form", () => {
     // The run's simulator knobs default to SIM_DIVERGENCE and no latency when the request has none.
     expect(ChainDeterminismRunRequest.parse(body)).toEqual({ ...api, simulator: { divergence: SIM_DIVERGENCE, latency_ms: 0 } });
     // And the README's table, read by hand: suite default, 5 queries × 10 replays, temperature 0,
-    // concurrency 5, max_turns 10, max_tokens 1024, min_success 5, timeout 60 s, divergence 0.25.
+    // no concurrency (the run adapts), max_turns 10, max_tokens 1024, min_success 5, timeout 60 s, divergence 0.25.
     expect(body).toEqual({
       model: "sim:agent",
       suite: "default",
       n_queries: 5,
       n_replays: 10,
       temperature: 0,
-      concurrency: 5,
       max_turns: 10,
       max_tokens: 1024,
       min_success: 5,

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { ProviderError, retrying, type AttemptOutcome, type CallGate } from "../../src/providers/index.ts";
+
+const rateLimited = (retryAfterMs?: number) => new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs });
+const overloaded = () => new ProviderError({ name: "InternalServerError", kind: "transient", status: 529, message: "Overloaded" });
+const badRequest = () => new ProviderError({ name: "BadRequestError", kind: "bad_request", status: 400, message: "400" });
+
+/** A gate that records every permit's outcome and absorbs overloads while `absorb` says so. */
+function recordingGate(absorb: (n: number) => boolean) {
+  const outcomes: AttemptOutcome[] = [];
+  let acquired = 0;
+  const gate: CallGate = {
+    acquire: async () => {
+      acquired++;
+      return { release: async (o) => (outcomes.push(o), { absorbed: o.kind === "overload" && absorb(outcomes.length) }) };
+    },
+  };
+  return { gate, outcomes, acquired: () => acquired };
+}
+
+/** Answers from a script: an error to throw, or "ok". */
+function scripted(script: (ProviderError | "ok")[]) {
+  let i = 0;
+  return async () => {
+    const step = script[i++];
+    if (step === "ok") return { attempts: undefined as number | undefined };
+    throw step;
+  };
+}
+
+const sleeps: number[] = [];
+const policy = (gate: CallGate, maxRetries = 2) => ({ maxRetries, gate, sleep: async (ms: number) => void sleeps.push(ms), random: () => 0, now: () => 0 });
+
+describe("the retry policy through a gate", () => {
+  it("holds a permit for every attempt and reports each outcome", async () => {
+    const g = recordingGate(() => false);
+    const r = await retrying(scripted([rateLimited(0), "ok"]), policy(g.gate));
+    expect(r.attempts).toBe(2);
+    expect(g.acquired()).toBe(2);
+    await Promise.resolve();
+    expect(g.outcomes).toEqual([{ kind: "overload", retryAfterMs: 0 }, { kind: "ok", latencyMs: 0 }]);
+  });
+
+  it("absorbed overloads do not use up the call's retries", async () => {
+    const g = recordingGate(() => true);
+    // Five refusals the limiter took as its own window's doing, then an answer: with maxRetries 2 this would fail without the gate.
+    const r = await retrying(scripted([rateLimited(), rateLimited(), overloaded(), rateLimited(), rateLimited(), "ok"]), policy(g.gate));
+    expect(r.attempts).toBe(6);
+  });
+
+  it("refusals the limiter did not absorb count as usual", async () => {
+    const g = recordingGate(() => false);
+    await expect(retrying(scripted([rateLimited(), rateLimited(), rateLimited(), "ok"]), policy(g.gate))).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
+  });
+
+  it("an absorbed retry waits what the endpoint asked for", async () => {
+    sleeps.length = 0;
+    const g = recordingGate(() => true);
+    await retrying(scripted([rateLimited(1500), "ok"]), policy(g.gate));
+    expect(sleeps).toEqual([1500]);
+  });
+
+  it("other failures are reported as errors and not absorbed", async () => {
+    const g = recordingGate(() => true);
+    await expect(retrying(scripted([badRequest()]), policy(g.gate))).rejects.toMatchObject({ attempts: 1 });
+    expect(g.outcomes).toEqual([{ kind: "error" }]);
+  });
+});
