@@ -43,7 +43,9 @@ export class PermitBook {
   /** `prefix` tells this book's permit ids from an earlier one's (a limiter that was evicted). */
   constructor({ window, options = DEFAULT_WINDOW, prefix = "" }: { window?: WindowState; options?: WindowOptions; prefix?: string } = {}) {
     this.options = options;
-    this.window = window ?? newWindow(options);
+    // A restored window's `cutSeq` counts an earlier book's permits; this book numbers its own from 0,
+    // so keeping it would ignore every overload until as many permits had been granted again.
+    this.window = window ? { ...window, cutSeq: 0 } : newWindow(options);
     this.prefix = prefix;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, PermitBook, type Outcome } from "../../src/limiter/index.ts";
+import { DEFAULT_WINDOW, PermitBook, type Outcome, type WindowState } from "../../src/limiter/index.ts";
 
 describe("the permit book", () => {
   it("grants up to the window, then none until a release", () => {
@@ -48,6 +48,18 @@ describe("the permit book", () => {
     after.release(old.id, { kind: "ok", latencyMs: 1 }, 1);
     expect(after.inFlight).toBe(1);
     expect(mine.id).not.toBe(old.id);
+  });
+
+  it("a book made from a stored window (after an eviction) still cuts it on an overload", () => {
+    // What an earlier book stored after granting hundreds of permits: a window of 40, last cut at its 521st.
+    const stored: WindowState = { size: 40, ceiling: null, aboveCeiling: 0, cutSeq: 521, phase: "start", baseLatencyMs: null };
+    const restored = new PermitBook({ window: stored, prefix: "b:" });
+    expect(restored.limit).toBe(40);
+    const grants = Array.from({ length: 20 }, (_, i) => restored.tryGrant(i, 1000)!);
+    const released = restored.release(grants[19].id, { kind: "overload" }, 100);
+    // Cut to 0.7 × the 20 in flight when the refused request was sent.
+    expect(restored.limit).toBe(14);
+    expect(released.limit).toBe(14);
   });
 });
 
