@@ -8,8 +8,12 @@ import { LIMITS } from "../limits.ts";
 /** The columns of a runs row that say where its result is. */
 export type StoredResult = { result: unknown; resultKey: string | null; resultBytes: number | null };
 
-/** One object per run, so a finish that runs twice writes the same key again. */
-export const resultObjectKey = (runId: string): string => `runs/${runId}/result.json`;
+/**
+ * One object per finish attempt: a finish that runs again (after a crash past its D1 write, or beside a
+ * cancel) must not replace the object a settled row already names; the attempt whose row write did not
+ * take deletes its own (dropUnusedResult).
+ */
+export const resultObjectKey = (runId: string): string => `runs/${runId}/result-${crypto.randomUUID()}.json`;
 
 /** The inline threshold: LIMITS.inlineResultBytes, or a smaller RESULT_INLINE_BYTES where a deployment (or a test) sets one. */
 export function inlineResultBytes(env: Env): number {
@@ -29,16 +33,16 @@ function wireText(evaluator: string, result: unknown): string {
 /**
  * Decides where a run's final result goes and puts it in R2 when it is too large for the row; returns
  * the row's columns. The object is written before the row points at it, so a row never names a
- * missing object; a put repeated by a finish run again overwrites the same key.
+ * missing object.
  */
 export async function storeResult(env: Env, runId: string, evaluator: string, result: unknown): Promise<StoredResult> {
   if (result === null || result === undefined) return { result: null, resultKey: null, resultBytes: null };
   const text = wireText(evaluator, result);
-  const bytes = new TextEncoder().encode(text).length;
-  if (bytes <= inlineResultBytes(env)) return { result, resultKey: null, resultBytes: bytes };
+  const encoded = new TextEncoder().encode(text);
+  if (encoded.length <= inlineResultBytes(env)) return { result, resultKey: null, resultBytes: encoded.length };
   const key = resultObjectKey(runId);
-  await env.RESULTS.put(key, text, { httpMetadata: { contentType: "application/json" } });
-  return { result: null, resultKey: key, resultBytes: bytes };
+  await env.RESULTS.put(key, encoded, { httpMetadata: { contentType: "application/json" } });
+  return { result: null, resultKey: key, resultBytes: encoded.length };
 }
 
 /** Deletes an object `storeResult` wrote for a row that did not take it (the run had ended otherwise). */

@@ -59,7 +59,7 @@ describe("GET /v1/runs/{id}/result", () => {
     // The row holds the pointer, the object holds the bytes.
     const row = (await getRunById(openDb(env.DB), run.id))!;
     expect(row.result).toBeNull();
-    expect(row.resultKey).toBe(`runs/${run.id}/result.json`);
+    expect(row.resultKey).toMatch(new RegExp(`^runs/${run.id}/result-[0-9a-f-]{36}\\.json$`));
     expect((await env.RESULTS.head(row.resultKey!))?.size).toBe(run.result_size_bytes);
 
     // The full result is what the evaluator's aggregate makes of the run's samples, recomputed here.

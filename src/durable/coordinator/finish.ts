@@ -43,7 +43,8 @@ export type FollowUpRun = NonNullable<FollowUp["next"]> & {
   evaluator: EvaluatorName;
   secretEnc: string | null;
   webhookUrl: string | undefined;
-  concurrency: number;
+  /** Undefined: the follow-up adapts, as the run it follows did. */
+  concurrency: number | undefined;
   leaseMs: number;
   body: { follow_up_of: string };
   idempotencyKey: string;
@@ -235,7 +236,7 @@ export class Finish {
         publicConfig: follow.next.publicConfig,
         secretEnc: store.secretEnc(),
         webhookUrl: run?.webhookUrl ?? undefined,
-        concurrency: settings.concurrency,
+        concurrency: store.get<boolean>("adaptive") === true ? undefined : settings.concurrency,
         leaseMs: settings.leaseMs,
         body: { follow_up_of: settings.runId },
         idempotencyKey: `follow-up:${settings.runId}`,

@@ -81,9 +81,11 @@ export class Scheduler {
     if (lifecycle.phase.kind !== "running") return null;
     const { done, failed } = outbox.progress();
     if (done + failed >= this.settings.total) {
-      // Before the finish: once the run has ended, its row is the finish's to write.
-      await this.endpoint.flush(openDb(this.p.env().DB), this.settings.runId, true);
+      // The move first, in the same turn as the check: while the report's write below awaits, a cancel
+      // or the alarm must find the run finishing, not move it themselves. The write touches only the
+      // row's `endpoint` column, which the finish does not write.
       lifecycle.move({ kind: "finishing" });
+      await this.endpoint.flush(openDb(this.p.env().DB), this.settings.runId, true);
       // A lane's report returns at once: the aggregate (which may call models) runs in the alarm.
       if (lane === null) await finish.run();
       else await alarm.set(Date.now(), "finish");
