@@ -4,13 +4,11 @@
 // `node bench/adaptive-concurrency.ts [--before] [--reference]` prints the table; `--before` adds the
 // old default (a fixed concurrency of 5) against the first endpoint (about 100 s more), `--reference`
 // a fixed concurrency of 50 there (what knowing the limit in advance gives).
-import { spawn } from "node:child_process";
-import { createServer } from "node:http";
 import os from "node:os";
-import { join } from "node:path";
 import { registerScenario, scenarioStats, type RateLimit } from "../test/support/fake-openai.ts";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
 import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
+import { startFakeServer, startFinalHookReceiver } from "./support.ts";
 
 export type AdaptiveBench = {
   mode: string;
@@ -25,45 +23,6 @@ export type AdaptiveBench = {
   rate_limited: number;
   status: string;
 };
-
-/** The fake endpoint in a child process (see fake-openai-process.ts), so this process's work cannot delay its answers. */
-async function startFakeServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "fake-openai-process.ts")], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim().split("\n")[0]));
-    child.once("exit", (code) => reject(new Error(`fake server exited with ${code}`)));
-  });
-  return { url, close: async () => void child.kill() };
-}
-
-/** The wall time ends when the run's final webhook arrives, as a client would learn of it. */
-async function startFinalHookReceiver(): Promise<{ url: string; final(runId: string): Promise<void>; close(): void }> {
-  const waiting = new Map<string, () => void>();
-  const arrived = new Set<string>();
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      res.writeHead(204).end();
-      const runId = (JSON.parse(body) as { data?: { id?: string } }).data?.id;
-      if (!runId) return;
-      arrived.add(runId);
-      waiting.get(runId)?.();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    final: (runId) =>
-      new Promise<void>((resolve, reject) => {
-        if (arrived.has(runId)) return resolve();
-        const timer = setTimeout(() => reject(new Error(`no final webhook for ${runId} within 5 minutes`)), 5 * 60_000);
-        waiting.set(runId, () => (clearTimeout(timer), resolve()));
-      }),
-    close: () => server.close(),
-  };
-}
 
 type Mode = { name: string; limit: RateLimit; concurrency?: number };
 

@@ -8,10 +8,10 @@
 // its resident set after a warm-up run, and its peak (VmHWM) once the run has ended. The growth between
 // the two bounds the coordinator's memory from above: it also holds the lanes, D1's and SQLite's caches.
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import os from "node:os";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
 import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
+import { startFakeServer, startFinalHookReceiver } from "./support.ts";
 
 export type ScaleRow = {
   units: number;
@@ -34,35 +34,6 @@ export const SIZES = [
   { models: 5, items: 2_000 },
 ] as const;
 const K = 5;
-
-/** Receives the runs' final webhooks: the wall time ends when the API tells a client the run is over, with no polling load on workerd. */
-async function finalHooks(): Promise<{ url: string; final(runId: string, timeoutMs: number): Promise<void>; close(): void }> {
-  const arrived = new Set<string>();
-  const waiting = new Map<string, () => void>();
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      res.writeHead(204).end();
-      const id = (JSON.parse(body) as { data?: { id?: string } }).data?.id;
-      if (!id) return;
-      arrived.add(id);
-      waiting.get(id)?.();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    final: (id, timeoutMs) =>
-      new Promise<void>((resolve, reject) => {
-        if (arrived.has(id)) return resolve();
-        const timer = setTimeout(() => reject(new Error(`no final webhook for ${id} within ${timeoutMs / 1000} s`)), timeoutMs);
-        waiting.set(id, () => (clearTimeout(timer), resolve()));
-      }),
-    close: () => server.close(),
-  };
-}
 
 /** The /proc status fields (kB) of every workerd process descended from this one. */
 function workerdProcesses(): { pid: number; rss: number; hwm: number }[] {
@@ -104,7 +75,7 @@ function workerProcess(before: ReturnType<typeof workerdProcesses>, after: Retur
   return grown.reduce((x, y) => (y.hwm - y.rss > x.hwm - x.rss ? y : x));
 }
 
-async function oneSize({ models, items }: { models: number; items: number }, port: number, stateIn: StateIn, hooks: Awaited<ReturnType<typeof finalHooks>>): Promise<ScaleRow> {
+async function oneSize({ models, items }: { models: number; items: number }, port: number, stateIn: StateIn, hooks: Awaited<ReturnType<typeof startFinalHookReceiver>>): Promise<ScaleRow> {
   const dev = await startWranglerDev(port, stateIn);
   try {
     const headers = { "content-type": "application/json", authorization: `Bearer ${DEV_API_KEY}` };
@@ -163,7 +134,7 @@ async function oneSize({ models, items }: { models: number; items: number }, por
 
 /** One run per size (`sizes`, default SIZES), each on a fresh wrangler dev. */
 export async function benchScale({ port = 8799, stateIn = "disk" as StateIn, sizes = SIZES as readonly { models: number; items: number }[] } = {}): Promise<ScaleRow[]> {
-  const hooks = await finalHooks();
+  const hooks = await startFinalHookReceiver();
   try {
     const rows: ScaleRow[] = [];
     for (const size of sizes) rows.push(await oneSize(size, port, stateIn, hooks));

@@ -81,8 +81,9 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * thrown at once.
  *
  * With a `gate`, every attempt waits for a permit first and reports its outcome; a 429 the gate
- * absorbed is retried without counting (up to MAX_ABSORBED_RETRIES) and waits as the first retry does
- * (its `Retry-After`, else 0.5 s), so no call fails while a limiter is still finding the endpoint's limit.
+ * absorbed is retried without counting (up to MAX_ABSORBED_RETRIES), after its `Retry-After` if it had
+ * one and otherwise as soon as the limiter grants it again, so no call fails while a limiter is still
+ * finding the endpoint's limit.
  *
  * The answer carries `attempts` (1 = first try succeeded); the error finally thrown carries
  * `attempts` too, so the platform can count retries either way.
@@ -112,7 +113,9 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
       }
       if (free) absorbed++;
       else counted++;
-      const delayMs = retryDelayMs(error, free ? 0 : counted - 1, random);
+      // An absorbed 429 without a Retry-After goes straight back to the limiter, whose cut window is
+      // the wait: it is granted again once the endpoint has room, not after a fixed backoff.
+      const delayMs = free && !(error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs)) ? 0 : retryDelayMs(error, free ? 0 : counted - 1, random);
       onRetry?.({ attempt, error, delayMs });
       await sleep(delayMs, signal);
     }

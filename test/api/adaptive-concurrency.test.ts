@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { limiterName } from "../../src/durable/endpoint-gate.ts";
+import { DEFAULT_WINDOW } from "../../src/limiter/index.ts";
 import { fakeScenario, newTenant, send, startRun, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 
 const API_KEY = "sk-adaptive-test-0000";
@@ -73,22 +74,23 @@ describe("adaptive concurrency", () => {
 
   it("two runs against one endpoint and key share one window", async () => {
     const { key, tenantId } = await newTenant();
-    // Every request is held until released: the limiter's first window (10) is all that is in flight.
+    // Every request is held until released: the limiter's first window (W) is all that is in flight.
+    const W = DEFAULT_WINDOW.initial;
     const model = await fakeScenario({ agent: { calls: 1 }, record: false, hold_after: 0 }, "shared");
-    const a = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 16, min_success: 2 });
+    const a = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: W + 6, min_success: 2 });
     const shared = await limiter(tenantId);
-    await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: 10, waiting: 6 }), WAIT);
+    await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: W, waiting: 6 }), WAIT);
     const b = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 4, min_success: 2 });
     // Run B's four lanes queue behind run A's: the endpoint still has exactly the window in flight.
-    await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: 10, waiting: 10 }), WAIT);
-    expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(10);
+    await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: W, waiting: 10 }), WAIT);
+    expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(W);
     await releaseScenario(env.FAKE_OPENAI_URL, model);
     const [ra, rb] = [await finished(key, a.id), await finished(key, b.id)];
     expect([ra.progress.failed, rb.progress.failed]).toEqual([0, 0]);
     // Whatever the window grew to afterwards, the endpoint never had more in flight than it granted.
     const view = await shared.inspect();
     expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).max_in_flight).toBeLessThanOrEqual(view.maxInFlight);
-    expect(rb.endpoint!.max_in_flight).toBeGreaterThanOrEqual(10);
+    expect(rb.endpoint!.max_in_flight).toBeGreaterThanOrEqual(W);
   });
 
   it("never exceeds a fixed concurrency, which still goes through the shared window", async () => {

@@ -78,6 +78,7 @@ export {
   buildRecord,
   evaluateItems,
   evaluateRecords,
+  evaluationOf,
   hasPerturbations,
   planItem,
   plannedCalls,

@@ -15,7 +15,7 @@
  * `evaluateItems` strings these together in the reference's call order for local runs and tests.
  */
 import { DEFAULT_PRESET, aggregateAll, resolveWeightTable, type AggregateOptions, type PresetVersion, type WeightTable, type WeightTableName } from "./aggregate.ts";
-import { datasetOf, groupByDataset, scoreItems, summarise, type BackendFallback, type ItemRecord, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
+import { datasetOf, groupByDataset, scoreItems, summarise, type BackendFallback, type ItemRecord, type ItemScores, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
 import { compareCodePoints, isBlank, pyStrip } from "../python/index.ts";
 import { runTrace, splitSteps, storedTrace, whitespaceTokenCount, type StepRule } from "./steps.ts";
 
@@ -268,23 +268,53 @@ function presetName(weights: EvaluateOptions["weights"]): string {
  * strategy of the weight table from the 4-decimal raw metrics.
  */
 export async function evaluateRecords(records: readonly ItemRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
+  // Bad counts and weights are refused before any scoring, as the reference does.
   const counts = runCounts(options.metrics);
   const table = resolveWeightTable(options.weights ?? DEFAULT_PRESET);
-  const aggregateOptions: AggregateOptions = { missingMetric: options.missingMetric, codeCompatible: options.codeCompatible };
   const scores = await scoreItems(records, options.metrics ?? {}, options);
+  const figures = evaluationOf(records, scores, {
+    table,
+    aggregate: { missingMetric: options.missingMetric, codeCompatible: options.codeCompatible },
+    counts,
+    token_count_method: summaryTokenMethod(records),
+    preset_version: presetName(options.weights),
+    missing_metric: options.missingMetric ?? "renormalize",
+    step_rule: options.stepRule ?? "legacy_dot",
+  });
+  return { ...figures, records: [...records] };
+}
+
+/** What `evaluationOf` needs besides the scores: the weights, the counts and the labels the result carries. */
+export type EvaluationSettings = {
+  table: WeightTable;
+  aggregate: AggregateOptions;
+  counts: { consistency_runs: number; stability_runs: number; robustness_perturbations: number };
+  token_count_method: string;
+  preset_version: string;
+  missing_metric: "renormalize" | "zero";
+  step_rule: StepRule;
+};
+
+/**
+ * The result's figures from each item's scores (in `items`' order): overall and per dataset, with the
+ * metadata and extensions. Everything of `evaluateRecords` but its records, for callers that keep
+ * each item's scores and not its texts (the run platform's aggregate at scale).
+ */
+export function evaluationOf(items: readonly Pick<ItemRecord, "dataset">[], scores: ItemScores, settings: EvaluationSettings): Omit<EvaluationResult, "records"> {
+  const { table, aggregate: aggregateOptions, counts } = settings;
   const overall = summarise(scores);
   const per_dataset: Record<string, DatasetResult> = {};
-  for (const group of groupByDataset(records)) {
+  for (const group of groupByDataset(items)) {
     const subset = summarise(scores, group.indices);
     per_dataset[group.name] = { raw_metrics: subset.raw_metrics, aggregated: aggregateAll(subset.raw_metrics, table, aggregateOptions), num_samples: subset.num_samples };
   }
-  const datasets = [...new Set(records.map(datasetOf))].sort(compareCodePoints);
+  const datasets = [...new Set(items.map(datasetOf))].sort(compareCodePoints);
   return {
     raw_metrics: overall.raw_metrics,
     aggregated: aggregateAll(overall.raw_metrics, table, aggregateOptions),
     per_dataset,
     metadata: {
-      num_samples: records.length,
+      num_samples: items.length,
       consistency_runs: counts.consistency_runs,
       stability_runs: counts.stability_runs,
       robustness_perturbations: counts.robustness_perturbations,
@@ -299,15 +329,14 @@ export async function evaluateRecords(records: readonly ItemRecord[], options: E
       ss_method: scores.ss_method,
       ...(scores.ss_model !== undefined ? { ss_model: scores.ss_model } : {}),
       ...(scores.ss_fallback ? { ss_fallback: scores.ss_fallback } : {}),
-      token_count_method: summaryTokenMethod(records),
-      preset_version: presetName(options.weights),
+      token_count_method: settings.token_count_method,
+      preset_version: settings.preset_version,
       rs_skipped: overall.rs_skipped,
-      missing_metric: options.missingMetric ?? "renormalize",
-      step_rule: options.stepRule ?? "legacy_dot",
+      missing_metric: settings.missing_metric,
+      step_rule: settings.step_rule,
     },
     raw: overall.raw,
     per_item: overall.per_item,
-    records: [...records],
   };
 }
 

@@ -4,18 +4,15 @@
 // from full records; `evaluateKept` is its twin over kept items, step for step in the same order, so the
 // numbers are the same bit for bit (test/node/evaluators/rq-aggregate-stream.test.ts holds them side by side).
 import {
-  aggregateAll,
   buildRecord,
   datasetOf,
-  groupByDataset,
+  evaluationOf,
   runCounts,
   scoreItems,
   stepPairs,
-  summarise,
   type AggregateOptions,
   type BackendFallback,
   type CallOutcome,
-  type DatasetResult,
   type EvaluationResult,
   type ItemRecord,
   type ItemScores,
@@ -24,7 +21,6 @@ import {
   type SsBackend,
   type WeightTable,
 } from "../../engines/reasoning-quality/index.ts";
-import { compareCodePoints } from "../../engines/python/index.ts";
 import type { Usage } from "../../providers/index.ts";
 import { addUsage, emptyUsage } from "../usage.ts";
 import { plansOf, type RqConfig, type RqOutput } from "./units.ts";
@@ -208,43 +204,16 @@ export async function evaluateKept(config: RqConfig, items: readonly KeptItem[],
     options: meta.options,
   };
 
-  const overall = summarise(scores);
-  const per_dataset: Record<string, DatasetResult> = {};
-  for (const group of groupByDataset(items)) {
-    const subset = summarise(scores, group.indices);
-    per_dataset[group.name] = { raw_metrics: subset.raw_metrics, aggregated: aggregateAll(subset.raw_metrics, table, aggregateOptions), num_samples: subset.num_samples };
-  }
-  const datasets = [...new Set(items.map(datasetOf))].sort(compareCodePoints);
-  return {
-    raw_metrics: overall.raw_metrics,
-    aggregated: aggregateAll(overall.raw_metrics, table, aggregateOptions),
-    per_dataset,
-    metadata: {
-      num_samples: items.length,
-      consistency_runs: counts.consistency_runs,
-      stability_runs: counts.stability_runs,
-      robustness_perturbations: counts.robustness_perturbations,
-      datasets,
-    },
-    extensions: {
-      cq_matcher: scores.cq_matcher,
-      ls_method: scores.ls_method,
-      ...(scores.ls_model !== undefined ? { ls_model: scores.ls_model } : {}),
-      ls_failed_pairs: scores.ls_failed_pairs,
-      ...(scores.ls_fallback ? { ls_fallback: scores.ls_fallback } : {}),
-      ss_method: scores.ss_method,
-      ...(scores.ss_model !== undefined ? { ss_model: scores.ss_model } : {}),
-      ...(scores.ss_fallback ? { ss_fallback: scores.ss_fallback } : {}),
-      token_count_method: summaryTokenMethod(items),
-      // The table is handed in resolved, as the aggregate always did: the engine names it "custom".
-      preset_version: "custom",
-      rs_skipped: overall.rs_skipped,
-      missing_metric: "renormalize",
-      step_rule: "legacy_dot",
-    },
-    raw: overall.raw,
-    per_item: overall.per_item,
-    // Not kept: the result never carried the records, and they are what the aggregate does not hold.
-    records: [],
-  };
+  const figures = evaluationOf(items, scores, {
+    table,
+    aggregate: aggregateOptions,
+    counts,
+    token_count_method: summaryTokenMethod(items),
+    // The table is handed in resolved, as the aggregate always did: the engine names it "custom".
+    preset_version: "custom",
+    missing_metric: "renormalize",
+    step_rule: "legacy_dot",
+  });
+  // Not kept: the result never carried the records, and they are what the aggregate does not hold.
+  return { ...figures, records: [] };
 }
