@@ -1,21 +1,13 @@
 // What the GET /v1/compare tests share: the request, the answer's shape, and the Wilson score limits
 // written out from the textbook (an independent calculation, not the engine's).
+import type { Comparison as ApiComparison, MetricComparison } from "@assay/sdk";
 import { send } from "./helpers.ts";
 
-export type Metric = {
-  name: string;
-  base: number | null;
-  head: number | null;
-  delta: number | null;
-  ci95: [number, number] | null;
-  p_value: number | null;
-  higher_is_better: boolean | null;
-  method: string;
-  verdict: string;
-};
+export type Metric = MetricComparison;
 
+/** The API's comparison (the SDK's type), with `details` open: each evaluator's tests read their own. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Comparison = { evaluator: string; paired: boolean; verdict: string; metrics: Metric[]; flipped: { id: string; base: string; head: string }[]; details: any };
+export type Comparison = Omit<ApiComparison, "details"> & { details: any };
 
 export function compare(key: string, base: string, head: string, query = ""): Promise<Response> {
   return send("GET", `/v1/compare?base=${base}&head=${head}${query}`, key);

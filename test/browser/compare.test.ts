@@ -4,29 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import type { Comparison } from "@assay/sdk";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
-import { finalRun } from "../support/final-run.ts";
-
-const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
-
-async function createRun(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${base()}/v1/${path}/runs`, { method: "POST", headers, body: JSON.stringify(body) });
-  expect(res.status).toBe(202);
-  return ((await res.json()) as { id: string }).id;
-}
-
-/** Waits for the run to end and checks it succeeded. */
-async function succeeded(id: string): Promise<string> {
-  const run = await finalRun(base(), id, headers);
-  expect(run.status, run.error ?? "").toBe("succeeded");
-  return id;
-}
-
-async function apiCompare(baseId: string, headId: string, query = ""): Promise<Comparison> {
-  const res = await fetch(`${base()}/v1/compare?base=${baseId}&head=${headId}${query}`, { headers });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Comparison;
-}
+import { base, browserMissing, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { apiCompare, createRun, succeeded, swappedReasoners } from "../support/compare-runs.ts";
 
 /** A shown figure against the API's: four decimals (so within 0.00005), "–" for none. */
 function expectFigure(text: string, value: number | null, what: string) {
@@ -154,18 +133,7 @@ describe.skipIf(browserMissing)("the compare page", () => {
   });
 
   it("reasoning-quality: every model's metrics and the rank changes per strategy", async () => {
-    const run = (careful: number, quick: number) =>
-      createRun("reasoning-quality", {
-        models: [
-          { name: "careful", model: "sim:reasoner", simulator: { accuracy: careful } },
-          { name: "quick", model: "sim:reasoner", simulator: { accuracy: quick } },
-        ],
-        datasets: [{ synthetic: { num_reasoning: 8, num_adversarial: 2, num_robustness: 2 } }],
-        K: 2,
-        P: 1,
-      });
-    const [a, b] = await Promise.all([run(0.95, 0.2), run(0.2, 0.95)]);
-    await Promise.all([succeeded(a), succeeded(b)]);
+    const [a, b] = await swappedReasoners();
     const c = await apiCompare(a, b);
     const changes = Object.entries(c.details.rank_changes as Record<string, { model: string; base_rank: number; head_rank: number }[]>).flatMap(([s, list]) =>
       list.map((r) => [s, r.model, String(r.base_rank), String(r.head_rank)]),

@@ -3,29 +3,10 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Comparison } from "@assay/sdk";
 import { assay } from "./assay.ts";
-import { finalRun } from "../support/final-run.ts";
+import { apiCompare, createRun, succeeded, swappedReasoners } from "../support/compare-runs.ts";
 
 const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key", "Content-Type": "application/json" };
-
-async function createRun(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${server()}/v1/${path}/runs`, { method: "POST", headers, body: JSON.stringify(body) });
-  expect(res.status).toBe(202);
-  return ((await res.json()) as { id: string }).id;
-}
-
-/** Waits for the run to end and checks it succeeded. */
-async function succeeded(id: string): Promise<string> {
-  const run = await finalRun(server(), id, headers);
-  expect(run.status, run.error ?? "").toBe("succeeded");
-  return id;
-}
-
-async function apiCompare(base: string, head: string): Promise<Comparison> {
-  const res = await fetch(`${server()}/v1/compare?base=${base}&head=${head}`, { headers });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Comparison;
-}
 
 /** The printed table's rows, cut into cells at runs of two or more spaces (cells hold single spaces). */
 function tableRows(stdout: string): string[][] {
@@ -200,18 +181,7 @@ describe("assay compare, the other evaluators", () => {
   });
 
   it("reasoning-quality: the same two models with their accuracies swapped; their ranks change", async () => {
-    const run = (careful: number, quick: number) =>
-      createRun("reasoning-quality", {
-        models: [
-          { name: "careful", model: "sim:reasoner", simulator: { accuracy: careful } },
-          { name: "quick", model: "sim:reasoner", simulator: { accuracy: quick } },
-        ],
-        datasets: [{ synthetic: { num_reasoning: 8, num_adversarial: 2, num_robustness: 2 } }],
-        K: 2,
-        P: 1,
-      });
-    const [a, b] = await Promise.all([run(0.95, 0.2), run(0.2, 0.95)]);
-    await Promise.all([succeeded(a), succeeded(b)]);
+    const [a, b] = await swappedReasoners();
     const api = await apiCompare(a, b);
     expect(api).toMatchObject({ evaluator: "reasoning-quality", paired: true, verdict: "regressed" });
     const out = await assay(["compare", a, b]);
