@@ -19,13 +19,16 @@ type Result = {
 };
 
 /** Creates a run and waits for it to end. */
-async function finishedRun(body: Record<string, unknown>): Promise<{ id: string; result: Result }> {
+type Endpoint = { adaptive: boolean; max_limit: number; max_in_flight: number } | null;
+type Calls = { requests: number; retries: number; rate_limited: number } | null;
+
+async function finishedRun(body: Record<string, unknown>): Promise<{ id: string; result: Result; endpoint: Endpoint; calls: Calls }> {
   const res = await fetch(`${base()}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify(body) });
   expect(res.status).toBe(202);
   const { id } = (await res.json()) as { id: string };
-  const run = await finalRun<{ status: string; result: Result; error: string | null }>(base(), id, headers);
+  const run = await finalRun<{ status: string; result: Result; error: string | null; endpoint: Endpoint; calls: Calls }>(base(), id, headers);
   expect(run.status, run.error ?? "").toBe("succeeded");
-  return { id, result: run.result };
+  return { id, result: run.result, endpoint: run.endpoint, calls: run.calls };
 }
 
 // The page's own format, restated: a share as a percentage with one decimal.
@@ -114,7 +117,9 @@ describe.skipIf(browserMissing)("the chain-determinism run page", () => {
     });
     expect(reg.status).toBe(201);
     // 2 queries × 3 replays with min_success 3: a query that lost a replay is insufficient.
-    const { id, result } = await finishedRun({ model, provider: { base_url: url, api_key: "sk-dash-test-0123456789" }, n_queries: 2, n_replays: 3, min_success: 3 });
+    const { id, result, endpoint, calls } = await finishedRun({ model, provider: { base_url: url, api_key: "sk-dash-test-0123456789" }, n_queries: 2, n_replays: 3, min_success: 3 });
+    // A real endpoint: the run reports its shared limiter (adaptive, as no concurrency was given).
+    expect(endpoint).toMatchObject({ adaptive: true });
     expect(result.n_errors).toBe(3);
     const insufficient = result.per_query.filter((q) => q.status === "insufficient").length;
     expect(insufficient).toBeGreaterThan(0);
@@ -131,6 +136,12 @@ describe.skipIf(browserMissing)("the chain-determinism run page", () => {
         await page.locator("p.hint", { hasText: "Not measurable" }).waitFor();
         expect(await page.locator('canvas[data-chart="divergence rate"]').count()).toBe(0);
       }
+      // Below the results, the endpoint as the run's limiter saw it, in the API's figures.
+      const endpointSection = page.getByRole("region", { name: "Model endpoint" });
+      await endpointSection.locator('canvas[data-chart="Concurrency window over time"]').waitFor();
+      expect(await endpointSection.locator("p").textContent()).toBe(
+        `Adaptive concurrency: the window reached ${endpoint!.max_limit}, with at most ${endpoint!.max_in_flight} requests in flight; ${calls!.requests} requests, ${calls!.retries} retries, ${calls!.rate_limited} answered 429.`,
+      );
       await screenshot(page, "chain-determinism-errors");
       expect(foreignRequests(requests)).toEqual([]);
       await context.close();

@@ -41,8 +41,9 @@ export function RunPage({ id }: { id: string }) {
         </p>
         {live.error && <p class="error">{live.error}</p>}
       </header>
-      <EndpointView run={live} />
       {live.status === "succeeded" ? (full.error ? <p role="alert" class="error">{full.error}</p> : full.run ? <ResultView run={full.run} /> : <p>Loading the result…</p>) : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}
+      {/* After the results: how the endpoint was used is secondary to what was measured. */}
+      <EndpointView run={live} />
     </article>
   );
 }

@@ -7,18 +7,20 @@ import { ChartCanvas } from "../components/chart.tsx";
 /** Two steps lines over the run's seconds: the window's limit, and the requests in flight on it. */
 export function endpointChartConfig(report: EndpointReport): ChartConfiguration<"line"> {
   const points = (i: 1 | 2) => report.series.map((p) => ({ x: p[0], y: p[i] }));
+  // A run shorter than a bucket has one point, which a line without markers does not draw.
+  const pointRadius = report.series.length < 2 ? 4 : 0;
   return {
     type: "line",
     data: {
       datasets: [
-        { label: "window (limit)", data: points(1), borderColor: "#2f5fd0", stepped: true, pointRadius: 0 },
-        { label: "in flight", data: points(2), borderColor: "#8a93a3", stepped: true, pointRadius: 0 },
+        { label: "window (limit)", data: points(1), borderColor: "#2f5fd0", backgroundColor: "#2f5fd0", stepped: true, pointRadius },
+        { label: "in flight", data: points(2), borderColor: "#8a93a3", backgroundColor: "#8a93a3", stepped: true, pointRadius },
       ],
     },
     options: {
       parsing: false,
       scales: {
-        x: { type: "linear", title: { display: true, text: `seconds since the first model call (${report.bucket_s} s per point)` } },
+        x: { type: "linear", min: 0, title: { display: true, text: `seconds since the first model call (${report.bucket_s} s per point)` } },
         y: { beginAtZero: true, title: { display: true, text: "requests" } },
       },
     },
