@@ -58,9 +58,10 @@ export interface EvaluatorModule<Body extends RunFieldsBody = RunFieldsBody, Con
   /**
    * Turns a valid request into its run(s): resolves what the request names (suites, datasets, prompt
    * banks), checks what the schema cannot (throwing ApiError 400s naming fields), names the secrets.
-   * Nothing is stored here; the generic route creates the runs.
+   * Nothing is stored here; the generic route creates the runs. `concurrency` is always set: an omitted
+   * one (an adaptive run) arrives as its bound, LIMITS.concurrency.
    */
-  create(body: Body, ctx: CreateContext): Promise<Creation<Config>>;
+  create(body: Body & { concurrency: number }, ctx: CreateContext): Promise<Creation<Config>>;
   /** How two of its runs compare (GET /v1/compare); without one, its runs cannot be compared. */
   readonly comparer?: Comparer<any, Result>;
 }

@@ -12,7 +12,7 @@ export const RunFields = {
     .int()
     .min(1)
     .max(LIMITS.concurrency)
-    .default(LIMITS.concurrency)
+    .optional()
     .openapi({
       description:
         "At most this many units of the run in flight at once (replays, samples, critic calls, generations); either way, calls to a model endpoint also wait for the limiter the tenant's runs share with that endpoint, which climbs while answers come back quickly and backs off on 429s and overload answers. Omitted: the run adapts its number of lanes to that limiter, up to the maximum (see `Run.endpoint`).",
@@ -20,7 +20,7 @@ export const RunFields = {
   webhook_url: z.string().max(2000).optional().openapi({ description: "Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first" }),
 };
 
-export type RunFieldsBody = { concurrency: number; webhook_url?: string };
+export type RunFieldsBody = { concurrency?: number; webhook_url?: string };
 
 /** A model's settings as a run's public config shows them (the ModelSettings of chain-determinism and rpl). */
 export const ModelSettingsSchema = {

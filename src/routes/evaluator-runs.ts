@@ -43,10 +43,9 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
     }),
     async (c) => {
       const valid = c.req.valid("json") as Body;
-      // The schema fills in a default `concurrency`; what matters is whether the request set one.
-      const raw: unknown = await c.req.json();
-      const bound = typeof raw === "object" && raw !== null && "concurrency" in raw ? valid.concurrency : undefined;
-      const body = valid;
+      // Without a `concurrency` the run adapts; its module (and so its config) sees the bound, the maximum.
+      const bound = valid.concurrency;
+      const body = { ...valid, concurrency: bound ?? LIMITS.concurrency };
       const { db, tenantId } = c.var;
       const idempotencyKey = c.req.valid("header")["idempotency-key"];
       const creation = await module.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });

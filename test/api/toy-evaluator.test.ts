@@ -36,7 +36,7 @@ const toySum = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({ value: 0 }),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorModule<{ numbers: number[]; concurrency: number; webhook_url?: string }, Config, { sum: number; units: number }>;
+} satisfies EvaluatorModule<{ numbers: number[]; concurrency?: number; webhook_url?: string }, Config, { sum: number; units: number }>;
 
 registerEvaluator(toySum);
 // The app is made after the registration, so it routes the toy's POST /runs (the Worker's own app was
