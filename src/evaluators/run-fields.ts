@@ -22,6 +22,11 @@ export const RunFields = {
 
 export type RunFieldsBody = { concurrency?: number; webhook_url?: string };
 
+/** The body as a module's `create` takes it: an omitted `concurrency` (an adaptive run) is its bound, the maximum. */
+export function withConcurrencyBound<Body extends RunFieldsBody>(body: Body): Body & { concurrency: number } {
+  return { ...body, concurrency: body.concurrency ?? LIMITS.concurrency };
+}
+
 /** A model's settings as a run's public config shows them (the ModelSettings of chain-determinism and rpl). */
 export const ModelSettingsSchema = {
   model: z.string(),

@@ -13,7 +13,7 @@ import { loopbackAllowed } from "../net/destination.ts";
 import { LIMITS } from "../limits.ts";
 import { createRun, createRunGroup, type NewRun } from "../runs/create.ts";
 import type { EvaluatorModule, NewRunOf } from "../evaluators/module.ts";
-import type { RunFieldsBody } from "../evaluators/run-fields.ts";
+import { withConcurrencyBound, type RunFieldsBody } from "../evaluators/run-fields.ts";
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({ description: "The same key and body return the same run (202 again); the same key with another body is a 422" }),
@@ -43,9 +43,9 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
     }),
     async (c) => {
       const valid = c.req.valid("json") as Body;
-      // Without a `concurrency` the run adapts; its module (and so its config) sees the bound, the maximum.
+      // Without a `concurrency` the run adapts (createRun hears `bound` undefined).
       const bound = valid.concurrency;
-      const body = { ...valid, concurrency: bound ?? LIMITS.concurrency };
+      const body = withConcurrencyBound(valid);
       const { db, tenantId } = c.var;
       const idempotencyKey = c.req.valid("header")["idempotency-key"];
       const creation = await module.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });

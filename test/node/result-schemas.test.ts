@@ -7,6 +7,7 @@ import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { openApiText } from "../../scripts/generate-sdk.ts";
 import { BUILT_IN } from "../../src/evaluators/registry.ts";
+import { withConcurrencyBound } from "../../src/evaluators/run-fields.ts";
 import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../src/evaluators/types.ts";
 import { modelClient } from "../../src/providers/index.ts";
 
@@ -40,7 +41,7 @@ const wire = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown;
 describe("each evaluator's result and samples match its schemas in the document", () => {
   it.each(BUILT_IN.map((m) => [m.name, m] as const))("%s", async (name, module) => {
     const body = module.schemas.request.parse(REQUESTS[name]);
-    const creation = await module.create(body as never, { env: {} as Env, db: undefined as never, tenantId: "t", allowLoopback: false });
+    const creation = await module.create(withConcurrencyBound(body as never), { env: {} as Env, db: undefined as never, tenantId: "t", allowLoopback: false });
     const run = "group" in creation ? creation.group[0].run("grp_x") : creation;
     const config = run.config as never;
     const ctx: UnitContext<never> = {
