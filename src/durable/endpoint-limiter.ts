@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { DEFAULT_WINDOW, PermitBook, type Grant, type Outcome, type Released, type WindowOptions, type WindowState } from "../limiter/index.ts";
 import { LIMITS } from "../limits.ts";
+import { invocationsOf } from "../platform/invocation.ts";
 
 /** What a limiter shows of itself (`inspect`): for tests, operators and the runs' reports. */
 export type LimiterView = { limit: number; inFlight: number; waiting: number; pausedUntil: number; maxInFlight: number; window: WindowState };
@@ -101,3 +102,6 @@ export class EndpointLimiter extends DurableObject<Env> {
     this.ctx.storage.sql.exec("INSERT OR REPLACE INTO limiter (k, v) VALUES (1, ?)", JSON.stringify({ window: b.window, pausedUntil: b.pausedUntil }));
   }
 }
+
+// Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
+invocationsOf(EndpointLimiter, "limiter", ["acquire", "release", "inspect"]);

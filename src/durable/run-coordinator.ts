@@ -18,6 +18,7 @@ import { Store } from "./coordinator/store.ts";
 import type { Progress, RunSettings, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 import { START_DEADLINE_MS, type UnitState } from "./coordinator/unit-state.ts";
 import { Units, type UnitView } from "./coordinator/units.ts";
+import { invocationsOf } from "../platform/invocation.ts";
 
 export type { StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 export type { UnitState } from "./coordinator/unit-state.ts";
@@ -279,3 +280,6 @@ export class RunCoordinator extends DurableObject<Env> {
     }
   }
 }
+
+// Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
+invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "cancel", "alarm", "state", "units"]);

@@ -19,6 +19,7 @@ import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./coordinator/types.ts";
 import { CallTally } from "./model-calls.ts";
 import { EndpointWatch, limiterGate, limiterName } from "./endpoint-gate.ts";
+import { invocationsOf } from "../platform/invocation.ts";
 
 /** A permit outlives its attempt's timeout by this much before its limiter takes it back. */
 const PERMIT_MARGIN_MS = 30_000;
@@ -229,3 +230,6 @@ export class UnitRunner extends DurableObject<Env> {
     return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset(), endpoint: this.watch.take() });
   }
 }
+
+// Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
+invocationsOf(UnitRunner, "lane", ["start", "abort", "inspect", "alarm"]);

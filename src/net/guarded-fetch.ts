@@ -1,4 +1,5 @@
 import { destinationProblem, type DestinationPolicy } from "./destination.ts";
+import { charge } from "../platform/invocation.ts";
 
 /** A request that the destination policy refused before anything was sent. */
 export class DestinationRefused extends Error {
@@ -31,6 +32,8 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
       if (problem) throw new DestinationRefused(`${redirected ? "redirected to" : "request to"} ${new URL(url).host}: ${problem}`);
     };
     refuse(first.url, false);
+    // Every request sent, each redirect's too, is a subrequest of the running invocation.
+    charge("subrequest");
     if (mode !== "follow") return inner(first);
     let method = first.method;
     let headers = new Headers(first.headers);
@@ -44,6 +47,7 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
       await response.body?.cancel();
       const next = new URL(location, url).href;
       refuse(next, true);
+      charge("subrequest");
       if (response.status === 303 ? method !== "GET" && method !== "HEAD" : response.status <= 302 && method === "POST") {
         method = "GET";
         body = null;

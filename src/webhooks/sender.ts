@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { deliverWebhook, WEBHOOK_MAX_ATTEMPTS, webhookRetryDelaySeconds, type DeliveryOutcome, type RunEventMessage } from "./deliver.ts";
+import { invocationsOf } from "../platform/invocation.ts";
 
 /** An attempt that could not be made at all (D1 unavailable) is tried again this much later, this many times. */
 const UNAVAILABLE_RETRY_MS = 30_000;
@@ -88,3 +89,6 @@ export class WebhookSender extends DurableObject<Env> {
     if (after.series === series && after.due !== null) await this.ctx.storage.setAlarm(after.due);
   }
 }
+
+// Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
+invocationsOf(WebhookSender, "webhook", ["send", "status", "alarm"]);

@@ -1,0 +1,27 @@
+/**
+ * The size checks production makes on a stored value, made before the write: a Durable Object's
+ * storage value (and SQLite row) and a D1 row are at most 2 MB. Local workerd stores far larger
+ * values, so without this a run would pass every test and fail on its first deployment.
+ */
+import { PLATFORM_LIMITS } from "./limits.ts";
+import { noteStoredValue, PlatformLimitError } from "./invocation.ts";
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a string, without allocating for the common all-ASCII case twice. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/**
+ * Throws a PlatformLimitError naming `what` when `bytes` is over the limit of `where`; notes the
+ * size for the benchmarks' high-water mark otherwise.
+ */
+export function guardStoredSize(where: "durableObjectValueBytes" | "d1RowBytes", what: string, bytes: number): void {
+  noteStoredValue(what, bytes);
+  const limit = PLATFORM_LIMITS[where].value;
+  if (bytes > limit) {
+    const store = where === "d1RowBytes" ? "a D1 row" : "a Durable Object storage value";
+    throw new PlatformLimitError(where, `${what} is ${bytes.toLocaleString("en-US")} bytes, over what ${store} may hold`);
+  }
+}
