@@ -1,18 +1,30 @@
 import { DurableObject } from "cloudflare:workers";
-import { DEFAULT_WINDOW, PermitBook, type Grant, type Outcome, type Released, type WindowOptions, type WindowState } from "../limiter/index.ts";
+import { DEFAULT_WINDOW, PermitBook, shardOptions, type Grant, type Outcome, type Released, type WindowOptions, type WindowState } from "../limiter/index.ts";
 import { LIMITS } from "../limits.ts";
 import { invocationsOf } from "../platform/invocation.ts";
+import { shardsOfName } from "./endpoint-gate.ts";
 
 /** What a limiter shows of itself (`inspect`): for tests, operators and the runs' reports. */
 export type LimiterView = { limit: number; inFlight: number; waiting: number; pausedUntil: number; maxInFlight: number; window: WindowState };
 
 const OPTIONS: WindowOptions = { ...DEFAULT_WINDOW, max: LIMITS.concurrency };
 
+/** The window options of the object named `name`: a shard owns its share of the whole window (see endpoint-gate.ts). */
+function optionsOf(name: string | undefined): WindowOptions {
+  return shardOptions(OPTIONS, name ? shardsOfName(name) : 1);
+}
+
 /**
  * The adaptive concurrency of one model endpoint for one tenant (one object per tenant, base URL and
- * key hash: see endpoint-gate.ts): every lane of every run of the tenant that calls the endpoint
- * with that key asks here for a permit before each HTTP attempt and releases it with the outcome,
- * so two runs against one key share one window and one `Retry-After` pause.
+ * key hash, or a few shards of it: see endpoint-gate.ts): every lane of every run of the tenant that
+ * calls the endpoint with that key holds a permit here while it sends requests, so two runs against
+ * one key share one window and one `Retry-After` pause.
+ *
+ * A lane keeps its permit from one request to the next and renews it every few requests or seconds
+ * (`renew`), reporting the successes since; an overload or a cancel releases it at once (`release`).
+ * So this object serves a fraction of a request per model call, not two (each request to it is
+ * billed, and one object takes about 1,000 a second). A renewal while others wait, during a pause or
+ * after a cut puts the lane back in the queue: the window and its fairness hold per renewal period.
  *
  * Permits live in memory with a lease (a lane that dies loses its permit when the lease ends); the
  * window (the control law's state, src/limiter/) and the pause are stored whenever they change, so
@@ -35,25 +47,45 @@ export class EndpointLimiter extends DurableObject<Env> {
     const row = ctx.storage.sql.exec<{ v: string }>("SELECT v FROM limiter WHERE k = 1").toArray()[0];
     const stored = row ? (JSON.parse(row.v) as { window: WindowState; pausedUntil: number }) : null;
     // A new prefix per instance: a permit of an evicted instance never matches one of this one.
-    this.book = new PermitBook({ window: stored?.window, options: OPTIONS, prefix: `${crypto.randomUUID().slice(0, 8)}:` });
+    this.book = new PermitBook({ window: stored?.window, options: optionsOf(ctx.id.name), prefix: `${crypto.randomUUID().slice(0, 8)}:` });
     this.book.pausedUntil = stored?.pausedUntil ?? 0;
   }
 
-  /** A permit for one attempt of at most `leaseMs`, granted in turn once the window has room. */
+  /** A permit for attempts of at most `leaseMs` from now, granted in turn once the window has room. */
   async acquire(leaseMs: number): Promise<Grant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.acquire: leaseMs must be positive, got ${leaseMs}`);
     if (this.waiters.length === 0) {
       const grant = this.book.tryGrant(Date.now(), leaseMs);
       if (grant) return grant;
     }
-    return new Promise<Grant>((grant) => {
-      this.waiters.push({ leaseMs, grant });
-      this.wake();
-    });
+    return this.queue(leaseMs);
   }
 
-  /** Ends a permit with its attempt's outcome; see PermitBook.release. */
-  async release(id: string, outcome: Outcome): Promise<Released> {
+  /**
+   * Keeps permit `id` for `leaseMs` more, after the successes it reports (`latenciesMs`, in ms): the
+   * same permit while nobody waits and the window still has it, otherwise a new one granted in turn
+   * (see PermitBook.extend), so a lane that keeps sending yields to those waiting once per renewal.
+   */
+  async renew(id: string, latenciesMs: number[], leaseMs: number): Promise<Grant> {
+    if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.renew: leaseMs must be positive, got ${leaseMs}`);
+    const now = Date.now();
+    this.book.report(id, latenciesMs);
+    const kept = this.waiters.length === 0 ? this.book.extend(id, now, leaseMs) : null;
+    if (!kept) this.book.release(id, { kind: "canceled" }, now);
+    this.save();
+    if (kept) return kept;
+    const turn = this.queue(leaseMs);
+    this.serve();
+    return turn;
+  }
+
+  /**
+   * Ends a permit with its last attempt's outcome (see PermitBook.release), after the successes made
+   * under it since its grant or last renewal (`latenciesMs`; a lane giving its permit back when it
+   * goes idle reports them with the outcome `canceled`).
+   */
+  async release(id: string, outcome: Outcome, latenciesMs: number[] = []): Promise<Released> {
+    this.book.report(id, latenciesMs);
     const released = this.book.release(id, outcome, Date.now());
     this.save();
     this.serve();
@@ -63,6 +95,13 @@ export class EndpointLimiter extends DurableObject<Env> {
   async inspect(): Promise<LimiterView> {
     const b = this.book;
     return { limit: b.limit, inFlight: b.inFlight, waiting: this.waiters.length, pausedUntil: b.pausedUntil, maxInFlight: b.maxInFlight, window: { ...b.window } };
+  }
+
+  private queue(leaseMs: number): Promise<Grant> {
+    return new Promise<Grant>((grant) => {
+      this.waiters.push({ leaseMs, grant });
+      this.wake();
+    });
   }
 
   /** Grants permits to waiters in arrival order while the window has room, then plans the next wake. */
@@ -104,4 +143,4 @@ export class EndpointLimiter extends DurableObject<Env> {
 }
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(EndpointLimiter, "limiter", ["acquire", "release", "inspect"]);
+invocationsOf(EndpointLimiter, "limiter", ["acquire", "renew", "release", "inspect"]);

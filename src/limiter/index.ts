@@ -7,3 +7,4 @@ export { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, windowLimit } from ".
 export type { WindowOptions, WindowState } from "./window.ts";
 export { MAX_PAUSE_MS, PermitBook } from "./permits.ts";
 export type { Grant, Outcome, Released } from "./permits.ts";
+export { shardOf, shardOptions } from "./shards.ts";

@@ -3,8 +3,11 @@
  * endpoint asked for with `Retry-After`, and leases. Pure: the clock is a parameter of every call, so
  * the tests drive it by hand; the Durable Object (src/durable/endpoint-limiter.ts) adds the waiting.
  *
- * A permit is held for one HTTP attempt and carries a lease: one its holder never releases (a lane
- * that died) is taken back when the lease ends, so nothing leaks for ever.
+ * A permit is one request's place in the window, and carries a lease: one its holder never releases
+ * (a lane that died) is taken back when the lease ends, so nothing leaks for ever. A holder that
+ * sends one request after another (a lane) keeps its permit across them and reports their successes
+ * in aggregate (`report`, `extend`), so the limiter hears from it once per few requests instead of
+ * twice per request; a failure that speaks of the window (an overload) is a `release`, at once.
  */
 import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, windowLimit, type WindowOptions, type WindowState } from "./window.ts";
 
@@ -88,6 +91,39 @@ export class PermitBook {
       onSuccess(this.window, { sentAt: held.sentAt, inFlight, latencyMs: outcome.latencyMs }, this.options);
     }
     return { absorbed, limit: this.limit, inFlight: this.held.size, pausedUntil: this.pausedUntil };
+  }
+
+  /**
+   * The successes of the attempts its holder made under a permit it keeps, since its grant or its
+   * last report: each is the window's news exactly as its own release would have been (`sentAt` the
+   * level the permit was granted or last extended at, the in-flight count now, itself included). A
+   * permit the book does not hold (its lease ran out, or an evicted limiter granted it) tells nothing:
+   * its place in the window is unknown.
+   */
+  report(id: string, latenciesMs: readonly number[]): void {
+    const held = this.held.get(id);
+    if (!held) return;
+    for (const latencyMs of latenciesMs) onSuccess(this.window, { sentAt: held.sentAt, inFlight: this.held.size, latencyMs }, this.options);
+  }
+
+  /**
+   * Keeps a held permit for its holder's next attempts, with a fresh lease and a fresh grant number
+   * (its next overload is news of the window as it is now). Null when it must be given back instead:
+   * not held any more, the endpoint asked for a pause, or the window is now smaller than what is in
+   * flight (a cut); the permit is then released, and its holder asks again like anyone else.
+   */
+  extend(id: string, now: number, leaseMs: number): Grant | null {
+    this.expire(now);
+    const held = this.held.get(id);
+    if (!held) return null;
+    if (now < this.pausedUntil || this.held.size > this.limit) {
+      this.held.delete(id);
+      return null;
+    }
+    held.seq = this.seq++;
+    held.sentAt = this.held.size;
+    held.expiresAt = now + leaseMs;
+    return { id, limit: this.limit, inFlight: this.held.size, expiresAt: held.expiresAt };
   }
 
   /** Takes back the permits whose lease has ended; returns how many. */
