@@ -28,6 +28,15 @@ export type TurnInfo = { system_fingerprint: string | null; model: string | null
 
 export type ReplayResult = { record: ReplayRecord; turns: TurnInfo[] };
 
+/**
+ * A replay stopped between two turns (see `stepReplay`): the conversation so far (the next request's
+ * messages, the tool calls' arguments as the endpoint sent them) and what each response reported.
+ * Plain JSON (strings and integers), so it can be stored as text and the replay continued elsewhere
+ * with the very requests it would have sent; the recorded sequence and rationale are read back from
+ * the conversation, so no parsed argument has to survive storage. `turn`: requests answered so far.
+ */
+export type ReplayState = { turn: number; messages: ChatMessage[]; turns: TurnInfo[] };
+
 export type ReplayOptions = {
   chat: ChatClient;
   model: string;
@@ -46,6 +55,13 @@ export type ReplayOptions = {
   /** Sent only when given (the reference sends none). */
   seed?: number;
   signal?: AbortSignal;
+};
+
+export type StepOptions = ReplayOptions & {
+  /** Continues the replay from where an earlier call stopped it; updated in place as the replay goes on. */
+  from?: ReplayState;
+  /** Asked before every request: false stops the replay there (the platform's invocation is running out). */
+  beforeTurn?: () => boolean;
 };
 
 const TERMINAL = "final_answer";
@@ -79,12 +95,32 @@ function errorName(e: unknown): string {
  * @throws RangeError for a non-positive or non-integer `maxTurns`/`maxTokens`.
  */
 export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
+  return (await stepReplay(options)) as ReplayResult;
+}
+
+/**
+ * `runReplay` in steps: with `beforeTurn`, the replay stops before a request when it answers false
+ * and returns `{ paused }`, its state; `stepReplay({ ...options, from: paused })` then continues it
+ * with exactly the requests an unbroken replay sends, so the record is the same however many times
+ * it was stopped. Without `beforeTurn` it never pauses.
+ * @throws RangeError as `runReplay`.
+ */
+export async function stepReplay(options: StepOptions): Promise<ReplayResult | { paused: ReplayState }> {
   const { maxTurns = 10, maxTokens = 1024 } = options;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`runReplay: maxTurns must be a positive integer, got ${maxTurns}`);
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`runReplay: maxTokens must be a positive integer, got ${maxTokens}`);
-  const turns: TurnInfo[] = [];
+  const state: ReplayState = options.from ?? {
+        turn: 0,
+        messages: [
+          { role: "system", content: options.systemPrompt },
+          { role: "user", content: options.user },
+        ],
+        turns: [],
+      };
+  const turns = state.turns;
   try {
-    return { record: await loop(options, maxTurns, maxTokens, turns), turns };
+    const record = await loop(options, maxTurns, maxTokens, state);
+    return record === PAUSED ? { paused: state } : { record, turns };
   } catch (e) {
     const text = e instanceof UnknownToolError ? e.toString() : e instanceof Error ? e.message : String(e);
     const record: ReplayRecord = {
@@ -98,18 +134,25 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
   }
 }
 
-async function loop(o: ReplayOptions, maxTurns: number, maxTokens: number, turns: TurnInfo[]): Promise<ReplayRecord> {
+const PAUSED = Symbol("paused");
+
+/** The turns from `state` on; `state` is kept up to date after each turn, so a pause leaves it ready to continue. */
+async function loop(o: StepOptions, maxTurns: number, maxTokens: number, state: ReplayState): Promise<ReplayRecord | typeof PAUSED> {
   const { chat, model, tools, stubs, temperature = 0, toolChoice = "auto", seed, signal } = o;
-  const messages: ChatMessage[] = [
-    { role: "system", content: o.systemPrompt },
-    { role: "user", content: o.user },
-  ];
+  const { messages, turns } = state;
   const sequence: ToolCallEntry[] = [];
   const rationale: string[] = [];
+  // What the turns before a pause recorded, from their assistant messages as the loop below wrote them.
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    if (m.content) rationale.push(m.content);
+    for (const call of m.tool_calls ?? []) sequence.push(entryOf(call).entry);
+  }
   let finalAnswer: PyPlain | null = null;
   let errorCategory: string | null = null;
 
-  for (let turn = 0; turn < maxTurns; turn++) {
+  for (; state.turn < maxTurns; state.turn++) {
+    if (o.beforeTurn && !o.beforeTurn()) return PAUSED;
     // A copy per request: later turns append to `messages`, and a client may keep the request.
     const request: ChatRequest = { model, messages: messages.slice(), tools, temperature, max_tokens: maxTokens, tool_choice: toolChoice };
     if (seed !== undefined) request.seed = seed;
@@ -145,9 +188,7 @@ async function loop(o: ReplayOptions, maxTurns: number, maxTokens: number, turns
     let sawFinal = false;
     for (const call of calls) {
       const { name } = call.function;
-      const parsed = parseArguments(call.function.arguments);
-      const entry: ToolCallEntry = { name, args: parsed.args, tool_call_id: call.id };
-      if (parsed.malformed) entry.args_malformed = true;
+      const { entry, parsed } = entryOf(call);
       sequence.push(entry);
       if (name === TERMINAL) {
         sawFinal = true;
@@ -160,6 +201,14 @@ async function loop(o: ReplayOptions, maxTurns: number, maxTokens: number, turns
     if (sawFinal) break;
   }
   return { tool_call_sequence: sequence, final_answer: finalAnswer, rationale: rationale.join("\n"), n_tool_calls: sequence.length, error_category: errorCategory };
+}
+
+/** One recorded call of the sequence, from the call as the endpoint sent it. */
+function entryOf(call: ToolCall): { entry: ToolCallEntry; parsed: { args: PyPlain; malformed: boolean } } {
+  const parsed = parseArguments(call.function.arguments);
+  const entry: ToolCallEntry = { name: call.function.name, args: parsed.args, tool_call_id: call.id };
+  if (parsed.malformed) entry.args_malformed = true;
+  return { entry, parsed };
 }
 
 function answerOf(args: PyPlain): PyPlain {
