@@ -5,16 +5,39 @@ import { sha256Hex } from "../crypto.ts";
 import type { AttemptOutcome, CallGate, CallPermit } from "../providers/index.ts";
 
 /**
+ * How many limiter objects share the window of one (tenant, endpoint, key); see src/limiter/shards.ts.
+ * One: with lanes renewing their permits every RENEW_EVERY.attempts calls, one object serves an
+ * endpoint answering thousands of calls a second within its ~1,000 requests a second, and a single
+ * window learns the endpoint's limit from every lane's refusals at once. Raise it for a key busier
+ * than that; shard 0 of 1 keeps the unsharded name, so a limiter's learned window survives the change
+ * only for that shard.
+ */
+export const LIMITER_SHARDS = 1;
+
+/**
  * The limiter of a (tenant, endpoint, key): one per tenant, base URL (trailing slashes aside) and
  * SHA-256 of the API key, so two runs against one key share a window whatever their models, and
- * two keys (two quotas) do not. The key itself is never part of the name.
+ * two keys (two quotas) do not. The key itself is never part of the name. With `shards` > 1, shard
+ * `shard` of that window (the lane picks it with `shardOf`).
  *
  * Per key rather than per model: most providers' concurrency and overload limits are per key or
  * deployment, and sharing more only makes the window more careful.
  */
-export async function limiterName(tenantId: string, baseUrl: string, apiKey: string | undefined): Promise<string> {
+export async function limiterName(tenantId: string, baseUrl: string, apiKey: string | undefined, shard = 0, shards = 1): Promise<string> {
   const keyHash = apiKey ? (await sha256Hex(apiKey)).slice(0, 32) : "none";
-  return JSON.stringify([tenantId, baseUrl.replace(/\/+$/, ""), keyHash]);
+  const name = [tenantId, baseUrl.replace(/\/+$/, ""), keyHash];
+  return JSON.stringify(shards === 1 ? name : [...name, shard, shards]);
+}
+
+/** The number of shards a limiter's name says its window is split into (1 for an unsharded name). */
+export function shardsOfName(name: string): number {
+  try {
+    const parts = JSON.parse(name) as unknown[];
+    const shards = parts[4];
+    return typeof shards === "number" && Number.isInteger(shards) && shards >= 1 ? shards : 1;
+  } catch {
+    return 1;
+  }
 }
 
 /** One point a lane saw: [epoch second, the window's limit, permits held]. */
@@ -51,23 +74,113 @@ export class EndpointWatch {
 
 /** The RPC surface a gate uses (EndpointLimiter's), so that the gate needs no `cloudflare:*` to be read. */
 export type LimiterStub = {
-  acquire(leaseMs: number): Promise<{ id: string; limit: number; inFlight: number }>;
-  release(id: string, outcome: AttemptOutcome): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
+  acquire(leaseMs: number): Promise<GrantView>;
+  renew(id: string, latenciesMs: number[], leaseMs: number): Promise<GrantView>;
+  release(id: string, outcome: AttemptOutcome, latenciesMs?: number[]): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
 };
+type GrantView = { id: string; limit: number; inFlight: number };
 
 /** Tries of an acquire whose RPC failed (a limiter being reset), before the call goes ahead unlimited. */
 const ACQUIRE_TRIES = 3;
 
 /**
- * The gate of one endpoint's calls: a permit per HTTP attempt, leased for the attempt's timeout plus
- * a margin. If the limiter cannot be reached after a few tries the attempt goes ahead without a
- * permit: a limiter is there to spare the endpoint, and a lane's calls must not fail for its sake.
- * A permit granted after the caller gave up (a cancel) is released at once.
+ * A lane keeps a permit across its attempts and renews it (reporting their successes) after this many
+ * successes or this long, whichever comes first: the limiter hears from a lane about once per
+ * `attempts` model calls instead of twice per call. The period stays well inside the permit's lease
+ * (the attempt's timeout + 30 s) and bounds how stale the lane's view of the window and of a
+ * `Retry-After` pause may be; an overload is reported at once, whatever the count.
  */
-export function limiterGate(stub: () => LimiterStub | Promise<LimiterStub>, leaseMs: number, watch: EndpointWatch): CallGate {
+export const RENEW_EVERY = { attempts: 10, ms: 10_000 };
+
+/** A gate that keeps permits between attempts: `close` gives back the ones it holds (the lane goes idle). */
+export type LeasingGate = CallGate & { close(): Promise<void> };
+
+type Slot = { limiter: LimiterStub; id: string; latencies: number[]; since: number; busy: boolean };
+
+/**
+ * The gate of one endpoint's calls from one lane. Each attempt needs a permit (one request's place
+ * in the shared window, leased for `leaseMs`: the attempt's timeout plus a margin); a permit is kept
+ * after a success or a plain error, for the lane's next attempt, and renewed every RENEW_EVERY,
+ * reporting the successes since. An overload (it narrows the window) or a cancel gives it back at
+ * once, with its verdict. If the limiter cannot be reached after a few tries the attempt goes ahead
+ * without a permit: a limiter is there to spare the endpoint, and a lane's calls must not fail for
+ * its sake. A permit granted after the caller gave up (a cancel) is released at once.
+ */
+export function limiterGate(
+  stub: () => LimiterStub | Promise<LimiterStub>,
+  leaseMs: number,
+  watch: EndpointWatch,
+  { renewEvery = RENEW_EVERY, now = Date.now }: { renewEvery?: { attempts: number; ms: number }; now?: () => number } = {},
+): LeasingGate {
   const open: CallPermit = { release: async () => ({ absorbed: false }) };
+  const slots: Slot[] = [];
+  let closed = false;
+  // The window as the limiter last showed it, noted again at each attempt that asks it nothing.
+  let seen: [number, number] | null = null;
+  const note = (limit: number, inFlight: number) => {
+    seen = [limit, inFlight];
+    watch.note(limit, inFlight);
+  };
+  const drop = (slot: Slot) => {
+    const at = slots.indexOf(slot);
+    if (at >= 0) slots.splice(at, 1);
+  };
+  const giveBack = (slot: Slot) => {
+    drop(slot);
+    return slot.limiter.release(slot.id, { kind: "canceled" }, slot.latencies.splice(0));
+  };
+
+  const permitOf = (slot: Slot): CallPermit => {
+    let released = false;
+    return {
+      release: async (outcome) => {
+        if (released) return { absorbed: false };
+        released = true;
+        slot.busy = false;
+        // A success or an error that says nothing of the window: the permit stays for the next attempt.
+        if (outcome.kind === "ok" || outcome.kind === "error") {
+          if (outcome.kind === "ok") slot.latencies.push(outcome.latencyMs);
+          if (closed) await giveBack(slot).catch(() => {});
+          return { absorbed: false };
+        }
+        drop(slot);
+        const r = await slot.limiter.release(slot.id, outcome, slot.latencies.splice(0));
+        note(r.limit, r.inFlight + 1);
+        return r;
+      },
+    };
+  };
+
+  /** A kept permit, renewed first if its period is over; null if it was lost on the way (a new one is asked for). */
+  const reuse = async (slot: Slot, signal?: AbortSignal): Promise<CallPermit | null> => {
+    slot.busy = true;
+    if (slot.latencies.length < renewEvery.attempts && now() - slot.since < renewEvery.ms) {
+      if (seen) watch.note(seen[0], seen[1]);
+      return permitOf(slot);
+    }
+    const l = slot.limiter;
+    try {
+      const grant = await untilAborted(l.renew(slot.id, slot.latencies.splice(0), leaseMs), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
+      slot.id = grant.id;
+      slot.since = now();
+      note(grant.limit, grant.inFlight);
+      return permitOf(slot);
+    } catch (err) {
+      // Its lease runs out at the limiter; the attempt asks for a new one (or gives up, if canceled).
+      drop(slot);
+      if (signal?.aborted) throw signal.reason;
+      return null;
+    }
+  };
+
   return {
     async acquire(signal?: AbortSignal): Promise<CallPermit> {
+      if (signal?.aborted) throw signal.reason;
+      const kept = slots.find((s) => !s.busy);
+      if (kept) {
+        const permit = await reuse(kept, signal);
+        if (permit) return permit;
+      }
       for (let attempt = 1; ; attempt++) {
         if (signal?.aborted) throw signal.reason;
         let limiter: LimiterStub;
@@ -84,19 +197,17 @@ export function limiterGate(stub: () => LimiterStub | Promise<LimiterStub>, leas
           }
           continue;
         }
-        watch.note(grant.limit, grant.inFlight);
-        const id = grant.id;
-        let released = false;
-        return {
-          release: async (outcome) => {
-            if (released) return { absorbed: false };
-            released = true;
-            const r = await limiter.release(id, outcome);
-            watch.note(r.limit, r.inFlight + 1);
-            return r;
-          },
-        };
+        note(grant.limit, grant.inFlight);
+        const slot: Slot = { limiter, id: grant.id, latencies: [], since: now(), busy: true };
+        slots.push(slot);
+        return permitOf(slot);
       }
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      // A permit in use is given back by its attempt's release (above); the others now.
+      await Promise.all(slots.filter((s) => !s.busy).map((s) => giveBack(s).catch(() => {})));
     },
   };
 }

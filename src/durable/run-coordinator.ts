@@ -10,6 +10,7 @@ import { createRun } from "../runs/create.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import { noCalls, type ModelCalls } from "./model-calls.ts";
 import { Alarm, type AlarmNow } from "./coordinator/alarm-plan.ts";
+import { Checkpoints } from "./coordinator/checkpoints.ts";
 import { Finish } from "./coordinator/finish.ts";
 import { Lifecycle, statusOf, type Phase } from "./coordinator/lifecycle.ts";
 import { Outbox } from "./coordinator/outbox.ts";
@@ -44,6 +45,7 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly alarms: Alarm;
   private readonly finish: Finish;
   private readonly scheduler: Scheduler;
+  private readonly checkpoints: Checkpoints;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -51,6 +53,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const bindings = () => this.env;
     this.store = new Store(ctx.storage.sql);
     this.unitTable = new Units(this.store.sql);
+    this.checkpoints = new Checkpoints(this.store.sql);
     this.outbox = new Outbox(this.store, bindings);
     this.lifecycle = new Lifecycle(this.store);
     this.alarms = new Alarm(ctx.storage);
@@ -153,6 +156,7 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.nextTurn();
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
+    this.checkpoints.drop(unitId);
     this.scheduler.ended(unit, sample);
     return this.scheduler.next(unit.lane);
   }
@@ -165,8 +169,25 @@ export class RunCoordinator extends DurableObject<Env> {
   async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> {
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
+    // A failed attempt is tried again from the start: its checkpoint may be what made it fail.
+    this.checkpoints.drop(unitId);
     this.scheduler.failed(unit, error, calls);
     return this.scheduler.next(unit.lane);
+  }
+
+  /**
+   * A lane handing over mid-unit saves where the unit is (see coordinator/checkpoints.ts); false when
+   * the unit is no longer in flight at `attempt` (the lane drops it, as it drops a stale message).
+   */
+  async saveCheckpoint(unitId: string, attempt: number, state: string): Promise<boolean> {
+    if (!this.scheduler.current(unitId, attempt)) return false;
+    this.checkpoints.save(unitId, state);
+    return true;
+  }
+
+  /** The state a unit's last lane saved, for the lane that continues it; null when it starts afresh. */
+  async checkpointOf(unitId: string): Promise<string | null> {
+    return this.checkpoints.of(unitId);
   }
 
   private turn: Promise<void> | null = null;
@@ -282,4 +303,4 @@ export class RunCoordinator extends DurableObject<Env> {
 }
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "cancel", "alarm", "state", "units"]);
+invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "saveCheckpoint", "checkpointOf", "cancel", "alarm", "state", "units"]);

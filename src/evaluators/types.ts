@@ -37,6 +37,23 @@ export type UnitContext<Config> = {
   secret(name: string): string | undefined;
   /** The tenant's cache of unit results. */
   cache: SampleCache;
+  /** For a unit of many steps; absent outside the platform (tests, reports), where a unit runs to its end. */
+  steps?: UnitSteps;
+};
+
+/**
+ * How a unit of many steps (a replay of many turns) stays within what one invocation of its lane may
+ * do: before each step it asks whether the step's worst case still fits, and if not it saves its state
+ * and stops; a fresh invocation (or, after an eviction, another lane) runs the unit again with the
+ * saved state, and the unit continues from there rather than from the start.
+ */
+export type UnitSteps = {
+  /** The state the unit saved when it last stopped, or null when it starts afresh. */
+  readonly saved: string | null;
+  /** Whether a step needing at most `ms` of wall time and `subrequests` subrequests fits now (the first step of an invocation always does). */
+  fits(step: { ms: number; subrequests: number }): boolean;
+  /** Saves `state` and ends this invocation of the unit: it rejects, always (the lane takes it from there). */
+  pause(state: string): Promise<never>;
 };
 
 /**

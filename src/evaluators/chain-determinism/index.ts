@@ -13,7 +13,8 @@ import { chainDeterminismComparer } from "./compare.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
 import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
-import { execute, failureRow, plan, type ChainDeterminismConfig, type Output } from "./units.ts";
+import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
+import { fitsOneInvocation, PRODUCTION_INVOCATION_LIMITS } from "../../platform/invocation-budget.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
 export type { ChainDeterminismConfig, ReplayRow } from "./units.ts";
@@ -36,6 +37,12 @@ export const chainDeterminism = {
     if (!suite) throw ApiError.validation([{ path: "suite", message: `No suite '${body.suite}' for this tenant.` }]);
     if (body.n_queries > suite.suite.queries.length) {
       throw ApiError.validation([{ path: "n_queries", message: `The suite has ${suite.suite.queries.length} queries.` }]);
+    }
+    const turn = turnCost(model.config);
+    if (!fitsOneInvocation(turn.ms)) {
+      // A replay hands over to a fresh invocation between turns, never inside one (its call's attempts).
+      const most = Math.floor((PRODUCTION_INVOCATION_LIMITS.wallMs / 1000 - 15) / 3);
+      throw ApiError.validation([{ path: "timeout_s", message: `A replay's turn (its call's 3 attempts, each up to timeout_s, and 15 s of waits) must fit in one lane invocation (${PRODUCTION_INVOCATION_LIMITS.wallMs / 60_000} min): timeout_s may be at most ${most}.` }]);
     }
     const publicConfig = {
       ...model.config,

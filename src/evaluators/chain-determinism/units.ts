@@ -1,6 +1,6 @@
 // chain-determinism's units: one replay of one query each, through the engine's agent loop.
-import { runReplay, type ReplayRecord, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
-import { ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
+import { stepReplay, type ReplayRecord, type ReplayState, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
+import { MAX_ABSORBED_RETRIES, ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
 import { unitModel } from "../model-client.ts";
 import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
 
@@ -26,8 +26,8 @@ export type ReplayRow = ReplayRecord & { query_id: string; query_type: string | 
 export type Output = { row: ReplayRow; turns: TurnInfo[]; requests?: number };
 
 /** The chat client with a count of the HTTP requests its calls sent, failed ones and retries included. */
-function counted(chat: ChatClient): { chat: ChatClient; requests: () => number } {
-  let requests = 0;
+function counted(chat: ChatClient, from = 0): { chat: ChatClient; requests: () => number } {
+  let requests = from;
   return {
     requests: () => requests,
     chat: {
@@ -77,14 +77,34 @@ export function plan(config: ChainDeterminismConfig): string[] {
   return ids;
 }
 
-/** One replay of one query through the engine's agent loop, on the run's model (the replay index salts the simulator). */
+/**
+ * The most one turn of a replay may take: its call's three attempts (the first and two retries), each
+ * up to the timeout, and 15 s of waits between them (as the unit's lease counts it); its subrequests:
+ * each attempt, the absorbed 429s' retries included, and a limiter request for each.
+ */
+export function turnCost(config: Pick<ChainDeterminismConfig, "timeout_s">): { ms: number; subrequests: number } {
+  return { ms: (config.timeout_s * 3 + 15) * 1000, subrequests: 2 * (3 + MAX_ABSORBED_RETRIES) };
+}
+
+/** Where a replay that handed over mid-way stopped, as the unit saves it: the engine's state and the requests sent so far. */
+type Saved = { replay: ReplayState; requests: number };
+
+/**
+ * One replay of one query through the engine's agent loop, on the run's model (the replay index salts
+ * the simulator). On the platform it asks before each turn whether the turn's worst case still fits
+ * in the lane's invocation; if not, it saves the conversation so far and stops, and the unit's next
+ * run continues it with the very requests an unbroken replay sends.
+ */
 export async function execute(id: string, ctx: UnitContext<ChainDeterminismConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const { q, r } = parseUnit(id);
   const config = ctx.config;
   const suite = config.suite_data;
   const query = suite.queries[q];
-  const client = counted(unitModel(ctx, { kind: "run", salt: r }));
-  const { record, turns } = await runReplay({
+  const saved = ctx.steps?.saved ? (JSON.parse(ctx.steps.saved) as Saved) : null;
+  const client = counted(unitModel(ctx, { kind: "run", salt: r }), saved?.requests);
+  const steps = ctx.steps;
+  const cost = turnCost(config);
+  const done = await stepReplay({
     chat: client.chat,
     model: config.model,
     systemPrompt: suite.system_prompt,
@@ -96,7 +116,11 @@ export async function execute(id: string, ctx: UnitContext<ChainDeterminismConfi
     maxTokens: config.max_tokens,
     seed: config.seed ?? undefined,
     signal,
+    from: saved?.replay,
+    beforeTurn: steps && (() => steps.fits(cost)),
   });
+  if ("paused" in done) return steps!.pause(JSON.stringify({ replay: done.paused, requests: client.requests() } satisfies Saved));
+  const { record, turns } = done;
   const row = rowOf(record, query, r);
   const output: Output = { row, turns, requests: client.requests() };
   return row.error_category ? { status: "failed", output, error: row.error_category } : { status: "succeeded", output };

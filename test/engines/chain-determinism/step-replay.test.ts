@@ -17,7 +17,7 @@ function scripted(script: Step[]) {
       const step = script[requests.length - 1];
       if (!step) throw new Error("script exhausted");
       if ("raise" in step) throw Object.assign(new Error("boom"), { name: step.raise });
-      const meta = { model: "m", system_fingerprint: `fp_${requests.length}`, provider: null, usage: { prompt_tokens: requests.length, completion_tokens: 1, total_tokens: requests.length + 1 } };
+      const meta = { model: "m", system_fingerprint: `fp_${requests.length}`, provider: "p", usage: { prompt_tokens: requests.length, completion_tokens: 1, total_tokens: requests.length + 1 } };
       if ("empty_choices" in step) return { ...meta, choices: [] };
       const tool_calls = step.tool_calls?.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } }));
       return { ...meta, choices: [{ message: { role: "assistant", content: step.content ?? null, ...(tool_calls ? { tool_calls } : {}) }, finish_reason: "stop" }] };
