@@ -17,15 +17,39 @@ import {
 import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./coordinator/types.ts";
-import { CallTally } from "./model-calls.ts";
-import { EndpointWatch, limiterGate, limiterName } from "./endpoint-gate.ts";
-import { invocationsOf } from "../platform/invocation.ts";
+import { addCalls, CallTally, noCalls, type ModelCalls } from "./model-calls.ts";
+import { EndpointWatch, LIMITER_SHARDS, limiterGate, limiterName, type LeasingGate, type LimiterStub } from "./endpoint-gate.ts";
+import { shardOf } from "../limiter/index.ts";
+import { charge, invocationsOf } from "../platform/invocation.ts";
+import { InvocationBudget, type StepCost } from "../platform/invocation-budget.ts";
 
-/** A permit outlives its attempt's timeout by this much before its limiter takes it back. */
+/** A permit outlives its attempt's timeout by this much before its limiter takes it back (see RENEW_EVERY). */
 const PERMIT_MARGIN_MS = 30_000;
 
-/** One alarm invocation runs units back to back for at most this long, then hands over to a fresh one. */
-const SLICE_MS = 5 * 60_000;
+/**
+ * What a lane keeps free in its invocation before it starts a unit: a unit that does not run in steps
+ * must fit whole. Nine minutes of the fourteen means new units start during the first five (a unit is
+ * one call and its retries for most evaluators); 1,000 subrequests is more than such a unit makes (a
+ * call's 23 attempts at most, with their limiter requests, and its report). A unit of many steps
+ * (chain-determinism) also checks each step (UnitSteps), so it hands over mid-unit if it must.
+ */
+const UNIT_COST: StepCost = { ms: 9 * 60_000, subrequests: 1_000 };
+
+/** Where a unit that handed over mid-way stopped, as the coordinator keeps it: its own state and the calls so far. */
+type Checkpoint = { state: string; calls: ModelCalls };
+
+/** Thrown through a unit's execution when it saved its state and stops (UnitSteps.pause). */
+class UnitPaused extends Error {
+  /** False when the coordinator no longer had the unit in flight (the lane drops it). */
+  readonly kept: boolean;
+  constructor(kept: boolean) {
+    super("the unit handed over to a fresh invocation");
+    this.kept = kept;
+  }
+}
+
+/** What one activation of a lane did, logged when it ends (for operators, and `npm run bench`). */
+type LaneStats = { units: number; modelRequests: number; limiterRequests: number; coordinatorRequests: number };
 
 /**
  * One lane of a run (one per `${runId}:${lane}`): it executes units one at a time, each a replay,
@@ -50,6 +74,15 @@ export class UnitRunner extends DurableObject<Env> {
   private readonly tally = new CallTally();
   /** What the unit running now saw of its endpoints' shared windows, reported with it. */
   private readonly watch = new EndpointWatch();
+
+  /** The endpoints' gates, which keep permits between units: given back when the lane goes idle. */
+  private gates: LeasingGate[] = [];
+  /** The unit that handed over mid-way, with where it stopped, for this lane's next invocation. */
+  private paused: (Checkpoint & { unitId: string; attempt: number }) | null = null;
+  private stats: LaneStats = { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
+  /** How many times this lane handed over to a fresh invocation, and the most subrequests one of its invocations made: for `inspect`. */
+  private handovers = 0;
+  private maxSubrequests = 0;
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
   private msg: UnitMessage | null | undefined;
@@ -82,7 +115,40 @@ export class UnitRunner extends DurableObject<Env> {
   private async resume(): Promise<UnitMessage | null> {
     const self = this.ctx.id.name ? parseLaneName(this.ctx.id.name) : null;
     if (!self) return null;
-    return this.env.RUNS.get(this.env.RUNS.idFromName(self.runId)).laneUnit(self.lane);
+    return this.coordinator(self.runId).laneUnit(self.lane);
+  }
+
+  /**
+   * The run's coordinator. Every request to it, as every request to a limiter, is a subrequest of
+   * the lane's invocation, charged as production counts it (model calls are charged by their fetch).
+   */
+  private coordinator(runId: string) {
+    const stub = this.env.RUNS.get(this.env.RUNS.idFromName(runId));
+    const counted = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+      charge("subrequest");
+      this.stats.coordinatorRequests++;
+      return call(...args);
+    };
+    return {
+      unitContext: counted((unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>),
+      laneUnit: counted((lane: number) => stub.laneUnit(lane)),
+      unitDone: counted((...a: Parameters<typeof stub.unitDone>) => stub.unitDone(...a)),
+      unitFailed: counted((...a: Parameters<typeof stub.unitFailed>) => stub.unitFailed(...a)),
+      saveCheckpoint: counted((unitId: string, attempt: number, state: string) => stub.saveCheckpoint(unitId, attempt, state)),
+      checkpointOf: counted((unitId: string) => stub.checkpointOf(unitId)),
+    };
+  }
+
+  private limiter(stub: LimiterStub): LimiterStub {
+    const count = () => {
+      charge("subrequest");
+      this.stats.limiterRequests++;
+    };
+    return {
+      acquire: (leaseMs) => (count(), stub.acquire(leaseMs)),
+      renew: (id, latencies, leaseMs) => (count(), stub.renew(id, latencies, leaseMs)),
+      release: (id, outcome, latencies) => (count(), stub.release(id, outcome, latencies)),
+    };
   }
 
   /** The one loop of this lane, started by a dispatch or by the alarm, whichever comes first. */
@@ -105,58 +171,104 @@ export class UnitRunner extends DurableObject<Env> {
    * next (null when idle, or after an eviction until it asks the coordinator), `running` whether its
    * loop is going, `aborted` whether its run was canceled. Read-only.
    */
-  async inspect(): Promise<{ unit: UnitMessage | null; running: boolean; aborted: boolean }> {
-    return { unit: this.msg ?? null, running: this.running !== null, aborted: this.aborted };
+  async inspect(): Promise<{ unit: UnitMessage | null; running: boolean; aborted: boolean; handovers: number; maxSubrequests: number }> {
+    return { unit: this.msg ?? null, running: this.running !== null, aborted: this.aborted, handovers: this.handovers, maxSubrequests: this.maxSubrequests };
   }
 
   private forget(): void {
     this.context = null;
     this.secrets = {};
     this.endpoints.clear();
+    this.paused = null;
+    // The permits this lane kept between its calls go back to their limiters for others to use.
+    const gates = this.gates;
+    this.gates = [];
+    for (const gate of gates) void gate.close().catch(() => {});
   }
 
   async alarm(): Promise<void> {
     await this.kick();
   }
 
+  /**
+   * Runs units back to back while the invocation has room for the next (see UNIT_COST), then hands
+   * over to a fresh invocation (its alarm); a unit of many steps may hand over mid-way (UnitSteps).
+   */
   private async runLane(): Promise<void> {
-    const started = Date.now();
-    for (;;) {
-      if (this.msg === undefined) this.msg = await this.resume();
-      const msg = this.msg;
-      if (!msg || this.aborted) return;
-      const next = await this.runUnit(msg);
-      // The coordinator hands a lane a unit only while none is in flight on it, so a next unit is
-      // its word and a Queue message that came meanwhile is stale. Without one, a message that came
-      // meanwhile (a re-dispatch after this lane's lease ran out) is the lane's unit.
-      if (next) this.msg = next;
-      else if (this.msg === msg) {
-        this.msg = null;
-        this.forget();
-        return;
+    const budget = new InvocationBudget();
+    let handover: string | null = null;
+    try {
+      for (;;) {
+        if (this.msg === undefined) this.msg = await this.resume();
+        const msg = this.msg;
+        if (!msg || this.aborted) return;
+        if (!budget.take(UNIT_COST)) {
+          handover = "before a unit";
+          await this.ctx.storage.setAlarm(Date.now());
+          return;
+        }
+        const next = await this.runUnit(msg, budget);
+        if (next === PAUSED) {
+          handover = "within a unit";
+          await this.ctx.storage.setAlarm(Date.now());
+          return;
+        }
+        // The coordinator hands a lane a unit only while none is in flight on it, so a next unit is
+        // its word and a Queue message that came meanwhile is stale. Without one, a message that came
+        // meanwhile (a re-dispatch after this lane's lease ran out) is the lane's unit.
+        if (next) this.msg = next;
+        else if (this.msg === msg) {
+          this.msg = null;
+          this.forget();
+          return;
+        }
       }
-      if (Date.now() - started > SLICE_MS) {
-        await this.ctx.storage.setAlarm(Date.now());
-        return;
-      }
+    } finally {
+      this.maxSubrequests = Math.max(this.maxSubrequests, budget.used());
+      if (handover) this.handovers++;
+      this.report(budget, handover);
     }
   }
 
-  /** Runs one unit to its sample and reports it; returns the lane's next unit. */
-  private async runUnit(msg: UnitMessage): Promise<UnitMessage | null> {
-    const coordinator = this.env.RUNS.get(this.env.RUNS.idFromName(msg.runId));
+  /** One line per activation that called an endpoint (simulator runs stay quiet): what it cost, and whether it handed over. */
+  private report(budget: InvocationBudget, handover: string | null): void {
+    const s = this.stats;
+    this.stats = { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
+    if (s.modelRequests === 0 && s.limiterRequests === 0) return;
+    const line = { level: "info", event: "lane", lane: this.ctx.id.name ?? null, units: s.units, model_requests: s.modelRequests, limiter_requests: s.limiterRequests, coordinator_requests: s.coordinatorRequests, subrequests: budget.used(), handover };
+    console.log(JSON.stringify(line));
+  }
+
+  /**
+   * Runs one unit to its sample and reports it; returns the lane's next unit, or PAUSED when the unit
+   * saved where it is and hands over to a fresh invocation (`budget` ran short).
+   */
+  private async runUnit(msg: UnitMessage, budget: InvocationBudget): Promise<UnitMessage | null | typeof PAUSED> {
+    const coordinator = this.coordinator(msg.runId);
     // The first unit of an activation fetches the run's settings (and checks the unit is current);
     // later units come from the coordinator itself, so they are current by construction.
+    let fresh = false;
     if (!this.context) {
-      // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
-      const context = (await coordinator.unitContext(msg.unitId, msg.attempt)) as UnitContextReply | null;
+      const context = await coordinator.unitContext(msg.unitId, msg.attempt);
       // A stale message: the lane may still have a unit the coordinator gave it (say, after a crash).
       if (!context) return this.resume();
       this.context = context;
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
+      fresh = true;
     }
     const context = this.context;
     const db = openDb(this.env.DB);
+    this.stats.units++;
+
+    // Where the unit stopped if it handed over before: in memory when this lane did it, else (after an
+    // eviction, or for an attempt after a lost one) as the coordinator kept it.
+    const continued = this.paused?.unitId === msg.unitId;
+    let from: Checkpoint | null = continued ? this.paused : null;
+    this.paused = null;
+    if (!from && (fresh || msg.attempt > 1)) {
+      const stored = await coordinator.checkpointOf(msg.unitId);
+      from = stored === null ? null : (JSON.parse(stored) as Checkpoint);
+    }
 
     const controller = new AbortController();
     this.controller = controller;
@@ -164,7 +276,25 @@ export class UnitRunner extends DurableObject<Env> {
     // retries, 429s) for its sample, whatever the evaluator does with the answers.
     const tally = this.tally;
     tally.reset();
-    this.watch.take();
+    if (from) addCalls(tally.calls, from.calls);
+    // A unit continued in this lane keeps what it saw of its endpoints before the hand-over.
+    if (!continued) this.watch.take();
+    // The first step of a unit in an invocation always runs (a fresh invocation could do no better).
+    let stepped = false;
+    const steps = {
+      saved: from?.state ?? null,
+      fits: (cost: StepCost) => {
+        const fits = budget.take(cost) || !stepped;
+        stepped = true;
+        return fits;
+      },
+      pause: async (state: string): Promise<never> => {
+        const calls = addCalls(noCalls(), tally.calls);
+        const kept = await coordinator.saveCheckpoint(msg.unitId, msg.attempt, JSON.stringify({ state, calls } satisfies Checkpoint));
+        if (kept) this.paused = { unitId: msg.unitId, attempt: msg.attempt, state, calls };
+        throw new UnitPaused(kept);
+      },
+    };
     const guard = (client: ChatClient): ChatClient => {
       const counted = tally.chat(client);
       return {
@@ -183,9 +313,11 @@ export class UnitRunner extends DurableObject<Env> {
       let client = this.endpoints.get(key);
       if (!client) {
         // Every attempt to a real endpoint holds a permit of the limiter shared by the tenant's runs
-        // on that endpoint and key (endpoint-limiter.ts); the run's lanes bound it from above.
-        const name = limiterName(context.tenantId, baseUrl, apiKey);
-        const gate = limiterGate(async () => this.env.LIMITERS.getByName(await name), timeoutMs + PERMIT_MARGIN_MS, this.watch);
+        // on that endpoint and key (endpoint-limiter.ts; this lane's shard of it); the run's lanes
+        // bound it from above. The gate keeps its permits between calls and units (endpoint-gate.ts).
+        const name = limiterName(context.tenantId, baseUrl, apiKey, shardOf(this.ctx.id.name ?? "", LIMITER_SHARDS), LIMITER_SHARDS);
+        const gate = limiterGate(async () => this.limiter(this.env.LIMITERS.getByName(await name)), timeoutMs + PERMIT_MARGIN_MS, this.watch);
+        this.gates.push(gate);
         client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env), gate });
         this.endpoints.set(key, client);
       }
@@ -209,11 +341,16 @@ export class UnitRunner extends DurableObject<Env> {
           },
           endpoint,
           secret: (name) => this.secrets[name],
+          steps,
         },
         controller.signal,
       );
     } catch (err) {
       if (controller.signal.aborted) return null;
+      // The unit saved where it is: the lane's next invocation continues it (or, if the coordinator
+      // no longer had it in flight, the lane asks which unit is its own, as for a stale message).
+      if (err instanceof UnitPaused) return err.kept ? PAUSED : this.resume();
+      this.stats.modelRequests += tally.calls.requests;
       const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));
       return coordinator.unitFailed(msg.unitId, msg.attempt, text, tally.reset());
     } finally {
@@ -227,9 +364,12 @@ export class UnitRunner extends DurableObject<Env> {
     // fails (the coordinator was reset) is not the unit's failure: it throws, and the lane's alarm
     // runs the unit again.
     const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
+    this.stats.modelRequests += tally.calls.requests;
     return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset(), endpoint: this.watch.take() });
   }
 }
+
+const PAUSED = Symbol("paused");
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
 invocationsOf(UnitRunner, "lane", ["start", "abort", "inspect", "alarm"]);
