@@ -5,7 +5,16 @@ import { invocationsOf } from "../platform/invocation.ts";
 import { shardsOfName } from "./endpoint-gate.ts";
 
 /** What a limiter shows of itself (`inspect`): for tests, operators and the runs' reports. */
-export type LimiterView = { limit: number; inFlight: number; waiting: number; pausedUntil: number; maxInFlight: number; window: WindowState };
+export type LimiterView = {
+  limit: number;
+  inFlight: number;
+  waiting: number;
+  pausedUntil: number;
+  maxInFlight: number;
+  window: WindowState;
+  /** Permit requests (acquire, renew, release) this instance has served since it started: what the lanes cost it. */
+  requests: number;
+};
 
 const OPTIONS: WindowOptions = { ...DEFAULT_WINDOW, max: LIMITS.concurrency };
 
@@ -40,6 +49,7 @@ export class EndpointLimiter extends DurableObject<Env> {
   private readonly waiters: { leaseMs: number; grant: (g: Grant) => void }[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private saved = "";
+  private requests = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -54,6 +64,7 @@ export class EndpointLimiter extends DurableObject<Env> {
   /** A permit for attempts of at most `leaseMs` from now, granted in turn once the window has room. */
   async acquire(leaseMs: number): Promise<Grant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.acquire: leaseMs must be positive, got ${leaseMs}`);
+    this.requests++;
     if (this.waiters.length === 0) {
       const grant = this.book.tryGrant(Date.now(), leaseMs);
       if (grant) return grant;
@@ -68,6 +79,7 @@ export class EndpointLimiter extends DurableObject<Env> {
    */
   async renew(id: string, latenciesMs: number[], leaseMs: number): Promise<Grant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.renew: leaseMs must be positive, got ${leaseMs}`);
+    this.requests++;
     const now = Date.now();
     this.book.report(id, latenciesMs);
     const kept = this.waiters.length === 0 ? this.book.extend(id, now, leaseMs) : null;
@@ -85,6 +97,7 @@ export class EndpointLimiter extends DurableObject<Env> {
    * goes idle reports them with the outcome `canceled`).
    */
   async release(id: string, outcome: Outcome, latenciesMs: number[] = []): Promise<Released> {
+    this.requests++;
     this.book.report(id, latenciesMs);
     const released = this.book.release(id, outcome, Date.now());
     this.save();
@@ -94,7 +107,7 @@ export class EndpointLimiter extends DurableObject<Env> {
 
   async inspect(): Promise<LimiterView> {
     const b = this.book;
-    return { limit: b.limit, inFlight: b.inFlight, waiting: this.waiters.length, pausedUntil: b.pausedUntil, maxInFlight: b.maxInFlight, window: { ...b.window } };
+    return { limit: b.limit, inFlight: b.inFlight, waiting: this.waiters.length, pausedUntil: b.pausedUntil, maxInFlight: b.maxInFlight, window: { ...b.window }, requests: this.requests };
   }
 
   private queue(leaseMs: number): Promise<Grant> {

@@ -1,0 +1,101 @@
+// Issue 23, item 5: no unit outlives what one invocation may do. A lane hands over to a fresh
+// invocation before its wall time (an alarm's 15 minutes) or its subrequests (10,000) run out, and a
+// chain-determinism replay of many turns does so between turns, continuing from a checkpoint the
+// coordinator keeps, never from the start. Budgets are lowered here (never raised) and the clock is
+// injected, so hand-overs happen within seconds and without sleeps.
+import { afterEach, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { scenarioStats } from "../support/fake-openai.ts";
+import { limiterName } from "../../src/durable/endpoint-gate.ts";
+import { setInvocationLimitsForTest } from "../../src/platform/invocation-budget.ts";
+import { fakeScenario, newTenant, problem, send, startRun, waitForRun } from "./helpers.ts";
+
+const API_KEY = "sk-lane-handover-0000";
+const provider = () => ({ base_url: env.FAKE_OPENAI_URL, api_key: API_KEY });
+const TURNS = 25;
+
+type Row = { tool_call_sequence: unknown[]; final_answer: unknown; n_tool_calls: number; error_category: string | null; run_idx: number };
+type Sample = { unit_id: string; status: string; output: { row: Row; turns: unknown[]; requests: number } };
+
+/** A run of `replays` replays of TURNS turns each (24 tool calls, then the final answer) against its own scenario. */
+async function replayRun(key: string, replays: number) {
+  const model = await fakeScenario({ agent: { calls: TURNS - 1 }, record: false }, "long");
+  const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
+  const ended = await waitForRun(key, run.id);
+  const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: Sample[] };
+  const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).inspect()));
+  return { ended, model, samples: samples.data.sort((a, b) => a.unit_id.localeCompare(b.unit_id)), lanes, stats: await scenarioStats(env.FAKE_OPENAI_URL, model) };
+}
+
+let undo: (() => void) | null = null;
+afterEach(() => {
+  undo?.();
+  undo = null;
+});
+
+describe("a lane's invocation budget", () => {
+  it("hands a long replay over between turns before its subrequests run out, with the same sequences as an unbroken run and no turn sent twice", async () => {
+    const { key } = await newTenant();
+    const whole = await replayRun(key, 2);
+    expect(whole.lanes.map((l) => l.handovers)).toEqual([0, 0]);
+
+    // 52 subrequests per invocation, and a turn may need 46 (its call's 23 attempts and their limiter
+    // requests): a turn starts only while the invocation has made at most 6, and each turn makes at
+    // least one (its request), so an invocation runs at most 8 turns (the first always runs) and a
+    // replay of 25 turns hands over at least ⌈25 / 8⌉ − 1 = 3 times.
+    const SUBREQUESTS = 52;
+    undo = setInvocationLimitsForTest({ subrequests: SUBREQUESTS });
+    const split = await replayRun(key, 2);
+    expect(split.ended.status).toBe("succeeded");
+    for (const lane of split.lanes) {
+      expect(lane.handovers).toBeGreaterThanOrEqual(3);
+      expect(lane.maxSubrequests).toBeLessThanOrEqual(SUBREQUESTS);
+    }
+    // Each replay's row (its tool-call sequence, answer, count) is the unbroken run's.
+    expect(split.samples.map((s) => s.output.row)).toEqual(whole.samples.map((s) => s.output.row));
+    expect(split.samples.map((s) => s.output.turns.length)).toEqual([TURNS, TURNS]);
+    // Continued, never restarted: the endpoint saw each of the 2 × 25 turns once.
+    expect(split.stats.received).toBe(2 * TURNS);
+    expect(split.samples.map((s) => s.output.requests)).toEqual([TURNS, TURNS]);
+    expect(split.ended.calls).toMatchObject({ requests: 2 * TURNS, retries: 0 });
+  });
+
+  it("hands a long replay over between turns before its wall time runs out (injected clock)", async () => {
+    const { key } = await newTenant();
+    // Every reading of the lane's clock is one second later; a turn may take 3 × 1 s + 15 s = 18 s, so
+    // with 25 s per invocation a lane starts about six turns per invocation.
+    let t = 0;
+    undo = setInvocationLimitsForTest({ wallMs: 25_000, now: () => (t += 1000) });
+    const split = await replayRun(key, 1);
+    expect(split.ended.status).toBe("succeeded");
+    expect(split.lanes[0].handovers).toBeGreaterThanOrEqual(3);
+    expect(split.samples[0].output.row).toMatchObject({ n_tool_calls: TURNS, final_answer: "done", error_category: null });
+    expect(split.stats.received).toBe(TURNS);
+  });
+
+  it("refuses a chain-determinism run whose one turn could not fit in an invocation, naming timeout_s", async () => {
+    const { key } = await newTenant();
+    // 14 min per invocation: (840 s − 15 s) / 3 attempts = 275 s at most per attempt.
+    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 276 });
+    const body = await problem(res, 400);
+    expect(body.errors?.[0]).toMatchObject({ path: "timeout_s" });
+    expect(body.errors?.[0].message).toMatch(/at most 275/);
+    expect((await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 275 })).status).toBe(202);
+  });
+});
+
+describe("the endpoint limiter off the hot path", () => {
+  it("is asked at most 0.2 times per model call", async () => {
+    const { key, tenantId } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 9 }, record: false }, "lease");
+    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 6, concurrency: 2, min_success: 2 });
+    await waitForRun(key, run.id);
+    const calls = (await scenarioStats(env.FAKE_OPENAI_URL, model)).received;
+    expect(calls).toBe(60);
+    const limiter = env.LIMITERS.getByName(await limiterName(tenantId, env.FAKE_OPENAI_URL, API_KEY));
+    // Two lanes of 30 calls each: an acquire, 2 renewals and a release per lane; 2 per call before.
+    const { requests } = await limiter.inspect();
+    expect(requests).toBeGreaterThan(0);
+    expect(requests / calls).toBeLessThanOrEqual(0.2);
+  });
+});
