@@ -1,16 +1,59 @@
 // A 10-query × 50-replay chain-determinism run (500 replays of 5 turns) through `wrangler dev`,
-// against a fake OpenAI-compatible server that answers every request after exactly 200 ms.
-import { registerScenario } from "../test/support/fake-openai.ts";
+// against a fake OpenAI-compatible server that answers every request after exactly 200 ms. Besides
+// the wall time it counts what the lanes asked of the Durable Objects per model call, from the line
+// each lane activation logs (unit-runner.ts): requests to the endpoint's limiter and to the run's
+// coordinator, and the most subrequests one lane invocation made.
+import { registerScenario, scenarioStats } from "../test/support/fake-openai.ts";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
 import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
 import { startFakeServer, startFinalHookReceiver } from "./support.ts";
 
-export type RunBench = { replays: number; succeeded: number; concurrency: number; wall_s: number; ideal_s: number; ratio: number; status: string };
+export type RunBench = {
+  replays: number;
+  succeeded: number;
+  concurrency: number;
+  wall_s: number;
+  ideal_s: number;
+  ratio: number;
+  status: string;
+  /** Model requests the endpoint received in the measured run, and the lanes' requests to the limiter and the coordinator per model request. */
+  model_requests: number;
+  limiter_per_call: number;
+  coordinator_per_call: number;
+  /** The most subrequests one lane invocation made (production's limit: 10,000). */
+  max_lane_subrequests: number;
+};
+
+type LaneLine = { event: "lane"; lane: string; limiter_requests: number; coordinator_requests: number; subrequests: number };
+
+/** The lanes' log lines in wrangler's output (one JSON object per line, possibly split across chunks). */
+function laneLines() {
+  let rest = "";
+  const lines: LaneLine[] = [];
+  return {
+    lines,
+    take(text: string) {
+      const parts = (rest + text).split("\n");
+      rest = parts.pop() ?? "";
+      for (const part of parts) {
+        const at = part.indexOf('{"level"');
+        if (at < 0) continue;
+        try {
+          const line = JSON.parse(part.slice(at)) as LaneLine;
+          if (line.event === "lane") lines.push(line);
+        } catch {
+          // not one of ours
+        }
+      }
+    },
+  };
+}
 
 export async function benchChainDeterminismRun({ port = 8798, queries = 10, replays = 50, concurrency = 50, turns = 5, delayMs = 200, stateIn = "disk" as StateIn } = {}): Promise<RunBench> {
   const fake = await startFakeServer();
   const hooks = await startFinalHookReceiver();
-  const dev = await startWranglerDev(port, stateIn);
+  const logged = laneLines();
+  const dev = await startWranglerDev(port, stateIn, logged.take);
   try {
     const model = "bench";
     await registerScenario(fake.url, { id: model, agent: { calls: turns - 1 }, delay_ms: delayMs, record: false });
@@ -34,15 +77,34 @@ export async function benchChainDeterminismRun({ port = 8798, queries = 10, repl
       await hooks.final(id);
       const seen = performance.now();
       const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as { status: string; progress: { done: number; failed: number } };
-      return { ...r, seen };
+      return { ...r, id, seen };
     };
     await run(1); // warm-up: compiles the Worker and its Durable Objects
+    const warmRequests = (await scenarioStats(fake.url, model)).received;
     const started = performance.now();
     const result = await run(queries);
     const wall_s = (result.seen - started) / 1000;
     const total = queries * replays;
     const ideal_s = (Math.ceil(total / concurrency) * turns * delayMs) / 1000;
-    return { replays: total, succeeded: result.progress.done, concurrency, wall_s, ideal_s, ratio: wall_s / ideal_s, status: result.status };
+    // The lanes log when they go idle, just after their last report: wait for the measured run's.
+    const lanesOf = () => logged.lines.filter((l) => l.lane.startsWith(`${result.id}:`));
+    for (let i = 0; i < 50 && new Set(lanesOf().map((l) => l.lane)).size < concurrency; i++) await new Promise((r) => setTimeout(r, 100));
+    const lanes = lanesOf();
+    const model_requests = (await scenarioStats(fake.url, model)).received - warmRequests;
+    const sum = (f: (l: LaneLine) => number) => lanes.reduce((a, l) => a + f(l), 0);
+    return {
+      replays: total,
+      succeeded: result.progress.done,
+      concurrency,
+      wall_s,
+      ideal_s,
+      ratio: wall_s / ideal_s,
+      status: result.status,
+      model_requests,
+      limiter_per_call: sum((l) => l.limiter_requests) / model_requests,
+      coordinator_per_call: sum((l) => l.coordinator_requests) / model_requests,
+      max_lane_subrequests: Math.max(0, ...lanes.map((l) => l.subrequests)),
+    };
   } finally {
     hooks.close();
     await dev.stop();

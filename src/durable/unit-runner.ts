@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client.ts";
 import { d1SampleCache } from "../db/sample-cache.ts";
-import { redactingCache, redactOutcome } from "../runs/redact.ts";
+import { redactingCache, redactOutcome, runRedactor } from "../runs/redact.ts";
 import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import {
@@ -288,7 +288,11 @@ export class UnitRunner extends DurableObject<Env> {
         stepped = true;
         return fits;
       },
-      pause: async (state: string): Promise<never> => {
+      pause: async (unredacted: string): Promise<never> => {
+        // No key of the run is stored, not even for a moment: a model that repeated one in the
+        // conversation continues with `[REDACTED]` there (from memory too, so it does not matter
+        // which lane continues the unit).
+        const state = runRedactor(this.secrets).text(unredacted);
         const calls = addCalls(noCalls(), tally.calls);
         const kept = await coordinator.saveCheckpoint(msg.unitId, msg.attempt, JSON.stringify({ state, calls } satisfies Checkpoint));
         if (kept) this.paused = { unitId: msg.unitId, attempt: msg.attempt, state, calls };

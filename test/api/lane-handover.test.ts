@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { scenarioStats } from "../support/fake-openai.ts";
 import { limiterName } from "../../src/durable/endpoint-gate.ts";
 import { setInvocationLimitsForTest } from "../../src/platform/invocation-budget.ts";
-import { fakeScenario, newTenant, problem, send, startRun, waitForRun } from "./helpers.ts";
+import { fakeScenario, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
 const API_KEY = "sk-lane-handover-0000";
 const provider = () => ({ base_url: env.FAKE_OPENAI_URL, api_key: API_KEY });
@@ -21,7 +21,7 @@ type Sample = { unit_id: string; status: string; output: { row: Row; turns: unkn
 async function replayRun(key: string, replays: number) {
   const model = await fakeScenario({ agent: { calls: TURNS - 1 }, record: false }, "long");
   const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
-  const ended = await waitForRun(key, run.id);
+  const ended = (await waitForRun(key, run.id)) as RunJson & { calls: { requests: number; retries: number } };
   const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: Sample[] };
   const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).inspect()));
   return { ended, model, samples: samples.data.sort((a, b) => a.unit_id.localeCompare(b.unit_id)), lanes, stats: await scenarioStats(env.FAKE_OPENAI_URL, model) };
