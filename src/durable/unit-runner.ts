@@ -171,8 +171,16 @@ export class UnitRunner extends DurableObject<Env> {
    * next (null when idle, or after an eviction until it asks the coordinator), `running` whether its
    * loop is going, `aborted` whether its run was canceled. Read-only.
    */
-  async inspect(): Promise<{ unit: UnitMessage | null; running: boolean; aborted: boolean; handovers: number; maxSubrequests: number }> {
-    return { unit: this.msg ?? null, running: this.running !== null, aborted: this.aborted, handovers: this.handovers, maxSubrequests: this.maxSubrequests };
+  async inspect(): Promise<{ unit: UnitMessage | null; running: boolean; aborted: boolean }> {
+    return { unit: this.msg ?? null, running: this.running !== null, aborted: this.aborted };
+  }
+
+  /**
+   * For operators and tests: how this lane's invocations went since it was last evicted: how many
+   * handed over to a fresh one, and the most subrequests one of them made. Read-only.
+   */
+  async invocations(): Promise<{ handovers: number; maxSubrequests: number }> {
+    return { handovers: this.handovers, maxSubrequests: this.maxSubrequests };
   }
 
   private forget(): void {
@@ -376,4 +384,4 @@ export class UnitRunner extends DurableObject<Env> {
 const PAUSED = Symbol("paused");
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(UnitRunner, "lane", ["start", "abort", "inspect", "alarm"]);
+invocationsOf(UnitRunner, "lane", ["start", "abort", "inspect", "invocations", "alarm"]);

@@ -23,7 +23,7 @@ async function replayRun(key: string, replays: number) {
   const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
   const ended = (await waitForRun(key, run.id)) as RunJson & { calls: { requests: number; retries: number } };
   const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: Sample[] };
-  const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).inspect()));
+  const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).invocations()));
   return { ended, model, samples: samples.data.sort((a, b) => a.unit_id.localeCompare(b.unit_id)), lanes, stats: await scenarioStats(env.FAKE_OPENAI_URL, model) };
 }
 
