@@ -137,7 +137,7 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!unit) return null;
     const settings = this.store.settings()!;
     this.unitTable.start(unit, settings.leaseMs, Date.now());
-    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.store.config(), secretEnc: this.store.secretEnc() };
+    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.store.config(), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId) };
   }
 
   /** The unit in flight on `lane`, for a lane resuming after an eviction (its later units are known only here). */

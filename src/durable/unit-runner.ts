@@ -255,28 +255,27 @@ export class UnitRunner extends DurableObject<Env> {
     const coordinator = this.coordinator(msg.runId);
     // The first unit of an activation fetches the run's settings (and checks the unit is current);
     // later units come from the coordinator itself, so they are current by construction.
-    let fresh = false;
+    let checkpoint: string | null | undefined;
     if (!this.context) {
       const context = await coordinator.unitContext(msg.unitId, msg.attempt);
       // A stale message: the lane may still have a unit the coordinator gave it (say, after a crash).
       if (!context) return this.resume();
       this.context = context;
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
-      fresh = true;
+      checkpoint = context.checkpoint;
     }
     const context = this.context;
     const db = openDb(this.env.DB);
     this.stats.units++;
 
     // Where the unit stopped if it handed over before: in memory when this lane did it, else (after an
-    // eviction, or for an attempt after a lost one) as the coordinator kept it.
+    // eviction, or for an attempt after a lost one) as the coordinator kept it, which says so with
+    // the unit's context or, for a later attempt handed over by a report's reply, when asked.
     const continued = this.paused?.unitId === msg.unitId;
     let from: Checkpoint | null = continued ? this.paused : null;
     this.paused = null;
-    if (!from && (fresh || msg.attempt > 1)) {
-      const stored = await coordinator.checkpointOf(msg.unitId);
-      from = stored === null ? null : (JSON.parse(stored) as Checkpoint);
-    }
+    if (!from && checkpoint === undefined && msg.attempt > 1) checkpoint = await coordinator.checkpointOf(msg.unitId);
+    if (!from && checkpoint) from = JSON.parse(checkpoint) as Checkpoint;
 
     const controller = new AbortController();
     this.controller = controller;

@@ -3,12 +3,13 @@
 // chain-determinism replay of many turns does so between turns, continuing from a checkpoint the
 // coordinator keeps, never from the start. Budgets are lowered here (never raised) and the clock is
 // injected, so hand-overs happen within seconds and without sleeps.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { scenarioStats } from "../support/fake-openai.ts";
+import { runInDurableObject } from "cloudflare:test";
+import { recordedRequests, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { limiterName } from "../../src/durable/endpoint-gate.ts";
 import { setInvocationLimitsForTest } from "../../src/platform/invocation-budget.ts";
-import { fakeScenario, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
+import { fakeScenario, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 
 const API_KEY = "sk-lane-handover-0000";
 const provider = () => ({ base_url: env.FAKE_OPENAI_URL, api_key: API_KEY });
@@ -17,10 +18,12 @@ const TURNS = 25;
 type Row = { tool_call_sequence: unknown[]; final_answer: unknown; n_tool_calls: number; error_category: string | null; run_idx: number };
 type Sample = { unit_id: string; status: string; output: { row: Row; turns: unknown[]; requests: number } };
 
+const request = (model: string, replays: number) => ({ model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
+
 /** A run of `replays` replays of TURNS turns each (24 tool calls, then the final answer) against its own scenario. */
 async function replayRun(key: string, replays: number) {
   const model = await fakeScenario({ agent: { calls: TURNS - 1 }, record: false }, "long");
-  const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
+  const run = await startRun(key, request(model, replays));
   const ended = (await waitForRun(key, run.id)) as RunJson & { calls: { requests: number; retries: number } };
   const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: Sample[] };
   const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).invocations()));
@@ -71,6 +74,32 @@ describe("a lane's invocation budget", () => {
     expect(split.lanes[0].handovers).toBeGreaterThanOrEqual(3);
     expect(split.samples[0].output.row).toMatchObject({ n_tool_calls: TURNS, final_answer: "done", error_category: null });
     expect(split.stats.received).toBe(TURNS);
+  });
+
+  it("a lane that crashes mid-replay is resumed from the replay's last checkpoint, not from its first turn", async () => {
+    const { key } = await newTenant();
+    const whole = await replayRun(key, 1);
+    // As in the first test, at most 8 turns per invocation; the endpoint holds every request after the
+    // 12th, so by then the replay has handed over at least once and saved where it was.
+    undo = setInvocationLimitsForTest({ subrequests: 52 });
+    const model = await fakeScenario({ agent: { calls: TURNS - 1 }, hold_after: 12 }, "crash");
+    const run = await startRun(key, request(model, 1));
+    await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
+    const lane = env.UNITS.getByName(`${run.id}:0`);
+    await runInDurableObject(lane, (_, state) => state.abort("crashed by the test")).catch((e: Error) => expect(e.message).toMatch(/crashed by the test/));
+    await releaseScenario(env.FAKE_OPENAI_URL, model);
+    const ended = await waitForRun(key, run.id);
+    expect(ended.status).toBe("succeeded");
+    const samples = (await (await send("GET", `/v1/runs/${run.id}/samples`, key)).json()) as { data: Sample[] };
+    expect(samples.data.map((s) => s.output.row)).toEqual(whole.samples.map((s) => s.output.row));
+    // Turn 0 went to the endpoint once: the resumed lane continued from a checkpoint (turns 1–8 are
+    // the earliest one can be at), so it re-sent at most the turns after it, up to the held 13th.
+    const requests = await recordedRequests(env.FAKE_OPENAI_URL, model);
+    const perTurn = (t: number) => requests.filter((r) => r.turn === t).length;
+    expect(perTurn(0)).toBe(1);
+    expect(perTurn(TURNS - 1)).toBe(1);
+    expect(requests.length).toBeGreaterThan(TURNS);
+    expect(requests.length).toBeLessThanOrEqual(TURNS + 12);
   });
 
   it("refuses a chain-determinism run whose one turn could not fit in an invocation, naming timeout_s", async () => {

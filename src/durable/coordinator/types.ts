@@ -33,7 +33,8 @@ export type RunSettings = {
 /** The counts of ended units and their model calls (a finished run's include its aggregate's calls). */
 export type Progress = { done: number; failed: number; calls: ModelCalls };
 
-export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null };
+/** `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts). */
+export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null; checkpoint: string | null };
 
 /**
  * A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes
