@@ -18,9 +18,10 @@ import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
 import type { UnitContextReply } from "./coordinator/types.ts";
 import { addCalls, CallTally, noCalls, type ModelCalls } from "./model-calls.ts";
-import { EndpointWatch, LIMITER_SHARDS, limiterGate, limiterName, type LeasingGate, type LimiterStub } from "./endpoint-gate.ts";
+import { EndpointWatch, LIMITER_SHARDS, limiterGate, limiterName, type LeasingGate } from "./endpoint-gate.ts";
+import { countedCoordinator, countedLimiter, noStats } from "./lane-requests.ts";
 import { shardOf } from "../limiter/index.ts";
-import { charge, invocationsOf } from "../platform/invocation.ts";
+import { invocationsOf } from "../platform/invocation.ts";
 import { InvocationBudget, type StepCost } from "../platform/invocation-budget.ts";
 
 /** A permit outlives its attempt's timeout by this much before its limiter takes it back (see RENEW_EVERY). */
@@ -48,8 +49,6 @@ class UnitPaused extends Error {
   }
 }
 
-/** What one activation of a lane did, logged when it ends (for operators, and `npm run bench`). */
-type LaneStats = { units: number; modelRequests: number; limiterRequests: number; coordinatorRequests: number };
 
 /**
  * One lane of a run (one per `${runId}:${lane}`): it executes units one at a time, each a replay,
@@ -79,8 +78,8 @@ export class UnitRunner extends DurableObject<Env> {
   private gates: LeasingGate[] = [];
   /** The unit that handed over mid-way, with where it stopped, for this lane's next invocation. */
   private paused: (Checkpoint & { unitId: string; attempt: number }) | null = null;
-  private stats: LaneStats = { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
-  /** How many times this lane handed over to a fresh invocation, and the most subrequests one of its invocations made: for `inspect`. */
+  private stats = noStats();
+  /** How many times this lane handed over to a fresh invocation, and the most subrequests one of its invocations made: for `invocations`. */
   private handovers = 0;
   private maxSubrequests = 0;
 
@@ -118,37 +117,9 @@ export class UnitRunner extends DurableObject<Env> {
     return this.coordinator(self.runId).laneUnit(self.lane);
   }
 
-  /**
-   * The run's coordinator. Every request to it, as every request to a limiter, is a subrequest of
-   * the lane's invocation, charged as production counts it (model calls are charged by their fetch).
-   */
+  /** The run's coordinator, every request to it charged to the lane's invocation (lane-requests.ts). */
   private coordinator(runId: string) {
-    const stub = this.env.RUNS.get(this.env.RUNS.idFromName(runId));
-    const counted = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
-      charge("subrequest");
-      this.stats.coordinatorRequests++;
-      return call(...args);
-    };
-    return {
-      unitContext: counted((unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>),
-      laneUnit: counted((lane: number) => stub.laneUnit(lane)),
-      unitDone: counted((...a: Parameters<typeof stub.unitDone>) => stub.unitDone(...a)),
-      unitFailed: counted((...a: Parameters<typeof stub.unitFailed>) => stub.unitFailed(...a)),
-      saveCheckpoint: counted((unitId: string, attempt: number, state: string) => stub.saveCheckpoint(unitId, attempt, state)),
-      checkpointOf: counted((unitId: string) => stub.checkpointOf(unitId)),
-    };
-  }
-
-  private limiter(stub: LimiterStub): LimiterStub {
-    const count = () => {
-      charge("subrequest");
-      this.stats.limiterRequests++;
-    };
-    return {
-      acquire: (leaseMs) => (count(), stub.acquire(leaseMs)),
-      renew: (id, latencies, leaseMs) => (count(), stub.renew(id, latencies, leaseMs)),
-      release: (id, outcome, latencies) => (count(), stub.release(id, outcome, latencies)),
-    };
+    return countedCoordinator(this.env.RUNS.get(this.env.RUNS.idFromName(runId)), () => this.stats);
   }
 
   /** The one loop of this lane, started by a dispatch or by the alarm, whichever comes first. */
@@ -241,7 +212,7 @@ export class UnitRunner extends DurableObject<Env> {
   /** One line per activation that called an endpoint (simulator runs stay quiet): what it cost, and whether it handed over. */
   private report(budget: InvocationBudget, handover: string | null): void {
     const s = this.stats;
-    this.stats = { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
+    this.stats = noStats();
     if (s.modelRequests === 0 && s.limiterRequests === 0) return;
     const line = { level: "info", event: "lane", lane: this.ctx.id.name ?? null, units: s.units, model_requests: s.modelRequests, limiter_requests: s.limiterRequests, coordinator_requests: s.coordinatorRequests, subrequests: budget.used(), handover };
     console.log(JSON.stringify(line));
@@ -327,7 +298,7 @@ export class UnitRunner extends DurableObject<Env> {
         // on that endpoint and key (endpoint-limiter.ts; this lane's shard of it); the run's lanes
         // bound it from above. The gate keeps its permits between calls and units (endpoint-gate.ts).
         const name = limiterName(context.tenantId, baseUrl, apiKey, shardOf(this.ctx.id.name ?? "", LIMITER_SHARDS), LIMITER_SHARDS);
-        const gate = limiterGate(async () => this.limiter(this.env.LIMITERS.getByName(await name)), timeoutMs + PERMIT_MARGIN_MS, this.watch);
+        const gate = limiterGate(async () => countedLimiter(this.env.LIMITERS.getByName(await name), () => this.stats), timeoutMs + PERMIT_MARGIN_MS, this.watch);
         this.gates.push(gate);
         client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env), gate });
         this.endpoints.set(key, client);

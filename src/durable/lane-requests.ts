@@ -1,0 +1,48 @@
+// A lane's requests to other Durable Objects (its run's coordinator, its endpoint's limiter), each
+// charged as a subrequest of the lane's invocation, as production counts them (a model call is
+// charged by its fetch, a D1 query by the counted binding), and counted for the lane's log line.
+import type { UnitMessage } from "../runs/messages.ts";
+import { charge } from "../platform/invocation.ts";
+import type { RunCoordinator, UnitContextReply, UnitSample } from "./run-coordinator.ts";
+import type { LimiterStub } from "./endpoint-gate.ts";
+import type { ModelCalls } from "./model-calls.ts";
+
+/** What one activation of a lane did, logged when it ends (for operators, and `npm run bench`). */
+export type LaneStats = { units: number; modelRequests: number; limiterRequests: number; coordinatorRequests: number };
+
+export function noStats(): LaneStats {
+  return { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
+}
+
+/** The coordinator's methods a lane calls, each charged and counted. */
+export function countedCoordinator(stub: DurableObjectStub<RunCoordinator>, stats: () => LaneStats) {
+  const counted =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      charge("subrequest");
+      stats().coordinatorRequests++;
+      return call(...args);
+    };
+  return {
+    // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
+    unitContext: counted((unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>),
+    laneUnit: counted((lane: number): Promise<UnitMessage | null> => stub.laneUnit(lane)),
+    unitDone: counted((unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> => stub.unitDone(unitId, attempt, sample)),
+    unitFailed: counted((unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> => stub.unitFailed(unitId, attempt, error, calls)),
+    saveCheckpoint: counted((unitId: string, attempt: number, state: string): Promise<boolean> => stub.saveCheckpoint(unitId, attempt, state)),
+    checkpointOf: counted((unitId: string): Promise<string | null> => stub.checkpointOf(unitId)),
+  };
+}
+
+/** A limiter whose every request is charged and counted. */
+export function countedLimiter(stub: LimiterStub, stats: () => LaneStats): LimiterStub {
+  const count = () => {
+    charge("subrequest");
+    stats().limiterRequests++;
+  };
+  return {
+    acquire: (leaseMs) => (count(), stub.acquire(leaseMs)),
+    renew: (id, latencies, leaseMs) => (count(), stub.renew(id, latencies, leaseMs)),
+    release: (id, outcome, latencies) => (count(), stub.release(id, outcome, latencies)),
+  };
+}
