@@ -1,5 +1,6 @@
-// A lane's side of an endpoint's shared limiter (endpoint-limiter.ts): which limiter an endpoint
-// call belongs to, the `CallGate` the one retry policy goes through, and what the lane saw of the
+// A lane's side of an endpoint's shared limiter (endpoint-limiter.ts): which limiter (and shard) an
+// endpoint call belongs to, the `CallGate` the one retry policy goes through (it keeps its permits
+// between attempts and renews them in aggregate: docs/concurrency.md), and what the lane saw of the
 // window, reported with each unit for the run's endpoint series.
 import { sha256Hex } from "../crypto.ts";
 import type { AttemptOutcome, CallGate, CallPermit } from "../providers/index.ts";
