@@ -90,13 +90,19 @@ const ACQUIRE_TRIES = 3;
  * `attempts` model calls instead of twice per call. The period stays well inside the permit's lease
  * (the attempt's timeout + 30 s) and bounds how stale the lane's view of the window and of a
  * `Retry-After` pause may be; an overload is reported at once, whatever the count.
+ *
+ * While the window was full when the lane last heard from the limiter, it renews after every success
+ * instead: others are (or soon will be) waiting for a place, the window grows only as fast as its
+ * successes are reported, and a cut near the endpoint's limit must reach the lanes that hold permits
+ * at once. That is where the window is being found; once it has room, the renewals thin out.
  */
 export const RENEW_EVERY = { attempts: 10, ms: 10_000 };
 
 /** A gate that keeps permits between attempts: `close` gives back the ones it holds (the lane goes idle). */
 export type LeasingGate = CallGate & { close(): Promise<void> };
 
-type Slot = { limiter: LimiterStub; id: string; latencies: number[]; since: number; busy: boolean };
+/** A permit the gate keeps; `full`: the window had no room left when the limiter last answered about it. */
+type Slot = { limiter: LimiterStub; id: string; latencies: number[]; since: number; busy: boolean; full: boolean };
 
 /**
  * The gate of one endpoint's calls from one lane. Each attempt needs a permit (one request's place
@@ -155,7 +161,8 @@ export function limiterGate(
   /** A kept permit, renewed first if its period is over; null if it was lost on the way (a new one is asked for). */
   const reuse = async (slot: Slot, signal?: AbortSignal): Promise<CallPermit | null> => {
     slot.busy = true;
-    if (slot.latencies.length < renewEvery.attempts && now() - slot.since < renewEvery.ms) {
+    const every = slot.full ? 1 : renewEvery.attempts;
+    if (slot.latencies.length < every && now() - slot.since < renewEvery.ms) {
       if (seen) watch.note(seen[0], seen[1]);
       return permitOf(slot);
     }
@@ -164,6 +171,7 @@ export function limiterGate(
       const grant = await untilAborted(l.renew(slot.id, slot.latencies.splice(0), leaseMs), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
       slot.id = grant.id;
       slot.since = now();
+      slot.full = grant.inFlight >= grant.limit;
       note(grant.limit, grant.inFlight);
       return permitOf(slot);
     } catch (err) {
@@ -199,7 +207,7 @@ export function limiterGate(
           continue;
         }
         note(grant.limit, grant.inFlight);
-        const slot: Slot = { limiter, id: grant.id, latencies: [], since: now(), busy: true };
+        const slot: Slot = { limiter, id: grant.id, latencies: [], since: now(), busy: true, full: grant.inFlight >= grant.limit };
         slots.push(slot);
         return permitOf(slot);
       }

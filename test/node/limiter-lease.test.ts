@@ -43,6 +43,18 @@ describe("a lane's leasing gate", () => {
     expect(l.book.inFlight).toBe(0);
   });
 
+  it("renews after every success while the window is full, so it grows and yields as fast as before", async () => {
+    // A window of 2 and one lane holding 1: room. Then a second lane takes the other place: full.
+    const l = bookLimiter(new PermitBook({ options: { ...DEFAULT_WINDOW, initial: 2, max: 2 } }));
+    const roomy = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
+    for (let i = 0; i < 5; i++) await call(roomy);
+    expect(l.served).toEqual({ acquire: 1, renew: 0, release: 0 });
+    const crowded = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
+    for (let i = 0; i < 5; i++) await call(crowded);
+    // Its grant showed 2 in flight of 2: each later call renews first (4 renewals for 5 calls).
+    expect(l.served).toEqual({ acquire: 2, renew: 4, release: 0 });
+  });
+
   it("renews after RENEW_EVERY.ms even with few calls, so its lease never runs out under it", async () => {
     let clock = 0;
     const l = bookLimiter();
