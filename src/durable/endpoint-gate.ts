@@ -79,30 +79,35 @@ export type LimiterStub = {
   renew(id: string, latenciesMs: number[], leaseMs: number): Promise<GrantView>;
   release(id: string, outcome: AttemptOutcome, latenciesMs?: number[]): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
 };
-type GrantView = { id: string; limit: number; inFlight: number };
+/** `waiting`: how many were still waiting for a permit when this one was granted. */
+type GrantView = { id: string; limit: number; inFlight: number; waiting?: number };
 
 /** Tries of an acquire whose RPC failed (a limiter being reset), before the call goes ahead unlimited. */
 const ACQUIRE_TRIES = 3;
 
 /**
- * A lane keeps a permit across its attempts and renews it (reporting their successes) after this many
- * successes or this long, whichever comes first: the limiter hears from a lane about once per
- * `attempts` model calls instead of twice per call. The period stays well inside the permit's lease
- * (the attempt's timeout + 30 s) and bounds how stale the lane's view of the window and of a
+ * A lane keeps a permit across its attempts and renews it (reporting their successes) after at most
+ * this many successes or this long, whichever comes first: the limiter hears from a lane about once
+ * per `attempts` model calls instead of twice per call. The period stays well inside the permit's
+ * lease (the attempt's timeout + 30 s) and bounds how stale the lane's view of the window and of a
  * `Retry-After` pause may be; an overload is reported at once, whatever the count.
  *
- * While the window was full when the lane last heard from the limiter, it renews after every success
- * instead: others are (or soon will be) waiting for a place, the window grows only as fast as its
- * successes are reported, and a cut near the endpoint's limit must reach the lanes that hold permits
- * at once. That is where the window is being found; once it has room, the renewals thin out.
+ * The count starts at 1 and doubles with each renewal that finds the window uncontested (nobody
+ * waiting, room left), back to 1 when it is contested: while the window is being found (others wait
+ * for a place, it grows with each reported success, a cut near the endpoint's limit must reach the
+ * lanes that hold permits) a lane renews after every success, as promptly as a release per call did;
+ * once the window has room, the renewals thin out to one per `attempts` calls.
  */
 export const RENEW_EVERY = { attempts: 10, ms: 10_000 };
 
 /** A gate that keeps permits between attempts: `close` gives back the ones it holds (the lane goes idle). */
 export type LeasingGate = CallGate & { close(): Promise<void> };
 
-/** A permit the gate keeps; `full`: the window had no room left when the limiter last answered about it. */
-type Slot = { limiter: LimiterStub; id: string; latencies: number[]; since: number; busy: boolean; full: boolean };
+/** A permit the gate keeps; `every`: the successes after which it is renewed next (see RENEW_EVERY). */
+type Slot = { limiter: LimiterStub; id: string; latencies: number[]; since: number; busy: boolean; every: number };
+
+/** Whether others want the window's places: then a lane holding one reports and yields after each success. */
+const contested = (g: GrantView) => (g.waiting ?? 0) > 0 || g.inFlight >= g.limit;
 
 /**
  * The gate of one endpoint's calls from one lane. Each attempt needs a permit (one request's place
@@ -161,17 +166,16 @@ export function limiterGate(
   /** A kept permit, renewed first if its period is over; null if it was lost on the way (a new one is asked for). */
   const reuse = async (slot: Slot, signal?: AbortSignal): Promise<CallPermit | null> => {
     slot.busy = true;
-    const every = slot.full ? 1 : renewEvery.attempts;
-    if (slot.latencies.length < every && now() - slot.since < renewEvery.ms) {
+    if (slot.latencies.length < slot.every && now() - slot.since < renewEvery.ms) {
       if (seen) watch.note(seen[0], seen[1]);
       return permitOf(slot);
     }
     const l = slot.limiter;
     try {
       const grant = await untilAborted(l.renew(slot.id, slot.latencies.splice(0), leaseMs), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
+      slot.every = contested(grant) || grant.id !== slot.id ? 1 : Math.min(2 * slot.every, renewEvery.attempts);
       slot.id = grant.id;
       slot.since = now();
-      slot.full = grant.inFlight >= grant.limit;
       note(grant.limit, grant.inFlight);
       return permitOf(slot);
     } catch (err) {
@@ -207,7 +211,7 @@ export function limiterGate(
           continue;
         }
         note(grant.limit, grant.inFlight);
-        const slot: Slot = { limiter, id: grant.id, latencies: [], since: now(), busy: true, full: grant.inFlight >= grant.limit };
+        const slot: Slot = { limiter, id: grant.id, latencies: [], since: now(), busy: true, every: 1 };
         slots.push(slot);
         return permitOf(slot);
       }

@@ -16,6 +16,9 @@ export type LimiterView = {
   requests: number;
 };
 
+/** A permit as the limiter grants it, with how many were still waiting then (a lane renews sooner while some are). */
+export type LimiterGrant = Grant & { waiting: number };
+
 const OPTIONS: WindowOptions = { ...DEFAULT_WINDOW, max: LIMITS.concurrency };
 
 /** The window options of the object named `name`: a shard owns its share of the whole window (see endpoint-gate.ts). */
@@ -46,7 +49,7 @@ function optionsOf(name: string | undefined): WindowOptions {
  */
 export class EndpointLimiter extends DurableObject<Env> {
   private readonly book: PermitBook;
-  private readonly waiters: { leaseMs: number; grant: (g: Grant) => void }[] = [];
+  private readonly waiters: { leaseMs: number; grant: (g: LimiterGrant) => void }[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private saved = "";
   private requests = 0;
@@ -62,12 +65,12 @@ export class EndpointLimiter extends DurableObject<Env> {
   }
 
   /** A permit for attempts of at most `leaseMs` from now, granted in turn once the window has room. */
-  async acquire(leaseMs: number): Promise<Grant> {
+  async acquire(leaseMs: number): Promise<LimiterGrant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.acquire: leaseMs must be positive, got ${leaseMs}`);
     this.requests++;
     if (this.waiters.length === 0) {
       const grant = this.book.tryGrant(Date.now(), leaseMs);
-      if (grant) return grant;
+      if (grant) return { ...grant, waiting: 0 };
     }
     return this.queue(leaseMs);
   }
@@ -77,7 +80,7 @@ export class EndpointLimiter extends DurableObject<Env> {
    * same permit while nobody waits and the window still has it, otherwise a new one granted in turn
    * (see PermitBook.extend), so a lane that keeps sending yields to those waiting once per renewal.
    */
-  async renew(id: string, latenciesMs: number[], leaseMs: number): Promise<Grant> {
+  async renew(id: string, latenciesMs: number[], leaseMs: number): Promise<LimiterGrant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.renew: leaseMs must be positive, got ${leaseMs}`);
     this.requests++;
     const now = Date.now();
@@ -85,7 +88,7 @@ export class EndpointLimiter extends DurableObject<Env> {
     const kept = this.waiters.length === 0 ? this.book.extend(id, now, leaseMs) : null;
     if (!kept) this.book.release(id, { kind: "canceled" }, now);
     this.save();
-    if (kept) return kept;
+    if (kept) return { ...kept, waiting: 0 };
     const turn = this.queue(leaseMs);
     this.serve();
     return turn;
@@ -110,8 +113,8 @@ export class EndpointLimiter extends DurableObject<Env> {
     return { limit: b.limit, inFlight: b.inFlight, waiting: this.waiters.length, pausedUntil: b.pausedUntil, maxInFlight: b.maxInFlight, window: { ...b.window }, requests: this.requests };
   }
 
-  private queue(leaseMs: number): Promise<Grant> {
-    return new Promise<Grant>((grant) => {
+  private queue(leaseMs: number): Promise<LimiterGrant> {
+    return new Promise<LimiterGrant>((grant) => {
       this.waiters.push({ leaseMs, grant });
       this.wake();
     });
@@ -123,7 +126,7 @@ export class EndpointLimiter extends DurableObject<Env> {
     while (this.waiters.length) {
       const grant = this.book.tryGrant(now, this.waiters[0].leaseMs);
       if (!grant) break;
-      this.waiters.shift()!.grant(grant);
+      this.waiters.shift()!.grant({ ...grant, waiting: this.waiters.length });
     }
     this.wake();
   }

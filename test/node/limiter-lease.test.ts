@@ -32,47 +32,52 @@ const call = (gate: CallGate, once: () => Promise<{ attempts?: number }> = ok, t
   retrying(once, { maxRetries: 2, gate, sleep: async (ms) => void tick(ms), random: () => 0, now: () => 0 });
 
 describe("a lane's leasing gate", () => {
-  it("asks the limiter about once per RENEW_EVERY.attempts calls, not twice per call", async () => {
+  it("asks the limiter about once per RENEW_EVERY.attempts calls once the window has room, not twice per call", async () => {
     const l = bookLimiter();
     const gate = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
     for (let i = 0; i < 100; i++) await call(gate);
     await gate.close();
-    // 1 acquire, a renewal before each further 10 calls (calls 11, 21, …, 91: 9), 1 release at close.
-    expect(l.served).toEqual({ acquire: 1, renew: 9, release: 1 });
+    // 1 acquire; renewals after 1, 2, 4, 8 successes (calls 2, 4, 8, 16: the window has room each
+    // time, so the count doubles), then every 10 (calls 26, 36, …, 96: 8); 1 release at close.
+    expect(l.served).toEqual({ acquire: 1, renew: 12, release: 1 });
     expect(l.requests() / 100).toBeLessThanOrEqual(0.2);
     expect(l.book.inFlight).toBe(0);
   });
 
-  it("renews after every success while the window is full, so it grows and yields as fast as before", async () => {
-    // A window of 2 and one lane holding 1: room. Then a second lane takes the other place: full.
+  it("renews after every success while the window is contested, so it grows, yields and is cut as promptly as before", async () => {
+    // A window of 2: one lane alone has room; with a second lane it is full.
     const l = bookLimiter(new PermitBook({ options: { ...DEFAULT_WINDOW, initial: 2, max: 2 } }));
     const roomy = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
     for (let i = 0; i < 5; i++) await call(roomy);
-    expect(l.served).toEqual({ acquire: 1, renew: 0, release: 0 });
+    // Renewals after 1 and 2 successes (calls 2 and 4).
+    expect(l.served).toEqual({ acquire: 1, renew: 2, release: 0 });
     const crowded = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
     for (let i = 0; i < 5; i++) await call(crowded);
-    // Its grant showed 2 in flight of 2: each later call renews first (4 renewals for 5 calls).
-    expect(l.served).toEqual({ acquire: 2, renew: 4, release: 0 });
+    // Its grant and every renewal show 2 in flight of 2: it renews before each later call (4 for 5 calls).
+    expect(l.served).toEqual({ acquire: 2, renew: 6, release: 0 });
   });
 
   it("renews after RENEW_EVERY.ms even with few calls, so its lease never runs out under it", async () => {
     let clock = 0;
     const l = bookLimiter();
     const gate = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => clock });
-    await call(gate);
+    // 40 calls: renewed last before call 36 with the count at 10, so calls 36–40 are 5 successes since.
+    for (let i = 0; i < 40; i++) await call(gate);
+    const renewed = l.served.renew;
     clock += RENEW_EVERY.ms - 1;
     await call(gate);
-    expect(l.served.renew).toBe(0);
+    expect(l.served.renew).toBe(renewed);
     clock += 1;
     await call(gate);
-    expect(l.served.renew).toBe(1);
+    expect(l.served.renew).toBe(renewed + 1);
     expect(RENEW_EVERY.ms).toBeLessThan(30_000); // inside the permit's margin over the attempt's timeout
   });
 
   it("reports an overload at once, with the successes before it, and takes the limiter's verdict", async () => {
     const l = bookLimiter(new PermitBook({ options: { ...DEFAULT_WINDOW, initial: 4 } }));
     const gate = limiterGate(() => l.stub, 60_000, new EndpointWatch(), { now: () => 0 });
-    for (let i = 0; i < 3; i++) await call(gate);
+    // Two calls: the permit was renewed before the second (after 1 success), next after 2 more.
+    for (let i = 0; i < 2; i++) await call(gate);
     const before = l.requests();
     const refused = new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs: 1000 });
     let n = 0;
@@ -84,7 +89,8 @@ describe("a lane's leasing gate", () => {
       },
       l.tick,
     );
-    // The 429's release (with the 3 successes), then, after its Retry-After, a fresh acquire for the retry.
+    // No renewal (1 success since the last), the 429's release with that success, then, after its
+    // Retry-After, a fresh acquire for the retry.
     expect(l.served.release).toBe(1);
     expect(l.requests() - before).toBe(2);
     expect(l.book.pausedUntil).toBe(1000);
