@@ -116,13 +116,15 @@ describe("a lane's invocation budget", () => {
 describe("the endpoint limiter off the hot path", () => {
   it("is asked at most 0.2 times per model call", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ agent: { calls: 9 }, record: false }, "lease");
-    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 6, concurrency: 2, min_success: 2 });
+    // Two lanes, each two replays of 30 turns: 60 calls per lane.
+    const model = await fakeScenario({ agent: { calls: 29 }, record: false }, "lease");
+    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 4, max_turns: 30, concurrency: 2, min_success: 2 });
     await waitForRun(key, run.id);
     const calls = (await scenarioStats(env.FAKE_OPENAI_URL, model)).received;
-    expect(calls).toBe(60);
+    expect(calls).toBe(120);
     const limiter = env.LIMITERS.getByName(await limiterName(tenantId, env.FAKE_OPENAI_URL, API_KEY));
-    // Two lanes of 30 calls each: an acquire, 2 renewals and a release per lane; 2 per call before.
+    // Per lane, with 2 of 16 places in use (uncontested): an acquire, renewals before calls 2, 4, 8,
+    // 16, 26, 36, 46 and 56, and a release when it goes idle: 10, so 20 for 120 calls (2 per call before).
     const { requests } = await limiter.inspect();
     expect(requests).toBeGreaterThan(0);
     expect(requests / calls).toBeLessThanOrEqual(0.2);
