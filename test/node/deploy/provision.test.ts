@@ -140,7 +140,8 @@ describe("scripts/provision.ts", () => {
   });
 
   it("--dry-run prints the commands and runs none of them (wrangler is not even on its PATH)", () => {
-    const r = spawnSync(process.execPath, ["scripts/provision.ts", "--dry-run"], { cwd: ROOT, encoding: "utf8", env: { PATH: empty } as NodeJS.ProcessEnv });
+    const noWrangler: Record<string, string> = { PATH: empty };
+    const r = spawnSync(process.execPath, ["scripts/provision.ts", "--dry-run"], { cwd: ROOT, encoding: "utf8", env: noWrangler as NodeJS.ProcessEnv });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n")).toEqual(plan(REPO_CONFIG));
     for (const cmd of ["npx wrangler d1 create assay", "npx wrangler kv namespace create assay-key-cache", "npx wrangler r2 bucket create assay-results", "npx wrangler queues create assay-units"]) {
