@@ -5,7 +5,7 @@ export { pairwiseSum, npMean } from "./pairwise-sum.ts";
 export { percentile, percentileSorted } from "./percentile.ts";
 export { clusterBootstrap } from "./bootstrap.ts";
 export type { ClusterBootstrapOptions } from "./bootstrap.ts";
-export { nominalAlpha } from "./krippendorff.ts";
+export { nominalAlpha, nominalAlphaResampler } from "./krippendorff.ts";
 export type { NominalAlpha } from "./krippendorff.ts";
 export { normalQuantile, zFor } from "./normal.ts";
 export { newcombeDifference, newcombePairedDifference } from "./proportions.ts";
