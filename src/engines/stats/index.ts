@@ -11,6 +11,6 @@ export { normalQuantile, zFor } from "./normal.ts";
 export { newcombeDifference, newcombePairedDifference } from "./proportions.ts";
 export type { PairedTable } from "./proportions.ts";
 export { mcnemarExact } from "./mcnemar.ts";
-export { pairedBootstrapCi } from "./paired-bootstrap.ts";
+export { pairedBootstrapCi, percentileInterval } from "./paired-bootstrap.ts";
 export type { PairedBootstrapOptions } from "./paired-bootstrap.ts";
 export { moverDifference } from "./mover.ts";

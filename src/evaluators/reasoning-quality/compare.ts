@@ -28,7 +28,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { aggregate, mergeStrategies, resolveWeightTable, type MetricKey, type Weights } from "../../engines/reasoning-quality/index.ts";
-import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../../engines/stats/index.ts";
+import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi, percentileInterval } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
 import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
 import { columnsOf, rqBasis, setFigures, type Columns, type RqBasis, type RqModelBasis } from "./compare-basis.ts";
@@ -82,24 +82,20 @@ function sharedStrategies(base: Run, head: Run): { shared: string[]; skipped: { 
 
 /**
  * Percentile intervals of several statistics over the same bootstrap resamples. `row` computes every
- * statistic of one resample at once (two `setFigures` calls, not one per statistic); the bootstrap is
- * deterministic for its seed, so the later passes see the same resamples in the same order and read the
- * stored rows back instead of recomputing them.
+ * statistic of one resample at once (two `setFigures` calls, not one per statistic); the first
+ * statistic's interval is the bootstrap's, and the others' are the same percentiles of their own column
+ * of values, as a bootstrap of the same seed (the same resamples in the same order) would give them.
  */
 function bootstrapRows(n: number, width: number, row: (idx: Uint32Array) => number[], confidence: number): ([number, number] | null)[] {
   if (width === 0) return [];
-  const rows: number[][] = [];
+  const columns: number[][] = Array.from({ length: width }, () => []);
   const first = pairedBootstrapCi(n, (idx) => {
     const r = row(idx);
-    rows.push(r);
+    for (let j = 0; j < width; j++) columns[j].push(r[j]);
     return r[0];
   }, { confidence });
-  const out = [first];
-  for (let j = 1; j < width; j++) {
-    let b = 0;
-    out.push(pairedBootstrapCi(n, () => rows[b++][j], { confidence }));
-  }
-  return out;
+  // Fewer than two items: no resample was drawn, and no statistic has an interval.
+  return [first, ...columns.slice(1).map((values) => (n < 2 ? null : percentileInterval(Float64Array.from(values), confidence)))];
 }
 
 const outcomeOf = (c: Columns, i: number) => (c.failed[i] ? "failed" : c.cq[i] === 1 ? "correct" : "wrong");
