@@ -90,7 +90,9 @@ export const compare = createRouter().openapi(
     description:
       "Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. " +
       "Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and " +
-      "the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved.",
+      "the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved. " +
+      "A comparison reads the per-item scores each run kept when it finished, never its samples, and its answer for the same " +
+      "(base, head, confidence, min_effect) is computed once and kept. A reasoning-quality run that finished before per-item scores were kept is a 409.",
     security: tenantSecurity,
     request: { query: CompareQuery },
     responses: { 200: jsonResponse(ComparisonSchema, "The comparison"), ...problems(400, 401, 404, 409, 422) },
