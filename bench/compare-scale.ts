@@ -1,7 +1,8 @@
 // Comparisons and aggregation at the scale the README promises (issue 23), in plain Node: peak heap and
 // CPU of
-// - aggregating a 60,000-unit reasoning-quality run and building its comparison basis (what the
-//   coordinator's finish does), reading synthetic samples one at a time as the coordinator pages them;
+// - aggregating a 60,000-unit reasoning-quality run, and a 10,000-item × 5-critic judge run, and
+//   building their comparison bases (what the coordinator's finish does), reading synthetic samples one
+//   at a time as the coordinator pages them;
 // - GET /v1/compare's work for two such runs, and for two 10,000-item × 5-critic judge runs: parse the
 //   two kept bases (as read from R2), check them, compare, write the answer.
 // Targets: each comparison under 64 MB of peak heap and 5 s of CPU; aggregation bounded by the per-item
@@ -140,7 +141,7 @@ async function judgeBasisFile(honesty: number, seed: number, out: string): Promi
   const config = judgeConfig();
   const result = aggregateJudge(config, { [Symbol.iterator]: () => judgeSamples(config, honesty, seed) });
   writeFileSync(out, JSON.stringify(await judgeComparer.basis({ config, result })));
-  return `batch alpha ${result.batch.alpha.alpha}`;
+  return `${JUDGE_ITEMS * CRITICS} units, batch alpha ${result.batch.alpha.alpha?.toFixed(4)}`;
 }
 
 const judgePublicConfig = () => ({ critics: judgeConfig().critics, labels: LABELS });
@@ -186,6 +187,7 @@ function child(args: string[]): Measure {
 
 export type CompareScale = {
   rqAggregate: Measure & { units: string };
+  judgeAggregate: Measure;
   rqCompare: Measure;
   judgeCompare: Measure;
 };
@@ -196,10 +198,11 @@ export function benchCompareScale(): CompareScale {
     const f = (name: string) => join(dir, name);
     const aggregate = child(["rq-aggregate", "0.7", "1", f("rq-base.json")]);
     child(["rq-aggregate", "0.65", "2", f("rq-head.json")]);
-    child(["judge-basis", "0.7", "3", f("judge-base.json")]);
+    const judgeAggregate = child(["judge-basis", "0.7", "3", f("judge-base.json")]);
     child(["judge-basis", "0.6", "4", f("judge-head.json")]);
     return {
       rqAggregate: { ...aggregate, units: aggregate.detail },
+      judgeAggregate,
       rqCompare: child(["compare", "reasoning-quality", f("rq-base.json"), f("rq-head.json")]),
       judgeCompare: child(["compare", "judge", f("judge-base.json"), f("judge-head.json")]),
     };
@@ -215,6 +218,7 @@ export function printCompareScale(r: CompareScale): void {
   const row = (name: string, m: Measure) => console.log(`| ${name} | ${m.peak_heap_mb.toFixed(1)} | ${m.baseline_mb.toFixed(1)} | ${m.cpu_s.toFixed(2)} | ${m.detail} |`);
   row("reasoning-quality: aggregate + basis of one run", r.rqAggregate);
   row(`reasoning-quality: compare two ${r.rqAggregate.units.split(",")[0]} runs`, r.rqCompare);
+  row(`judge: aggregate + basis of one ${JUDGE_ITEMS}-item × ${CRITICS}-critic run`, r.judgeAggregate);
   row(`judge: compare two ${JUDGE_ITEMS}-item × ${CRITICS}-critic runs`, r.judgeCompare);
 }
 
