@@ -549,7 +549,7 @@ export const createSession = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Compare two runs: each metric's change with its interval and a verdict, the overall verdict, the items that flipped
  *
- * Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved.
+ * Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved. A comparison reads the per-item scores each run kept when it finished, never its samples, and its answer for the same (base, head, confidence, min_effect) is computed once and kept. A reasoning-quality run that finished before per-item scores were kept is a 409.
  */
 export const compareRuns = <ThrowOnError extends boolean = false>(options: Options<CompareRunsData, ThrowOnError>): RequestResult<CompareRunsResponses, CompareRunsErrors, ThrowOnError> => (options.client ?? client).get<CompareRunsResponses, CompareRunsErrors, ThrowOnError>({
     security: [{

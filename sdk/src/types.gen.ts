@@ -3621,6 +3621,10 @@ export type CompareRunsErrors = {
      */
     404: Problem;
     /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
      * Well-formed request that cannot be processed
      */
     422: Problem;

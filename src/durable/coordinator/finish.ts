@@ -6,10 +6,11 @@
 // again with backoff, a bounded number of times.
 import { openDb } from "../../db/client.ts";
 import { getRunById, settleRun } from "../../db/runs.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluatorFor, moduleFor } from "../../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp, type StoredSample } from "../../evaluators/types.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
+import { storeBasis } from "../../runs/comparison-store.ts";
 import { runRedactor } from "../../runs/redact.ts";
 import { dropUnusedResult, storeResult } from "../../runs/result-store.ts";
 import { decryptSecret } from "../../secrets.ts";
@@ -247,6 +248,17 @@ export class Finish {
     return { result: nextRunId ? withNextRun(follow.result, nextRunId) : follow.result, nextRunId };
   }
 
+  /**
+   * The comparer's basis of a succeeded run, built from its config, result and samples (read again from
+   * storage, page by page) and kept under the run's prefix in R2; nothing for an evaluator without one.
+   */
+  private async keepBasis(settings: RunSettings, result: unknown, samples: Iterable<StoredSample>, redact: ReturnType<typeof runRedactor>): Promise<void> {
+    const comparer = moduleFor(settings.evaluator).comparer;
+    if (!comparer) return;
+    const basis = await comparer.basis({ config: this.p.store.config(), result, samples });
+    if (basis !== null) await storeBasis(this.p.env().RESULTS, settings.runId, redact.value(basis));
+  }
+
   /** The finish up to this object's own end: progress, aggregate, follow-up, D1 and the event. */
   private async aggregateAndStore(): Promise<{ status: FinalStatus; calls: ModelCalls }> {
     const { store, lifecycle, outbox } = this.p;
@@ -288,6 +300,9 @@ export class Finish {
     const calls = addCalls(addCalls(noCalls(), progress.calls), tally.calls);
     // An aggregate's or follow-up's message may quote what an endpoint said: no key of the run is kept.
     const redact = runRedactor(await this.secrets());
+    // What a comparison of this run will read (per-item scores, a few figures of the result), kept in R2
+    // before the row says succeeded: a comparison never reads the samples (src/routes/compare.ts).
+    if (status === "succeeded" && result !== null) await this.keepBasis(settings, result, samples, redact);
     // A result too large for the row goes to R2 first, the row then pointing at it.
     const stored = await storeResult(this.p.env(), settings.runId, settings.evaluator, result === null ? null : redact.value(result));
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
