@@ -105,7 +105,7 @@ describe("DELETE /v1/runs/{run_id}", () => {
     const base = "run_base_of_" + run.id;
     const other = "run_other_of_" + run.id;
     // More than one page of R2's list (1,000 keys), as a large run's per-item scores could make.
-    const own = Array.from({ length: 1_005 }, (_, i) => `runs/${run.id}/scores/${String(i).padStart(4, "0")}.json`);
+    const own = Array.from({ length: 1_001 }, (_, i) => `runs/${run.id}/scores/${String(i).padStart(4, "0")}.json`);
     for (const k of own) await env.RESULTS.put(k, "{}");
     // The R2 layout of cached comparisons: the cache under the base's prefix, a marker under the head's.
     await env.RESULTS.put(`runs/${run.id}/compared-with/${base}`, "");
