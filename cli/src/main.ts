@@ -12,6 +12,7 @@ import { register as rpl } from "./commands/rpl.ts";
 import { register as rq } from "./commands/rq.ts";
 import { register as runs } from "./commands/runs.ts";
 import { register as suites } from "./commands/suites.ts";
+import { register as usage } from "./commands/usage.ts";
 import { register as vrty } from "./commands/vrty.ts";
 
 export function buildProgram(): Command {
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
     .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a gate failed (--max-*/--min-*, compare --fail-on-regression), 130 Ctrl-C.")
     .showHelpAfterError("(run with --help for usage)");
-  for (const add of [vrty, chainDeterminism, rpl, judge, rq, compare, runs, datasets, suites, providers, prompts]) add(program);
+  for (const add of [vrty, chainDeterminism, rpl, judge, rq, compare, runs, datasets, suites, providers, prompts, usage]) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
   const override = (cmd: Command) => {
     cmd.exitOverride();
