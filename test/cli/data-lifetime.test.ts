@@ -72,7 +72,9 @@ describe("assay usage and assay settings", () => {
     expect(text.stdout).toMatch(/^stored {4}.+ \(database .+, objects .+\)$/m);
     expect(u.bytes.total).toBe(u.bytes.d1 + u.bytes.r2);
 
-    expect((await assay(["settings", "--retention-days", "forever"])).stdout).toBe("retention: ended runs kept for ever\n");
+    const forever = await assay(["settings", "--retention-days", "forever"]);
+    expect(forever.stderr).toBe("");
+    expect(forever.stdout).toBe("retention: ended runs kept for ever\n");
     expect((await usage()).retention_days).toBeNull();
     expect((await assay(["settings", "--retention-days", "90"])).stdout).toBe("retention: ended runs kept 90 days after they end\n");
     expect(JSON.parse((await assay(["settings", "--json"])).stdout)).toEqual({ retention_days: 90 });

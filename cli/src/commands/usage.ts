@@ -20,9 +20,9 @@ export function humanBytes(n: number): string {
 
 const retentionText = (s: Settings) => (s.retention_days === null ? "kept for ever" : `kept ${s.retention_days} days after they end`);
 
-/** `--retention-days`: a whole number of days, or `forever`. */
-function retentionDays(raw: string): number | null {
-  if (raw === "forever") return null;
+/** `--retention-days`: a whole number of days, or `forever` (kept as the word: commander takes a null from a parser for "no value"). */
+function retentionDays(raw: string): number | "forever" {
+  if (raw === "forever") return raw;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw usageError(`--retention-days must be a whole number of days or "forever", got "${raw}"`);
   return n;
@@ -50,12 +50,12 @@ export function register(program: Command): void {
     .command("settings")
     .description("your tenant's settings; with --retention-days, set how long ended runs are kept")
     .option("--retention-days <days>", 'days an ended run is kept, or "forever"', retentionDays)
-    .action(async (opts: { retentionDays?: number | null }, cmd: Command) => {
+    .action(async (opts: { retentionDays?: number | "forever" }, cmd: Command) => {
       const s = session(cmd);
       const settings =
         opts.retentionDays === undefined
           ? await call(s, getSettings({ client: s.client }))
-          : await call(s, putSettings({ client: s.client, body: { retention_days: opts.retentionDays } }));
+          : await call(s, putSettings({ client: s.client, body: { retention_days: opts.retentionDays === "forever" ? null : opts.retentionDays } }));
       if (s.json) return printJson(settings);
       process.stdout.write(`retention: ended runs ${retentionText(settings)}\n`);
     });
