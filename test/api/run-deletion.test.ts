@@ -8,7 +8,7 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { markRunDeleting } from "../../src/db/lifetime.ts";
-import { deleteRunData, QueryBudget } from "../../src/runs/delete.ts";
+import { deleteRunData, QueryBudget, SAMPLES_PER_STATEMENT } from "../../src/runs/delete.ts";
 import { insertRunRow, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
 const coordinator = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId));
@@ -152,6 +152,42 @@ describe("DELETE /v1/runs/{run_id}", () => {
 
   it("needs credentials", async () => {
     await problem(await send("DELETE", "/v1/runs/run_0000000000000000000", undefined), 401);
+  });
+});
+
+/** An ended run row with `n` samples written straight into D1 (as many as a large run's, without running it). */
+async function runWithSamples(tenantId: string, n: number): Promise<string> {
+  const id = await insertRunRow(tenantId, { total: n });
+  await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = ?, finished_at = ? WHERE id = ?").bind(n, Date.now(), id).run();
+  const insert = env.DB.prepare("INSERT INTO samples (run_id, unit_id, status, attempts, output, created_at) VALUES (?, ?, 'succeeded', 1, '{}', ?)");
+  for (let i = 0; i < n; i += 100) {
+    await env.DB.batch(Array.from({ length: Math.min(100, n - i) }, (_, j) => insert.bind(id, `u${i + j}`, Date.now())));
+  }
+  return id;
+}
+
+describe("a deletion in bounded steps", () => {
+  it("removes samples one chunk per query and stops when its budget is spent, then goes on where it stopped", async () => {
+    const { tenantId } = await newTenant();
+    const n = 2 * SAMPLES_PER_STATEMENT + 200;
+    const id = await runWithSamples(tenantId, n);
+    const db = openDb(env.DB);
+    await markRunDeleting(db, tenantId, id, new Date());
+    // Two queries: the deliveries' (none) and one chunk of samples.
+    expect(await deleteRunData(env, db, id, new QueryBudget(2))).toBe("pending");
+    expect((await d1Rows(id)).samples).toBe(n - SAMPLES_PER_STATEMENT);
+    // The rest: 1 (deliveries) + 2 chunks (500, then 200 < 500 ends it) + keys + row = 5 queries.
+    expect(await deleteRunData(env, db, id, new QueryBudget(4))).toBe("pending");
+    expect(await d1Rows(id)).toEqual({ runs: 1, samples: 0, deliveries: 0, keys: 0 });
+    expect(await deleteRunData(env, db, id, new QueryBudget(5))).toBe("deleted");
+    expect(await d1Rows(id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
+  });
+
+  it("deletes a run of more samples than one statement removes in one request", async () => {
+    const { key, tenantId } = await newTenant();
+    const id = await runWithSamples(tenantId, 3 * SAMPLES_PER_STATEMENT + 1);
+    expect((await send("DELETE", `/v1/runs/${id}`, key)).status).toBe(204);
+    expect(await d1Rows(id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
   });
 });
 
