@@ -4,9 +4,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, tenants, webhookDeliveries } from "./schema.ts";
-import type { RunRow } from "./runs.ts";
-
-const FINAL = ["succeeded", "failed", "canceled"] as const;
+import { FINAL_STATUSES, type RunRow } from "./runs.ts";
 const DAY_MS = 86_400_000;
 
 /**
@@ -18,7 +16,7 @@ export async function markRunDeleting(db: Db, tenantId: string, id: string, now:
   return db
     .update(runs)
     .set({ deletedAt: now })
-    .where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), inArray(runs.status, [...FINAL]), isNull(runs.deletedAt)))
+    .where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), inArray(runs.status, [...FINAL_STATUSES]), isNull(runs.deletedAt)))
     .returning()
     .get();
 }
@@ -67,7 +65,7 @@ export async function markExpiredRuns(db: Db, now: Date, limit: number): Promise
     .select({ id: runs.id })
     .from(tenants)
     .innerJoin(runs, and(eq(runs.tenantId, tenants.id), sql`${runs.finishedAt} < ${at} - ${tenants.retentionDays} * ${DAY_MS}`))
-    .where(and(isNotNull(tenants.retentionDays), isNull(runs.deletedAt), inArray(runs.status, [...FINAL])))
+    .where(and(isNotNull(tenants.retentionDays), isNull(runs.deletedAt), inArray(runs.status, [...FINAL_STATUSES])))
     .limit(limit);
   const res = await db.update(runs).set({ deletedAt: now }).where(inArray(runs.id, expired)).run();
   return res.meta?.changes ?? 0;
