@@ -2,14 +2,15 @@
 // per database. DELETE /v1/runs/{id} removes an ended run with everything stored of it (D1 rows, R2
 // objects, its coordinator's storage), marks it first so no read sees it, and a deletion cut short
 // is finished by the cron.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { markRunDeleting } from "../../src/db/lifetime.ts";
 import { deleteRunData, QueryBudget, SAMPLES_PER_STATEMENT } from "../../src/runs/delete.ts";
-import { insertRunRow, newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
+import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
+import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, WAIT, waitForRun, type RunJson } from "./helpers.ts";
 
 const coordinator = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId));
 
@@ -219,5 +220,31 @@ describe("a deletion cut short", () => {
     await runCron();
     expect(await d1Rows(run.id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
     expect((await coordinatorStorage(run.id)).rows).toEqual({ kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }] });
+  });
+
+  it("answers 202 while the coordinator still holds the run, and the cron deletes it once the coordinator lets go", async () => {
+    const { key } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "held");
+    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 2, concurrency: 1, min_success: 2 });
+    await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
+    // D1 shows the run ended while its coordinator is still running it: the moment between a finish's
+    // D1 write and its own end, held open here.
+    await env.DB.prepare("UPDATE runs SET status = 'canceled', finished_at = ? WHERE id = ?").bind(Date.now(), created.id).run();
+
+    const res = await send("DELETE", `/v1/runs/${created.id}`, key);
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({ id: created.id, status: "deleting" });
+    await problem(await send("GET", `/v1/runs/${created.id}`, key), 404);
+    // Its coordinator refused the purge: it still has the run's units.
+    expect(Object.keys((await coordinatorStorage(created.id)).rows)).toContain("units");
+    await runCron();
+    expect((await d1Rows(created.id)).runs).toBe(1);
+
+    // The coordinator lets go (its run ends), and the next tick deletes everything.
+    await coordinator(created.id).cancel();
+    await releaseScenario(env.FAKE_OPENAI_URL, model);
+    await runCron();
+    expect(await d1Rows(created.id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
+    expect((await coordinatorStorage(created.id)).rows).toEqual({ kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }] });
   });
 });
