@@ -8,7 +8,9 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { markRunDeleting } from "../../src/db/lifetime.ts";
-import { deleteRunData, QueryBudget, SAMPLES_PER_STATEMENT } from "../../src/runs/delete.ts";
+import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES, SAMPLES_PER_STATEMENT, TICK_DELETION_QUERIES } from "../../src/runs/delete.ts";
+import { highWater, resetHighWater } from "../../src/platform/invocation.ts";
+import { LIMITS } from "../../src/limits.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, WAIT, waitForRun, type RunJson } from "./helpers.ts";
 
@@ -160,10 +162,15 @@ describe("DELETE /v1/runs/{run_id}", () => {
 async function runWithSamples(tenantId: string, n: number): Promise<string> {
   const id = await insertRunRow(tenantId, { total: n });
   await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = ?, finished_at = ? WHERE id = ?").bind(n, Date.now(), id).run();
-  const insert = env.DB.prepare("INSERT INTO samples (run_id, unit_id, status, attempts, output, created_at) VALUES (?, ?, 'succeeded', 1, '{}', ?)");
-  for (let i = 0; i < n; i += 100) {
-    await env.DB.batch(Array.from({ length: Math.min(100, n - i) }, (_, j) => insert.bind(id, `u${i + j}`, Date.now())));
+  // 25 rows of 4 parameters per statement (D1 binds at most 100), 100 statements per batch.
+  const rows = (k: number) => Array.from({ length: k }, () => "(?, ?, 'succeeded', 1, '{}', ?)").join(", ");
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < n; i += 25) {
+    const k = Math.min(25, n - i);
+    const values = Array.from({ length: k }, (_, j) => [id, `u${i + j}`, Date.now()]).flat();
+    statements.push(env.DB.prepare(`INSERT INTO samples (run_id, unit_id, status, attempts, output, created_at) VALUES ${rows(k)}`).bind(...values));
   }
+  for (let i = 0; i < statements.length; i += 100) await env.DB.batch(statements.slice(i, i + 100));
   return id;
 }
 
@@ -190,6 +197,25 @@ describe("a deletion in bounded steps", () => {
     expect((await send("DELETE", `/v1/runs/${id}`, key)).status).toBe(204);
     expect(await d1Rows(id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
   });
+});
+
+describe("a deletion at the largest size", () => {
+  it(`keeps a run of ${LIMITS.unitsPerRun} samples within each invocation's D1 budget: the DELETE answers 202, a cron tick finishes`, async () => {
+    const { key, tenantId } = await newTenant();
+    const id = await runWithSamples(tenantId, LIMITS.unitsPerRun);
+    resetHighWater();
+    const res = await send("DELETE", `/v1/runs/${id}`, key);
+    expect(res.status).toBe(202);
+    // What the request could remove: a chunk per query of its budget, less the deliveries' query.
+    expect((await d1Rows(id)).samples).toBe(LIMITS.unitsPerRun - (REQUEST_DELETION_QUERIES - 1) * SAMPLES_PER_STATEMENT);
+    await runCron();
+    expect(await d1Rows(id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
+    // Both invocations stayed far inside production's 1,000 queries (src/platform/invocation.ts
+    // would have thrown past it); the cron's own share is TICK_DELETION_QUERIES.
+    const most = highWater().d1Queries;
+    expect(most.count).toBeGreaterThanOrEqual(REQUEST_DELETION_QUERIES);
+    expect(most.count).toBeLessThanOrEqual(TICK_DELETION_QUERIES + 10);
+  }, 120_000);
 });
 
 describe("a deletion cut short", () => {
