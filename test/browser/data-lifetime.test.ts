@@ -86,6 +86,19 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
     await expect.poll(() => page.locator("[data-retention]").textContent()).toContain("for ever");
     expect(await (await api("/v1/settings")).json()).toEqual({ retention_days: null });
     await screenshot(page, "storage");
+
+    // On a phone: the cards and the form fit the screen (nothing overflows sideways).
+    const phone = await openPage(browser, 390);
+    await signIn(phone.page);
+    await phone.page.goto(`${base()}/#/storage`);
+    await phone.page.locator('[data-usage="runs"]').waitFor();
+    const overflow = await phone.page.evaluate(() => {
+      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+      return root.scrollWidth - root.clientWidth;
+    });
+    expect(overflow).toBe(0);
+    await screenshot(phone.page, "storage");
+    await phone.context.close();
     // Back to the default, for the other files on this server.
     await api("/v1/settings", { method: "PUT", body: JSON.stringify({ retention_days: 30 }) });
   });
