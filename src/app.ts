@@ -22,6 +22,8 @@ import { judgeReview } from "./routes/judge.ts";
 import { rqDatasets } from "./routes/rq-datasets.ts";
 import { rqReports } from "./routes/rq-reports.ts";
 import { evaluatorRuns } from "./routes/evaluator-runs.ts";
+import { settings } from "./routes/settings.ts";
+import { usage } from "./routes/usage.ts";
 import { evaluatorModules } from "./evaluators/registry.ts";
 
 /**
@@ -90,6 +92,8 @@ export function createApp() {
   app.route("/v1/session", session);
   app.route("/v1/compare", compare);
   app.route("/v1/prompts", prompts);
+  app.route("/v1/settings", settings);
+  app.route("/v1/usage", usage);
   // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
   // evaluators' own extras.
   for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));

@@ -1,6 +1,6 @@
 import { createApp } from "./app.ts";
 import { handleQueue } from "./runs/queue.ts";
-import { sweepLostStarts } from "./runs/recover.ts";
+import { housekeeping } from "./runs/housekeeping.ts";
 import { openDb } from "./db/client.ts";
 import type { QueueMessage } from "./runs/messages.ts";
 import { invocation } from "./platform/invocation.ts";
@@ -17,6 +17,6 @@ export default {
   // Each handler is one invocation with its own D1 and subrequest budget, counted as production does.
   fetch: (request, env, ctx) => invocation(`fetch ${request.method} ${new URL(request.url).pathname}`, () => app.fetch(request, env, ctx)),
   queue: (batch, env, ctx) => invocation(`queue ${batch.queue}`, () => handleQueue(batch, env, ctx)),
-  // Every minute (wrangler.jsonc "triggers"): ends runs whose start was lost, even when nobody reads them.
-  scheduled: (_controller, env, ctx) => invocation("scheduled", () => ctx.waitUntil(sweepLostStarts(env, openDb(env.DB)))),
+  // Every minute (wrangler.jsonc "triggers"): lost starts, retention and deletions (runs/housekeeping.ts).
+  scheduled: (_controller, env, ctx) => invocation("scheduled", () => ctx.waitUntil(housekeeping(env, openDb(env.DB)))),
 } satisfies ExportedHandler<Env, QueueMessage>;

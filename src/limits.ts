@@ -51,6 +51,12 @@ export const LIMITS = {
   sampleBytes: 1_900_000,
   /** Characters of an `Idempotency-Key` header, the same on every route that creates runs (Stripe's maximum). */
   idempotencyKeyChars: 255,
+  /**
+   * Days an ended run is kept when its tenant has not chosen (`PUT /v1/settings`): D1 holds 10 GB for
+   * every tenant, and the largest runs take 0.1–1.2 GB each, so data must expire by default; a month
+   * keeps the baselines of a release cycle to compare against. A tenant may keep runs for ever (null).
+   */
+  retentionDays: { default: 30, max: 3_650 },
   /** Page size for list endpoints. */
   pageSize: { default: 20, max: 100 },
 } as const;

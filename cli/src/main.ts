@@ -13,6 +13,7 @@ import { register as rpl } from "./commands/rpl.ts";
 import { register as rq } from "./commands/rq.ts";
 import { register as runs } from "./commands/runs.ts";
 import { register as suites } from "./commands/suites.ts";
+import { register as usage } from "./commands/usage.ts";
 import { register as vrty } from "./commands/vrty.ts";
 
 export function buildProgram(): Command {
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
     .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nADMIN_TOKEN (assay admin; default: the local one, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a gate failed (--max-*/--min-*, compare --fail-on-regression), 130 Ctrl-C.")
     .showHelpAfterError("(run with --help for usage)");
-  for (const add of [vrty, chainDeterminism, rpl, judge, rq, compare, runs, datasets, suites, providers, prompts, admin]) add(program);
+  for (const add of [vrty, chainDeterminism, rpl, judge, rq, compare, runs, datasets, suites, providers, prompts, usage, admin]) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
   const override = (cmd: Command) => {
     cmd.exitOverride();

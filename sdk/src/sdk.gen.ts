@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePromptData, CreatePromptErrors, CreatePromptResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetPromptData, GetPromptErrors, GetPromptResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetRunResultData, GetRunResultErrors, GetRunResultResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListPromptsData, ListPromptsErrors, ListPromptsResponses, ListPromptVersionsData, ListPromptVersionsErrors, ListPromptVersionsResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePromptData, CreatePromptErrors, CreatePromptResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetPromptData, GetPromptErrors, GetPromptResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetRunResultData, GetRunResultErrors, GetRunResultResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSettingsData, GetSettingsErrors, GetSettingsResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListPromptsData, ListPromptsErrors, ListPromptsResponses, ListPromptVersionsData, ListPromptVersionsErrors, ListPromptVersionsResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, PutSettingsData, PutSettingsErrors, PutSettingsResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -254,6 +254,21 @@ export const listRuns = <ThrowOnError extends boolean = false>(options?: Options
             type: 'http'
         }],
     url: '/v1/runs',
+    ...options
+});
+
+/**
+ * Delete an ended run and everything stored of it
+ *
+ * Deletes a run that has ended (`succeeded`, `failed` or `canceled`) with its samples, result, webhook delivery records, per-item scores and cached comparisons, and its coordinator's storage. From the moment this is called, no request finds the run (a read is a 404, lists leave it out). 204: everything is gone. 202: the run is gone for every read, and the rest of its data (a large run's samples) is deleted by the server within minutes, also if this request is cut short. A run that has not ended is a 409: cancel it first. A run already deleted is a 404, like one that never existed: nothing is kept of it, and a repeated DELETE leaves the same state (RFC 9110 §9.2.2).
+ */
+export const deleteRun = <ThrowOnError extends boolean = false>(options: Options<DeleteRunData, ThrowOnError>): RequestResult<DeleteRunResponses, DeleteRunErrors, ThrowOnError> => (options.client ?? client).delete<DeleteRunResponses, DeleteRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/runs/{run_id}',
     ...options
 });
 
@@ -618,6 +633,53 @@ export const getPrompt = <ThrowOnError extends boolean = false>(options: Options
             type: 'http'
         }],
     url: '/v1/prompts/{name}/{version}',
+    ...options
+});
+
+/**
+ * The tenant's settings: how long ended runs are kept
+ */
+export const getSettings = <ThrowOnError extends boolean = false>(options?: Options<GetSettingsData, ThrowOnError>): RequestResult<GetSettingsResponses, GetSettingsErrors, ThrowOnError> => (options?.client ?? client).get<GetSettingsResponses, GetSettingsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/settings',
+    ...options
+});
+
+/**
+ * Set the tenant's settings
+ *
+ * A shorter retention applies at once: runs that finished before the new cutoff are deleted by the server within minutes (a few dozen a minute), and no read finds them from the moment each is taken.
+ */
+export const putSettings = <ThrowOnError extends boolean = false>(options: Options<PutSettingsData, ThrowOnError>): RequestResult<PutSettingsResponses, PutSettingsErrors, ThrowOnError> => (options.client ?? client).put<PutSettingsResponses, PutSettingsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/settings',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * What the tenant stores: runs, samples and bytes
+ *
+ * Counted from the runs' own rows, kept up to date as samples are written, so this is cheap at any size. See `GET /v1/settings` for how long runs are kept.
+ */
+export const getUsage = <ThrowOnError extends boolean = false>(options?: Options<GetUsageData, ThrowOnError>): RequestResult<GetUsageResponses, GetUsageErrors, ThrowOnError> => (options?.client ?? client).get<GetUsageResponses, GetUsageErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/usage',
     ...options
 });
 

@@ -1070,6 +1070,11 @@ export type RqRawMetrics = {
  */
 export type RunResult = ChainDeterminismResult | RplResult | JudgeResult | ReasoningQualityResult;
 
+export type RunDeletion = {
+    id: string;
+    status: 'deleting';
+};
+
 export type SamplePage = {
     data: Array<Sample>;
     has_more: boolean;
@@ -1558,6 +1563,38 @@ export type PromptSummary = {
     description: string | null;
     created_at: string;
     kind: 'rpl' | 'judge';
+};
+
+export type Settings = {
+    /**
+     * Days an ended run is kept after it finished; then the server deletes it as `DELETE /v1/runs/{id}` does. null keeps runs for ever. Default 30.
+     */
+    retention_days: number | null;
+};
+
+export type Usage = {
+    /**
+     * Runs stored (a run being deleted is not counted)
+     */
+    runs: number;
+    /**
+     * Samples stored: one per ended unit of those runs
+     */
+    samples: number;
+    /**
+     * What the tenant's data takes. The text itself, not indexes or storage overhead; samples of runs made before it was counted are not included.
+     */
+    bytes: {
+        /**
+         * UTF-8 bytes of text in the database: samples' outputs and errors, runs' configs and results kept inline
+         */
+        d1: number;
+        /**
+         * Bytes of results stored in object storage (those too large to inline)
+         */
+        r2: number;
+        total: number;
+    };
 };
 
 export type ChainDeterminismRunRequest = {
@@ -2789,6 +2826,49 @@ export type ListRunsResponses = {
 
 export type ListRunsResponse = ListRunsResponses[keyof ListRunsResponses];
 
+export type DeleteRunData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}';
+};
+
+export type DeleteRunErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteRunError = DeleteRunErrors[keyof DeleteRunErrors];
+
+export type DeleteRunResponses = {
+    /**
+     * Deletion under way: the run is no longer readable, and its remaining data goes within minutes
+     */
+    202: RunDeletion;
+    /**
+     * The run and all its data are deleted
+     */
+    204: void;
+};
+
+export type DeleteRunResponse = DeleteRunResponses[keyof DeleteRunResponses];
+
 export type GetRunData = {
     body?: never;
     path: {
@@ -3831,6 +3911,110 @@ export type GetPromptResponses = {
 };
 
 export type GetPromptResponse = GetPromptResponses[keyof GetPromptResponses];
+
+export type GetSettingsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/settings';
+};
+
+export type GetSettingsErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetSettingsError = GetSettingsErrors[keyof GetSettingsErrors];
+
+export type GetSettingsResponses = {
+    /**
+     * Settings
+     */
+    200: Settings;
+};
+
+export type GetSettingsResponse = GetSettingsResponses[keyof GetSettingsResponses];
+
+export type PutSettingsData = {
+    body: {
+        /**
+         * Days an ended run is kept after it finished; then the server deletes it as `DELETE /v1/runs/{id}` does. null keeps runs for ever. Default 30.
+         */
+        retention_days: number | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/settings';
+};
+
+export type PutSettingsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type PutSettingsError = PutSettingsErrors[keyof PutSettingsErrors];
+
+export type PutSettingsResponses = {
+    /**
+     * The settings as stored
+     */
+    200: Settings;
+};
+
+export type PutSettingsResponse = PutSettingsResponses[keyof PutSettingsResponses];
+
+export type GetUsageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/usage';
+};
+
+export type GetUsageErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetUsageError = GetUsageErrors[keyof GetUsageErrors];
+
+export type GetUsageResponses = {
+    /**
+     * Usage
+     */
+    200: Usage;
+};
+
+export type GetUsageResponse = GetUsageResponses[keyof GetUsageResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

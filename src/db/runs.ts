@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { listPage } from "./page.ts";
@@ -54,8 +54,9 @@ export async function listQueuedBefore(db: Db, before: Date, limit: number): Pro
     .limit(limit);
 }
 
+/** A tenant's run as its reads see it: a run being deleted (src/runs/delete.ts) is gone already. */
 export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
-  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId))).get();
+  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), isNull(runs.deletedAt))).get();
 }
 
 export async function getRunById(db: Db, id: string): Promise<RunRow | undefined> {
@@ -70,7 +71,7 @@ export async function listRuns(
   return listPage(
     db,
     runs,
-    and(eq(runs.tenantId, tenantId), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
+    and(eq(runs.tenantId, tenantId), isNull(runs.deletedAt), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
     opts,
   );
 }

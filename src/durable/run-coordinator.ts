@@ -226,6 +226,24 @@ export class RunCoordinator extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Deletes everything this object stores, for the run's deletion (src/runs/delete.ts): its alarm
+   * and, with `deleteAll`, its tables. False, deleting nothing, while the run is still this object's
+   * (running, or finishing after D1 shows it ended): the deletion asks again later. Afterwards one
+   * mark is written back, the phase `abandoned`, so that a start of the same run arriving late (see
+   * `abandon`) cannot run it again with no row to write to.
+   */
+  async purge(): Promise<boolean> {
+    const kind = this.lifecycle.phase.kind;
+    if (kind === "running" || kind === "finishing" || kind === "canceled") return false;
+    await this.alarms.clear();
+    await this.ctx.storage.deleteAll();
+    // deleteAll dropped the tables; the key-value one is made again for the mark.
+    const store = new Store(this.ctx.storage.sql);
+    new Lifecycle(store).move({ kind: "abandoned", as: "canceled" });
+    return true;
+  }
+
   /** For tests and operators: the coordinator's own view (`meta` is undefined until a start). */
   async state(): Promise<{
     meta: (RunSettings & Progress & { status: RunStatus }) | undefined;
@@ -282,4 +300,4 @@ export class RunCoordinator extends DurableObject<Env> {
 }
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "cancel", "alarm", "state", "units"]);
+invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "cancel", "purge", "alarm", "state", "units"]);

@@ -11,6 +11,8 @@ import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 import { cancelRun, settleLostStart } from "../runs/recover.ts";
 import { resultBody } from "../runs/result-store.ts";
+import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES } from "../runs/delete.ts";
+import { markRunDeleting } from "../db/lifetime.ts";
 import type { Db } from "../db/client.ts";
 
 const DeliverySchema = z
@@ -102,6 +104,49 @@ export const runs = createRouter()
       if (body === null) throw ApiError.notFound("The run's result");
       // Streamed as stored: the typed response covers the parsed JSON, which this body is.
       return c.body(body, 200, { "Content-Type": "application/json" }) as never;
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{run_id}",
+      operationId: "deleteRun",
+      tags: ["runs"],
+      summary: "Delete an ended run and everything stored of it",
+      description:
+        "Deletes a run that has ended (`succeeded`, `failed` or `canceled`) with its samples, result, webhook delivery records, per-item scores and cached comparisons, and its coordinator's storage. " +
+        "From the moment this is called, no request finds the run (a read is a 404, lists leave it out). " +
+        "204: everything is gone. 202: the run is gone for every read, and the rest of its data (a large run's samples) is deleted by the server within minutes, also if this request is cut short. " +
+        "A run that has not ended is a 409: cancel it first. A run already deleted is a 404, like one that never existed: nothing is kept of it, and a repeated DELETE leaves the same state (RFC 9110 §9.2.2).",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: {
+        202: jsonResponse(
+          z.object({ id: z.string(), status: z.literal("deleting") }).openapi("RunDeletion"),
+          "Deletion under way: the run is no longer readable, and its remaining data goes within minutes",
+        ),
+        204: { description: "The run and all its data are deleted" },
+        ...problems(401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
+      if (!FINAL_STATUSES.includes(run.status)) {
+        throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended (${run.status}); cancel it first, then delete it.` });
+      }
+      // Marked first, in one conditional write: if this request stops anywhere after it, the cron
+      // finds the mark and finishes. A concurrent DELETE that marked it first makes this one a 404.
+      if (!(await markRunDeleting(db, tenantId, run.id, new Date()))) throw ApiError.notFound("The run");
+      let done: "deleted" | "pending" = "pending";
+      try {
+        done = await deleteRunData(c.env, db, run.id, new QueryBudget(REQUEST_DELETION_QUERIES));
+      } catch (err) {
+        // The mark stands, so the deletion is certain: the cron finishes what this step could not.
+        console.error(JSON.stringify({ level: "warn", request_id: c.get("requestId"), run_id: run.id, error: `deletion left to the cron: ${String(err)}` }));
+      }
+      if (done === "deleted") return c.body(null, 204);
+      return c.json({ id: run.id, status: "deleting" as const }, 202);
     },
   )
   .openapi(

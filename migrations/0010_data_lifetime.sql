@@ -1,0 +1,6 @@
+ALTER TABLE `runs` ADD `sample_bytes` integer;--> statement-breakpoint
+ALTER TABLE `runs` ADD `deleted_at` integer;--> statement-breakpoint
+CREATE INDEX `runs_tenant_finished` ON `runs` (`tenant_id`,`finished_at`);--> statement-breakpoint
+CREATE INDEX `runs_deleted` ON `runs` (`deleted_at`);--> statement-breakpoint
+ALTER TABLE `tenants` ADD `retention_days` integer DEFAULT 30;--> statement-breakpoint
+CREATE INDEX `idempotency_keys_run` ON `idempotency_keys` (`run_id`);
