@@ -25,3 +25,11 @@ export function guardStoredSize(where: "durableObjectValueBytes" | "d1RowBytes",
     throw new PlatformLimitError(where, `${what} is ${bytes.toLocaleString("en-US")} bytes, over what ${store} may hold`);
   }
 }
+
+/**
+ * guardStoredSize for a text: a UTF-16 unit is 1 to 3 UTF-8 bytes, so only a text that could be over
+ * the limit is measured exactly (the high-water mark gets its length, exact for ASCII, otherwise).
+ */
+export function guardStoredText(where: "durableObjectValueBytes" | "d1RowBytes", what: string, text: string): void {
+  guardStoredSize(where, what, text.length * 3 > PLATFORM_LIMITS[where].value ? utf8Bytes(text) : text.length);
+}
