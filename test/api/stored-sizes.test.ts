@@ -10,10 +10,10 @@ import { openDb } from "../../src/db/client.ts";
 import { suites } from "../../src/db/schema.ts";
 import { Store } from "../../src/durable/coordinator/store.ts";
 import type { RunCoordinator } from "../../src/durable/run-coordinator.ts";
-import { PlatformLimitError, platformLimitOf } from "../../src/platform/invocation.ts";
+import { invocation, PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { guardedSql } from "../../src/platform/sql-guard.ts";
-import { newTenant } from "./helpers.ts";
+import { ADMIN_TOKEN, newTenant, send } from "./helpers.ts";
 
 const MAX = PLATFORM_LIMITS.durableObjectValueBytes.value;
 
@@ -148,5 +148,32 @@ describe("D1 (openDb)", () => {
       );
     expect(err?.limit).toBe("sqlBoundParameters");
     expect(err?.message).toContain("binds 101 parameters");
+  });
+});
+
+describe("GET /v1/admin/platform", () => {
+  it("reports the largest value stored and the most D1 queries one invocation made, with production's limits", async () => {
+    const { tenantId, key } = await newTenant("platform-marks");
+    resetHighWater();
+    // One row of known size, written in an invocation of its own: its values' bytes are its strings'
+    // lengths (ASCII) and 8 for its timestamp.
+    const row = { id: "s-marks", tenantId, evaluator: "chain-determinism", name: "marks", sha256: "0", data: { pad: "y".repeat(1_500_000) }, createdAt: new Date() };
+    await invocation("test write", () => openDb(env.DB).insert(suites).values(row));
+    const rowBytes = row.id.length + tenantId.length + row.evaluator.length + row.name.length + row.sha256.length + JSON.stringify(row.data).length + 8;
+    expect((await send("GET", "/v1/runs", key)).status).toBe(200);
+    const res = await send("GET", "/v1/admin/platform", ADMIN_TOKEN);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.stored_value).toEqual({ largest_bytes: rowBytes, what: "a row of suites (D1)", limit_bytes: PLATFORM_LIMITS.d1RowBytes.value });
+    expect(body.d1_queries.limit).toBe(PLATFORM_LIMITS.d1QueriesPerInvocation.value);
+    expect(body.subrequests.limit).toBe(PLATFORM_LIMITS.subrequestsPerInvocation.value);
+    expect(body.d1_queries.most).toBeGreaterThan(0);
+    expect(body.subrequests.most).toBeGreaterThanOrEqual(body.d1_queries.most);
+  });
+
+  it("is for the operator only", async () => {
+    const { key } = await newTenant("platform-marks-tenant");
+    expect((await send("GET", "/v1/admin/platform", key)).status).toBe(401);
+    expect((await send("GET", "/v1/admin/platform", undefined)).status).toBe(401);
   });
 });

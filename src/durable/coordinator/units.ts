@@ -1,5 +1,6 @@
 // The units table: one row per unit of the plan, moved only by the moves of unit-state.ts (each one
 // UPDATE that also checks the state it moves from), and read for the guards, the lanes and the alarm.
+import { guardStoredText } from "../../platform/storage-guard.ts";
 import { addColumns } from "./store.ts";
 import { dispatchLeaseMs, UNIT_MOVES, type InflightUnit, type Unit, type UnitMove, type UnitState } from "./unit-state.ts";
 import type { ModelCalls } from "../model-calls.ts";
@@ -110,6 +111,7 @@ export class Units {
   seed(unitIds: string[]): void {
     for (let at = 0; at < unitIds.length; at += SEED_IDS) {
       const ids = JSON.stringify(unitIds.slice(at, at + SEED_IDS));
+      guardStoredText("durableObjectValueBytes", `a piece of the plan (unit ids ${at + 1} to ${Math.min(at + SEED_IDS, unitIds.length)})`, ids);
       this.sql.exec("INSERT INTO units (id, ord, state) SELECT value, key + ?, 'pending' FROM json_each(?)", at, ids);
     }
   }
