@@ -7,13 +7,14 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { openDb } from "../../src/db/client.ts";
-import { suites } from "../../src/db/schema.ts";
+import { insertSamples } from "../../src/db/runs.ts";
+import { samples, suites } from "../../src/db/schema.ts";
 import { Store } from "../../src/durable/coordinator/store.ts";
 import type { RunCoordinator } from "../../src/durable/run-coordinator.ts";
 import { invocation, PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { guardedSql } from "../../src/platform/sql-guard.ts";
-import { ADMIN_TOKEN, newTenant, send } from "./helpers.ts";
+import { ADMIN_TOKEN, insertRunRow, newTenant, send } from "./helpers.ts";
 
 const MAX = PLATFORM_LIMITS.durableObjectValueBytes.value;
 
@@ -148,6 +149,30 @@ describe("D1 (openDb)", () => {
       );
     expect(err?.limit).toBe("sqlBoundParameters");
     expect(err?.message).toContain("binds 101 parameters");
+  });
+});
+
+describe("the outbox's copy of samples to D1 (insertSamples)", () => {
+  it("keeps each multi-row statement within 100 bound parameters, with every column a flushed sample sets", async () => {
+    const { tenantId } = await newTenant("flush-params");
+    const runId = await insertRunRow(tenantId, { status: "running", total: 250 });
+    // Every field the outbox sets (outbox.ts sampleInsert): 10 columns, so at most 10 rows a statement.
+    const rows = Array.from({ length: 250 }, (_, i) => ({
+      runId,
+      unitId: `u${i}`,
+      status: "succeeded" as const,
+      attempts: 1,
+      output: JSON.stringify({ i }),
+      error: null,
+      createdAt: new Date(),
+      callRequests: 1,
+      callRetries: 0,
+      callRateLimited: 0,
+    }));
+    // The guard throws past 100 parameters; a batch that went through wrote every row.
+    await invocation("test flush", () => insertSamples(openDb(env.DB), rows));
+    const written = await openDb(env.DB).select({ n: sql<number>`count(*)` }).from(samples).where(sql`${samples.runId} = ${runId}`).get();
+    expect(written?.n).toBe(250);
   });
 });
 
