@@ -143,7 +143,7 @@ export class UnitRunner extends DurableObject<Env> {
   }
 
   /** Runs one unit to its sample and reports it; returns the lane's next unit. */
-  private async runUnit(msg: UnitMessage & { config?: unknown }): Promise<NextUnit | null> {
+  private async runUnit(msg: NextUnit): Promise<NextUnit | null> {
     const coordinator = this.env.RUNS.get(this.env.RUNS.idFromName(msg.runId));
     // The first unit of an activation fetches the run's settings (and checks the unit is current);
     // later units come from the coordinator itself, so they are current by construction.

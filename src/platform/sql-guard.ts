@@ -5,8 +5,8 @@
  * statement goes through (counted-d1.ts for D1, `guardedSql` for a Durable Object) call this and a
  * test fails where production would.
  *
- * A row's size is known here only from what the statement writes: an INSERT's rows (its parameters
- * grouped by the column list) and the values an UPDATE sets.
+ * A row's size is known here only from what the statement writes: each of an INSERT's rows (its
+ * placeholders grouped by the VALUES tuple) and the values an UPDATE sets.
  */
 import { limitOf } from "./limits.ts";
 import { noteStoredValue, PlatformLimitError } from "./invocation.ts";
@@ -14,11 +14,34 @@ import { guardStoredSize, utf8Bytes } from "./storage-guard.ts";
 
 export type RowStore = "durableObjectValueBytes" | "d1RowBytes";
 
+/**
+ * What a statement writes: `columns` names the column of each placeholder of one written row (an
+ * INSERT's first VALUES tuple, an UPDATE's SET list), so `columns.length` placeholders make a row.
+ */
 type Shape = { verb: "insert" | "update" | "other"; table: string; columns: string[] };
 
 const INSERT = /^\s*(?:insert|replace)\s+(?:or\s+\w+\s+)?into\s+["`]?(\w+)["`]?\s*\(([^)]*)\)\s*values\s*\(/i;
 const UPDATE = /^\s*update\s+(?:or\s+\w+\s+)?["`]?(\w+)["`]?\s+set\s+/i;
-const SET_COLUMN = /["`]?(\w+)["`]?\s*=\s*\?/g;
+
+/** The top-level comma-separated items of `text` up to the parenthesis that closes it (or its end). */
+function items(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "(") depth++;
+    else if (ch === ")" && depth-- === 0) return [...out, text.slice(from, i)];
+    else if (ch === "," && depth === 0) {
+      out.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  return [...out, text.slice(from)];
+}
+
+const placeholders = (item: string) => item.split("?").length - 1;
+const unquote = (name: string) => name.trim().replace(/["`]/g, "");
 
 // Statements are a few fixed strings (ours and drizzle's), so their shapes are kept.
 const shapes = new Map<string, Shape>();
@@ -29,11 +52,17 @@ function shapeOf(query: string): Shape {
   if (shape) return shape;
   const insert = INSERT.exec(query);
   const update = insert ? null : UPDATE.exec(query);
-  if (insert) shape = { verb: "insert", table: insert[1], columns: insert[2].split(",").map((c) => c.trim().replace(/["`]/g, "")) };
-  else if (update) {
-    // Only the SET list's parameters are values written; the WHERE clause's come after them.
+  if (insert) {
+    // A row's values may mix placeholders and literals (drizzle writes `null` for a column a row
+    // leaves out): each placeholder is the value of the column at its place in the tuple.
+    const names = insert[2].split(",").map(unquote);
+    const tuple = items(query.slice(insert[0].length));
+    shape = { verb: "insert", table: insert[1], columns: tuple.flatMap((item, k) => Array<string>(placeholders(item)).fill(names[k] ?? `column ${k + 1}`)) };
+  } else if (update) {
+    // Only the SET list's placeholders are values written; the WHERE clause's come after them.
     const set = query.slice(update[0].length).split(/\swhere\s/i)[0];
-    shape = { verb: "update", table: update[1], columns: [...set.matchAll(SET_COLUMN)].map((m) => m[1]) };
+    const columns = items(set).flatMap((item) => Array<string>(placeholders(item)).fill(unquote(item.split("=")[0])));
+    shape = { verb: "update", table: update[1], columns };
   } else shape = { verb: "other", table: "", columns: [] };
   if (shapes.size >= MAX_SHAPES) shapes.clear();
   shapes.set(query, shape);
@@ -60,7 +89,7 @@ function sizes(shape: Shape, params: readonly unknown[], exact: boolean): { valu
     const bytes = valueBytes(p, exact);
     values[i] = bytes;
     // An UPDATE's WHERE parameters come after its SET list: not part of the row.
-    if (shape.verb === "other" || (shape.verb === "update" && i >= width)) return;
+    if (shape.verb === "other" || width === 0 || (shape.verb === "update" && i >= width)) return;
     const row = shape.verb === "insert" && width > 0 ? Math.floor(i / width) : 0;
     rows[row] = (rows[row] ?? 0) + bytes;
   });
@@ -94,7 +123,7 @@ export function checkStatement(store: RowStore, owner: string, query: string, pa
   if (near) ({ values, rows } = sizes(shape, params, true));
   const width = shape.columns.length;
   const column = (i: number) =>
-    shape.verb === "other" || (shape.verb === "update" && i >= width) ? `parameter ${i + 1} of ${where}` : `${shape.table}.${shape.columns[i % width] ?? `parameter ${i + 1}`}`;
+    shape.verb === "other" || width === 0 || (shape.verb === "update" && i >= width) ? `parameter ${i + 1} of ${where}` : `${shape.table}.${shape.columns[i % width]}`;
   values.forEach((bytes, i) => {
     if (near) guardStoredSize(store, `${column(i)} (${owner})`, bytes);
   });

@@ -176,6 +176,19 @@ describe("the outbox's copy of samples to D1 (insertSamples)", () => {
   });
 });
 
+describe("rows of a multi-row INSERT", () => {
+  it("are sized by their VALUES tuples, literals included: ten rows of 1.2 MB in one statement all fit", async () => {
+    const { tenantId } = await newTenant("flush-wide");
+    const runId = await insertRunRow(tenantId, { status: "running", total: 10 });
+    // drizzle writes `null` for the samples' `seq` in each tuple: 11 columns, 10 placeholders a row.
+    // Sized by the column list instead, a "row" would straddle two outputs (2.4 MB) and be refused.
+    const rows = Array.from({ length: 10 }, (_, i) => ({ runId, unitId: `u${i}`, status: "succeeded" as const, attempts: 1, output: "o".repeat(1_200_000), error: null, createdAt: new Date() }));
+    await invocation("test wide flush", () => insertSamples(openDb(env.DB), rows));
+    const written = await openDb(env.DB).select({ n: sql<number>`count(*)` }).from(samples).where(sql`${samples.runId} = ${runId}`).get();
+    expect(written?.n).toBe(10);
+  });
+});
+
 describe("GET /v1/admin/platform", () => {
   it("reports the largest value stored and the most D1 queries one invocation made, with production's limits", async () => {
     const { tenantId, key } = await newTenant("platform-marks");
