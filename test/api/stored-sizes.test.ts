@@ -120,6 +120,19 @@ describe("the coordinator's stores", () => {
   });
 });
 
+describe("a coordinator started before configs were kept in pieces", () => {
+  it("still reads its config from its key-value table", async () => {
+    const config = { items: [{ id: "a", question: "q", answer: "1" }], seed: 7 };
+    const back = await inObject((raw, sqlg) => {
+      new Store(sqlg);
+      // As an earlier version stored it: one key of the key-value table, no pieces.
+      raw.exec("INSERT INTO kv (k, v) VALUES ('config', ?)", JSON.stringify(config));
+      return new Store(sqlg).config();
+    });
+    expect(back).toEqual(config);
+  });
+});
+
 describe("D1 (openDb)", () => {
   it("refuses a value over 2 MB, naming its table and column, and writes nothing", async () => {
     const { tenantId } = await newTenant("d1-sizes");
