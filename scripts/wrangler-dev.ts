@@ -8,7 +8,8 @@ import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "./dev-setup.ts";
 
 const root = join(import.meta.dirname, "..");
 
-export type DevServer = { base: string; stop(): Promise<void> };
+/** `state`: the folder of its local state (D1's SQLite file is under it), removed by `stop`. */
+export type DevServer = { base: string; state: string; stop(): Promise<void> };
 
 /**
  * Where wrangler keeps the run's local state (D1, Durable Object storage): on disk, as `npm start`
@@ -73,5 +74,5 @@ export async function startWranglerDev(port: number, stateIn: StateIn = "disk", 
     await stop();
     throw err;
   }
-  return { base, stop };
+  return { base, state, stop };
 }

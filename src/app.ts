@@ -9,6 +9,7 @@ import type { AppEnv } from "./routes/router.ts";
 import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
+import { adminPlatform } from "./routes/admin-platform.ts";
 import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
@@ -83,6 +84,7 @@ export function createApp() {
   app.route("/", health);
   app.route("/", docs);
   app.route("/v1/admin", admin);
+  app.route("/v1/admin", adminPlatform);
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
   app.route("/v1/runs", runs);

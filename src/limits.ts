@@ -45,6 +45,13 @@ export const LIMITS = {
   judgeCritics: 10,
   /** Items in one uploaded reasoning-quality dataset. */
   datasetItems: 10_000,
+  /**
+   * UTF-8 bytes of the JSON a run works from (reasoning-quality's items, a judge run's items, a
+   * chain-determinism suite). The coordinator keeps it in pieces (no stored value is over 2 MB) but
+   * receives it in one call at the start (32 MiB at most) and holds it, parsed, for the run in an
+   * isolate of 128 MB; lanes get only what a unit needs. 10,000 reasoning-quality items take about 3.3 MB.
+   */
+  runConfigBytes: 16 * MiB,
   /** Units of one run in flight at once. */
   concurrency: 100,
   /** UTF-8 bytes of one stored sample's output and error (a D1 row is at most 2,000,000 bytes); past it, a failed sample says so. */

@@ -88,6 +88,54 @@ export type ApiKeyPage = {
     next_cursor: string | null;
 };
 
+/**
+ * The high-water marks of the isolate that answers, since it started: production counts per invocation and refuses past these limits, and the code counts the same way (see docs/production-limits.md). Durable Objects may run in other isolates: locally (wrangler dev) there is one.
+ */
+export type PlatformUsage = {
+    d1_queries: {
+        /**
+         * The most D1 queries any one invocation made
+         */
+        most: number;
+        /**
+         * Which invocation made them (`fetch GET /v1/runs`, `coordinator.unitDone`, `lane.alarm`); empty before any
+         */
+        invocation: string;
+        /**
+         * Production's limit per invocation
+         */
+        limit: number;
+    };
+    subrequests: {
+        /**
+         * The most subrequests (fetch calls and D1 queries) any one invocation made
+         */
+        most: number;
+        /**
+         * Which invocation made them (`fetch GET /v1/runs`, `coordinator.unitDone`, `lane.alarm`); empty before any
+         */
+        invocation: string;
+        /**
+         * Production's limit per invocation
+         */
+        limit: number;
+    };
+    stored_value: {
+        /**
+         * The largest value or row written to a Durable Object's storage or to D1
+         */
+        largest_bytes: number;
+        /**
+         * What it was (`a row of outbox (the run's coordinator)`, `runs.result (D1)`)
+         */
+        what: string;
+        /**
+         * Production's limit of one stored value or row (2 MB, in Durable Objects and D1 alike)
+         */
+        limit_bytes: number;
+    };
+};
+
 export type VrtyResult = {
     composite: number;
     coherence: number;
@@ -2418,6 +2466,35 @@ export type AdminRevokeKeyResponses = {
 };
 
 export type AdminRevokeKeyResponse = AdminRevokeKeyResponses[keyof AdminRevokeKeyResponses];
+
+export type AdminPlatformUsageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/admin/platform';
+};
+
+export type AdminPlatformUsageErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type AdminPlatformUsageError = AdminPlatformUsageErrors[keyof AdminPlatformUsageErrors];
+
+export type AdminPlatformUsageResponses = {
+    /**
+     * This isolate's high-water marks and production's limits
+     */
+    200: PlatformUsage;
+};
+
+export type AdminPlatformUsageResponse = AdminPlatformUsageResponses[keyof AdminPlatformUsageResponses];
 
 export type ListKeysData = {
     body?: never;

@@ -7,6 +7,7 @@ import { openDb } from "../db/client.ts";
 import { settleRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { createRun } from "../runs/create.ts";
+import { evaluatorFor } from "../evaluators/registry.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import { noCalls, type ModelCalls } from "./model-calls.ts";
 import { Alarm, type AlarmNow } from "./coordinator/alarm-plan.ts";
@@ -15,12 +16,13 @@ import { Lifecycle, statusOf, type Phase } from "./coordinator/lifecycle.ts";
 import { Outbox } from "./coordinator/outbox.ts";
 import { Scheduler } from "./coordinator/scheduler.ts";
 import { Store } from "./coordinator/store.ts";
-import type { Progress, RunSettings, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
+import type { NextUnit, Progress, RunSettings, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 import { START_DEADLINE_MS, type UnitState } from "./coordinator/unit-state.ts";
 import { Units, type UnitView } from "./coordinator/units.ts";
 import { invocationsOf } from "../platform/invocation.ts";
+import { guardedSql } from "../platform/sql-guard.ts";
 
-export type { StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
+export type { NextUnit, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 export type { UnitState } from "./coordinator/unit-state.ts";
 export type { UnitView } from "./coordinator/units.ts";
 
@@ -49,7 +51,8 @@ export class RunCoordinator extends DurableObject<Env> {
     super(ctx, env);
     // Bindings are read from `this.env` at each use, never kept: a test may put others in its place.
     const bindings = () => this.env;
-    this.store = new Store(ctx.storage.sql);
+    // Every statement is checked as production would check it (sizes, bound parameters, length).
+    this.store = new Store(guardedSql(ctx.storage.sql, "the run's coordinator"));
     this.unitTable = new Units(this.store.sql);
     this.outbox = new Outbox(this.store, bindings);
     this.lifecycle = new Lifecycle(this.store);
@@ -93,7 +96,7 @@ export class RunCoordinator extends DurableObject<Env> {
     };
     this.ctx.storage.transactionSync(() => {
       this.unitTable.seed(init.unitIds);
-      this.store.put("config", init.config);
+      this.store.putConfig(init.config);
       this.store.put("secret", init.secretEnc);
       this.store.writeMeta(settings, { done: 0, failed: 0, calls: noCalls() });
       this.store.put("announced", false);
@@ -134,7 +137,19 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!unit) return null;
     const settings = this.store.settings()!;
     this.unitTable.start(unit, settings.leaseMs, Date.now());
-    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.store.config(), secretEnc: this.store.secretEnc() };
+    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc() };
+  }
+
+  /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (Evaluator.unitConfig). */
+  private unitConfig(unitId: string): unknown {
+    const evaluator = evaluatorFor(this.store.settings()!.evaluator);
+    return evaluator.unitConfig ? evaluator.unitConfig(this.store.config(), unitId) : this.store.config();
+  }
+
+  /** The next unit for a lane's reply, with its part of the config where the evaluator hands lanes parts. */
+  private withConfig(next: UnitMessage | null): NextUnit | null {
+    if (!next || !evaluatorFor(this.store.settings()!.evaluator).unitConfig) return next;
+    return { ...next, config: this.unitConfig(next.unitId) };
   }
 
   /** The unit in flight on `lane`, for a lane resuming after an eviction (its later units are known only here). */
@@ -149,12 +164,12 @@ export class RunCoordinator extends DurableObject<Env> {
    * nor counted twice. Returns the next unit for the same lane, if one is ready. Duplicate and stale
    * reports are ignored (and get no next unit).
    */
-  async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> {
+  async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<NextUnit | null> {
     await this.nextTurn();
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
     this.scheduler.ended(unit, sample);
-    return this.scheduler.next(unit.lane);
+    return this.withConfig(await this.scheduler.next(unit.lane));
   }
 
   /**
@@ -162,11 +177,11 @@ export class RunCoordinator extends DurableObject<Env> {
    * its attempts run out. Returns the next unit for the lane, like `unitDone`. `calls`: the model
    * calls the attempt made, counted into the unit's sample whichever attempt ends it.
    */
-  async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> {
+  async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<NextUnit | null> {
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
     this.scheduler.failed(unit, error, calls);
-    return this.scheduler.next(unit.lane);
+    return this.withConfig(await this.scheduler.next(unit.lane));
   }
 
   private turn: Promise<void> | null = null;

@@ -16,7 +16,7 @@ import {
 } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
-import type { UnitContextReply } from "./coordinator/types.ts";
+import type { NextUnit, UnitContextReply } from "./coordinator/types.ts";
 import { CallTally } from "./model-calls.ts";
 import { EndpointWatch, limiterGate, limiterName } from "./endpoint-gate.ts";
 import { invocationsOf } from "../platform/invocation.ts";
@@ -52,7 +52,7 @@ export class UnitRunner extends DurableObject<Env> {
   private readonly watch = new EndpointWatch();
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
-  private msg: UnitMessage | null | undefined;
+  private msg: NextUnit | null | undefined;
   /** The last message the Queue handed this lane, to recognise a redelivery. */
   private handed: UnitMessage | null = null;
   private aborted = false;
@@ -143,7 +143,7 @@ export class UnitRunner extends DurableObject<Env> {
   }
 
   /** Runs one unit to its sample and reports it; returns the lane's next unit. */
-  private async runUnit(msg: UnitMessage): Promise<UnitMessage | null> {
+  private async runUnit(msg: NextUnit): Promise<NextUnit | null> {
     const coordinator = this.env.RUNS.get(this.env.RUNS.idFromName(msg.runId));
     // The first unit of an activation fetches the run's settings (and checks the unit is current);
     // later units come from the coordinator itself, so they are current by construction.
@@ -155,7 +155,8 @@ export class UnitRunner extends DurableObject<Env> {
       this.context = context;
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
     }
-    const context = this.context;
+    // A next unit handed with its own part of the config (Evaluator.unitConfig) runs on that part.
+    const context = msg.config === undefined ? this.context : { ...this.context, config: msg.config };
     const db = openDb(this.env.DB);
 
     const controller = new AbortController();

@@ -11,6 +11,8 @@ import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import type { EvaluatorName } from "../evaluators/types.ts";
 import { LIMITS } from "../limits.ts";
+import { limitOf } from "../platform/limits.ts";
+import { utf8Bytes } from "../platform/storage-guard.ts";
 import { abandonStart, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
 import type { StartRun } from "../durable/coordinator/types.ts";
 
@@ -93,6 +95,8 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     });
   }
 
+  checkStoredSizes(r);
+
   // Everything that can fail before the start is done before the row is written.
   const secretEnc =
     r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
@@ -167,8 +171,40 @@ async function completeStart(env: Env, db: Db, run: RunRow, start: StartRun): Pr
  * What a start that threw says about the run, in its `error` and the 500: never the raw message,
  * which could carry anything; the one cause a request can provoke is named.
  */
+/**
+ * A run too large to hold is refused before anything is written: its config (the coordinator keeps it
+ * in pieces, but receives and holds it whole: LIMITS.runConfigBytes) and its public config (kept in
+ * its D1 row, at most 2 MB with the rest of the row). A module names the request's fields at fault
+ * where it can (reasoning-quality's datasets); this is the bound for every module.
+ */
+function checkStoredSizes(r: NewRun): void {
+  const configBytes = utf8Bytes(JSON.stringify(r.config));
+  if (configBytes > LIMITS.runConfigBytes) {
+    throw new ApiError({
+      status: 422,
+      type: "limit-exceeded",
+      detail: `The run's items and settings are ${configBytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes}.`,
+    });
+  }
+  // The rest of the row (ids, counts, dates, a webhook URL) takes a few kilobytes at most.
+  const publicBytes = utf8Bytes(JSON.stringify(r.publicConfig));
+  if (publicBytes > limitOf("d1RowBytes") - PUBLIC_CONFIG_MARGIN) {
+    throw new ApiError({
+      status: 422,
+      type: "limit-exceeded",
+      detail: `The run's config as stored with it would be ${publicBytes} bytes, over what its row may hold (${limitOf("d1RowBytes") - PUBLIC_CONFIG_MARGIN}).`,
+    });
+  }
+}
+
+/** Room left in a runs row for what is not its config. */
+const PUBLIC_CONFIG_MARGIN = 64 * 1024;
+
 function startFailureReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // Our own guard (src/platform): the message names what was too large.
+  const limit = /^(?:PlatformLimitError: )?(.* over what a (?:Durable Object storage value|D1 row) may hold)/.exec(message);
+  if (limit) return limit[1];
   const rpc = /limited to (\d+\s*MiB).*?was: (\d+) bytes/s.exec(message);
   if (rpc) return `its settings are ${rpc[2]} bytes serialized, over the ${rpc[1]} a call to its coordinator can carry`;
   if (/SQLITE_TOOBIG|too big/i.test(message)) return "its settings are too large for its coordinator's storage";

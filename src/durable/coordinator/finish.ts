@@ -9,6 +9,7 @@ import { getRunById, settleRun } from "../../db/runs.ts";
 import { evaluatorFor, moduleFor } from "../../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp, type StoredSample } from "../../evaluators/types.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
+import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
 import { storeBasis } from "../../runs/comparison-store.ts";
 import { runRedactor } from "../../runs/redact.ts";
@@ -35,6 +36,8 @@ const FINISH_BEAT_MS = 2_000;
  * result, saying why, rather than trying (and calling models in the aggregate) for ever.
  */
 const MAX_FINISH_TRIES = 10;
+/** Characters of a finish's error kept for the run's error. */
+const FINISH_ERROR_CHARS = 4_000;
 const finishRetryMs = (tries: number) => Math.min(FINISH_HEARTBEAT_MS * 2 ** (tries - 1), 5 * 60_000);
 /** How long an aggregate may wait on model calls (SS embeddings) before they are stopped and its fallback applies. */
 const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
@@ -110,7 +113,13 @@ export class Finish {
     } catch (err) {
       await heartbeat.stop();
       // Kept (redacted) for the run's error if the finish never succeeds; tried again with backoff.
-      store.put("finishError", runRedactor(await this.secrets()).text(err instanceof Error ? err.message : String(err)));
+      // A driver's message may quote the query's parameters, megabytes of them: the limit's own
+      // message names what was too large, and any message is cut to what an error needs.
+      const tooLarge = storedSizeLimitOf(err);
+      const message = tooLarge?.message ?? (err instanceof Error ? err.message : String(err));
+      store.put("finishError", runRedactor(await this.secrets()).text(message.slice(0, FINISH_ERROR_CHARS)));
+      // A value too large to store is as large on every try: the run ends failed now, saying what.
+      if (tooLarge) return this.giveUp(tries);
       await alarm.set(Date.now() + finishRetryMs(tries), "finish-retry");
       throw err;
     }
