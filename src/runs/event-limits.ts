@@ -36,7 +36,11 @@ export const EVENT_STREAM_LIMITS = {
  * where a deployment (or a test that wants many reconnects) sets one. It can only lower the figure.
  */
 export function eventStreamQueries(env: Env): number {
-  const set = Number((env as { EVENT_STREAM_QUERY_BUDGET?: string }).EVENT_STREAM_QUERY_BUDGET);
-  if (!Number.isFinite(set) || set <= 0) return EVENT_STREAM_LIMITS.queries;
+  return lowered(Number((env as { EVENT_STREAM_QUERY_BUDGET?: string }).EVENT_STREAM_QUERY_BUDGET));
+}
+
+/** `set` within [minQueries, queries]; the production figure when `set` is not a positive number. */
+export function lowered(set: number | undefined): number {
+  if (set === undefined || !Number.isFinite(set) || set <= 0) return EVENT_STREAM_LIMITS.queries;
   return Math.max(EVENT_STREAM_LIMITS.minQueries, Math.min(Math.floor(set), EVENT_STREAM_LIMITS.queries));
 }

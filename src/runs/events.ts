@@ -26,7 +26,7 @@ import { FINAL_STATUSES, getRun, listUnitEvents, type RunRow } from "../db/runs.
 import { currentUsage } from "../platform/invocation.ts";
 import { settleLostStart } from "./recover.ts";
 import { formatCursor, sameProgress, type EventCursor, type Progress } from "./event-cursor.ts";
-import { EVENT_STREAM_LIMITS } from "./event-limits.ts";
+import { EVENT_STREAM_LIMITS, lowered } from "./event-limits.ts";
 import type { StreamCredential } from "./stream-credential.ts";
 
 /** An SSE message as written; `comment` is a line the client ignores (a keep-alive). */
@@ -48,13 +48,16 @@ export const systemClock: StreamClock = {
 };
 
 let clock: StreamClock = systemClock;
+let testQueries: number | undefined;
 
 /**
- * A test seam, independent of any request: the clock every stream of this isolate reads and waits
- * on, so a test follows a run for an hour in moments. `undefined` puts the system clock back.
+ * A test seam, independent of any request: the clock every stream of this isolate reads and waits on
+ * (so a test follows a run for an hour in moments), and a lower query budget (never a higher one:
+ * see `lowered`). `undefined` puts the system clock and the configured budget back.
  */
-export function useEventStreamClock(c: StreamClock | undefined): void {
-  clock = c ?? systemClock;
+export function setEventStreamSeams(seams: { clock?: StreamClock; queries?: number } | undefined): void {
+  clock = seams?.clock ?? systemClock;
+  testQueries = seams?.queries;
 }
 
 export type EventStreamInput = {
@@ -80,7 +83,8 @@ function progressOf(run: RunRow): Progress {
 
 /** Writes the run's events to `sink` until the run is final, the client goes, a limit nears, or the credential ends. */
 export async function writeRunEvents(input: EventStreamInput, sink: EventSink): Promise<void> {
-  const { env, db, tenantId, run, credential, queries } = input;
+  const { env, db, tenantId, run, credential } = input;
+  const queries = testQueries === undefined ? input.queries : Math.min(input.queries, lowered(testQueries));
   const L = EVENT_STREAM_LIMITS;
   const cursor: EventCursor = { ...input.from, progress: input.from.progress && { ...input.from.progress } };
   // Outside an invocation (never in the Worker) nothing counts queries; this stream counts its own.
