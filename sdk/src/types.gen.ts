@@ -2952,6 +2952,12 @@ export type ListSamplesResponse = ListSamplesResponses[keyof ListSamplesResponse
 
 export type StreamRunEventsData = {
     body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received, to resume after it
+         */
+        'last-event-id'?: string;
+    };
     path: {
         run_id: string;
     };
@@ -2960,6 +2966,10 @@ export type StreamRunEventsData = {
 };
 
 export type StreamRunEventsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
     /**
      * Missing, unknown or revoked credentials
      */
@@ -2981,6 +2991,10 @@ export type StreamRunEventsResponses = {
      * An event stream
      */
     200: string;
+    /**
+     * The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come
+     */
+    204: void;
 };
 
 export type StreamRunEventsResponse = StreamRunEventsResponses[keyof StreamRunEventsResponses];
