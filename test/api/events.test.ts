@@ -12,6 +12,7 @@ import { setEventStreamSeams, type StreamClock } from "../../src/runs/events.ts"
 import { EVENT_STREAM_LIMITS } from "../../src/runs/event-limits.ts";
 import { KEY_CACHE_LIMITS } from "../../src/auth/key-cache-limits.ts";
 import { highWater, resetHighWater } from "../../src/platform/invocation.ts";
+import { parseSse } from "../support/run-events.ts";
 
 const ORIGIN = "http://assay.test";
 const MINUTE = 60_000;
@@ -46,25 +47,7 @@ class ScriptedClock implements StreamClock {
   }
 }
 
-type SseEvent = { event?: string; data?: string; id?: string; retry?: number; comment?: string };
-
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split("\n\n")
-    .filter((chunk) => chunk.trim() !== "")
-    .map((chunk) => {
-      const e: SseEvent = {};
-      for (const line of chunk.split("\n")) {
-        const [field, value] = [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).replace(/^ /, "")];
-        if (field === "") e.comment = value;
-        else if (field === "event") e.event = value;
-        else if (field === "data") e.data = value;
-        else if (field === "id") e.id = value;
-        else if (field === "retry") e.retry = Number(value);
-      }
-      return e;
-    });
-}
+type SseEvent = ReturnType<typeof parseSse>[number];
 
 /** What a client keeps of a run's events: the three kinds the run's story is told in, with their data. */
 type Seen = { event: string; data: unknown };

@@ -9,6 +9,7 @@ import { describe, expect, inject, it } from "vitest";
 import { createClient } from "@assay/sdk/client";
 import { followRunEvents, type RunEvent } from "@assay/sdk/run-events";
 import { assay } from "./assay.ts";
+import { expectExactly } from "../support/run-events.ts";
 
 const server = () => inject("assayUrl");
 const SERVER_LOG = join(import.meta.dirname, "..", "..", "test-artifacts", "wrangler-dev-e2e.txt");
@@ -16,45 +17,6 @@ const KEY = "assay_sk_local_dev_key";
 const headers = { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" };
 
 type Printed = { event: string; id: string; data: Record<string, unknown> };
-
-/** The run's samples as the API lists them (write order), the sequence its unit events must follow. */
-async function samples(id: string): Promise<{ seq: number; unit_id: string; status: string }[]> {
-  const out: { seq: number; unit_id: string; status: string }[] = [];
-  let after: string | null = null;
-  do {
-    const res = await fetch(`${server()}/v1/runs/${id}/samples?limit=100${after ? `&after=${after}` : ""}`, { headers });
-    const page = (await res.json()) as { data: { seq: number; unit_id: string; status: string }[]; next_cursor: string | null; has_more: boolean };
-    out.push(...page.data);
-    after = page.has_more ? page.next_cursor : null;
-  } while (after);
-  return out;
-}
-
-/** What any follower of a run must have seen, whatever the moments its connections polled at. */
-async function expectExactly(events: { event: string; id: string; data: Record<string, unknown> }[], runId: string) {
-  const run = (await (await fetch(`${server()}/v1/runs/${runId}`, { headers })).json()) as { status: string; progress: { done: number; failed: number; total: number } };
-  const units = events.filter((e) => e.event === "unit").map((e) => e.data);
-  expect(units).toEqual((await samples(runId)).map((s) => ({ seq: s.seq, unit_id: s.unit_id, status: s.status })));
-  // Every id once: no event was delivered twice, whatever the reconnects.
-  expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
-  // Progress only moves forward, is never sent twice in a row, and never counts a unit not yet seen.
-  let unitsSoFar = 0;
-  let previous: { done: number; failed: number; status: string } | null = null;
-  for (const e of events) {
-    if (e.event === "unit") unitsSoFar++;
-    if (e.event !== "progress") continue;
-    const p = e.data as { done: number; failed: number; status: string };
-    expect(p.done + p.failed).toBeLessThanOrEqual(unitsSoFar);
-    if (previous) {
-      expect(p.done + p.failed).toBeGreaterThanOrEqual(previous.done + previous.failed);
-      expect(p).not.toEqual(previous);
-    }
-    previous = p;
-  }
-  expect(previous).toEqual({ ...run.progress, status: run.status });
-  expect(events.filter((e) => e.event === "final")).toHaveLength(1);
-  expect(events.at(-1)).toMatchObject({ event: "final", data: { id: runId, status: run.status } });
-}
 
 describe("following a run across the server's reconnects", () => {
   it("assay runs events prints exactly the run's events, each once, over many connections", async () => {
@@ -80,8 +42,8 @@ describe("following a run across the server's reconnects", () => {
     await sdk;
     expect(out.code, out.stderr).toBe(0);
     const printed = out.stdout.trim().split("\n").map((l) => JSON.parse(l) as Printed);
-    await expectExactly(printed, runId);
-    await expectExactly(sdkEvents as unknown as Printed[], runId);
+    await expectExactly(server(), KEY, printed, runId);
+    await expectExactly(server(), KEY, sdkEvents as unknown as Printed[], runId);
 
     expect(connections.length).toBeGreaterThanOrEqual(3);
     // The CLI's own connections, from the server's request log (test/cli/setup.ts writes it; a line
