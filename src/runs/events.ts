@@ -29,10 +29,10 @@ import { formatCursor, sameProgress, type EventCursor, type Progress } from "./e
 import { EVENT_STREAM_LIMITS, lowered } from "./event-limits.ts";
 import type { StreamCredential } from "./stream-credential.ts";
 
-/** An SSE message as written; `comment` is a line the client ignores (a keep-alive). */
+/** An SSE message as written. */
 export type EventMessage = { event: string; data: string; id?: string; retry?: number };
 
-/** Where the stream writes; `aborted` once the client has gone. */
+/** Where the stream writes: events, and comments (lines a client ignores: a keep-alive); `aborted` once the client has gone. */
 export type EventSink = {
   write(message: EventMessage): Promise<void>;
   comment(text: string): Promise<void>;
@@ -120,8 +120,11 @@ export async function writeRunEvents(input: EventStreamInput, sink: EventSink): 
     // A poll reads the run and, at least, one page of units.
     if (left() < 2) return close("query_budget");
     own++;
+    const row = await getRun(db, tenantId, run.id);
+    // Deleted meanwhile: the stream just ends, and a reconnect gets the 404.
+    if (!row) return;
     // A run still queued is settled when its start turns out lost, so the stream ends with it.
-    const current = await settleLostStart(env, db, (await getRun(db, tenantId, run.id)) ?? run);
+    const current = await settleLostStart(env, db, row);
     const progress = progressOf(current);
     const final = FINAL_STATUSES.includes(current.status);
     let wrote = false;
