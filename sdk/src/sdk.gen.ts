@@ -346,7 +346,7 @@ export const listSamples = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Server-Sent Events: progress, each unit as it ends, and the final state
  *
- * Events: `progress` ({done, failed, total, status}), `unit` ({seq, unit_id, status}; its SSE id is the sample's seq, so `Last-Event-ID` resumes), and `final` (the run) after which the stream closes.
+ * Events: `unit` ({seq, unit_id, status}) for each ended unit, `progress` ({done, failed, total, status}) when it changes, and `final` (the run), after which the stream closes. Every event's `id` is the stream's position: reconnecting with it as `Last-Event-ID` resumes exactly there, without a gap or a repeat; after the final event's id the answer is 204 (nothing more). A connection ends before any platform limit with a `reconnect` event ({reason, retry_ms, last_event_id}) and a `retry:` hint: reconnect with `Last-Event-ID` to go on. A stream re-checks its API key or dashboard session while open and ends with an `unauthenticated` event (a problem object) once it is revoked, signed out or expired. See docs/events.md.
  */
 export const streamRunEvents = <ThrowOnError extends boolean = false>(options: Options<StreamRunEventsData, ThrowOnError, StreamRunEventsResponse>): Promise<ServerSentEventsResult<StreamRunEventsResponses>> => (options.client ?? client).sse.get<StreamRunEventsResponses, StreamRunEventsErrors, ThrowOnError>({
     security: [{

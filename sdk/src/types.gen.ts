@@ -3109,6 +3109,12 @@ export type ListSamplesResponse = ListSamplesResponses[keyof ListSamplesResponse
 
 export type StreamRunEventsData = {
     body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received, to resume after it
+         */
+        'last-event-id'?: string;
+    };
     path: {
         run_id: string;
     };
@@ -3117,6 +3123,10 @@ export type StreamRunEventsData = {
 };
 
 export type StreamRunEventsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
     /**
      * Missing, unknown or revoked credentials
      */
@@ -3138,6 +3148,10 @@ export type StreamRunEventsResponses = {
      * An event stream
      */
     200: string;
+    /**
+     * The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come
+     */
+    204: void;
 };
 
 export type StreamRunEventsResponse = StreamRunEventsResponses[keyof StreamRunEventsResponses];

@@ -145,6 +145,19 @@ export async function listSamples(db: Db, runId: string, opts: { limit: number; 
     .limit(opts.limit);
 }
 
+/**
+ * A run's ended units after sequence number `afterSeq`, in write order: only what an event stream
+ * sends (never a sample's output, which may be megabytes), so a page of many costs little memory.
+ */
+export async function listUnitEvents(db: Db, runId: string, afterSeq: number, limit: number) {
+  return db
+    .select({ seq: samples.seq, unitId: samples.unitId, status: samples.status })
+    .from(samples)
+    .where(and(eq(samples.runId, runId), gt(samples.seq, afterSeq)))
+    .orderBy(asc(samples.seq))
+    .limit(limit);
+}
+
 export async function countSamples(db: Db, runId: string): Promise<number> {
   const row = await db.select({ n: sql<number>`count(*)` }).from(samples).where(eq(samples.runId, runId)).get();
   return row?.n ?? 0;

@@ -113,7 +113,7 @@ describe("a run whose start was lost (row written, coordinator never started)", 
 
     const viaEvents = await insertRunRow(tenantId, { createdAt: pastGrace() });
     const text = await (await send("GET", `/v1/runs/${viaEvents}/events`, key)).text();
-    const final = JSON.parse(text.trim().split("\n").at(-1)!.replace(/^data: /, "")) as RunJson;
+    const final = JSON.parse(/^event: final\ndata: (.*)$/m.exec(text)![1]) as RunJson;
     expect(final).toMatchObject({ id: viaEvents, status: "failed", error: LOST_START_ERROR });
 
     // Cancel reads the run first: it had already ended, so this is the 409 of any ended run.

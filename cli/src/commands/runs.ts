@@ -144,13 +144,13 @@ export function register(program: Command): void {
 
   runs
     .command("events")
-    .description("the run's events as they happen (unit, progress, final), one JSON object per line, until it ends")
+    .description("the run's events as they happen (unit, progress, final), one JSON object per line with its id, each once across the server's reconnects, until it ends")
     .argument("<run>", "run id", runId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = { ...session(cmd), json: true };
       const run = await followRun(s, id, {
         cancelOnInterrupt: false,
-        onEvent: (event, data) => process.stdout.write(JSON.stringify({ event, data }) + "\n"),
+        onEvent: (event, data, id) => process.stdout.write(JSON.stringify({ event, id, data }) + "\n"),
       });
       if (run && run.status !== "succeeded") process.exitCode = EXIT.couldNotRun;
     });
