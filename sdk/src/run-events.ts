@@ -107,16 +107,20 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
           }
         }
       };
+      // After the final event the server closes the stream at once: read to its end rather than
+      // abort it, so a clean end never shows as a failed request (an aborted fetch) to the browser.
+      let ended = false;
       for await (const _ of stream) {
         for (const event of drain()) {
           yield event;
-          if (event.event === 'final') return;
+          if (event.event === 'final') ended = true;
         }
       }
       for (const event of drain()) {
         yield event;
-        if (event.event === 'final') return;
+        if (event.event === 'final') ended = true;
       }
+      if (ended) return;
     } finally {
       signal?.removeEventListener('abort', stop);
       connection.abort();
