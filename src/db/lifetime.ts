@@ -94,7 +94,7 @@ export async function tenantUsage(db: Db, tenantId: string): Promise<TenantUsage
     .select({
       runs: sql<number>`count(*)`,
       samples: sql<number>`coalesce(sum(${runs.done} + ${runs.failed}), 0)`,
-      d1Bytes: sql<number>`coalesce(sum(coalesce(${runs.sampleBytes}, 0) + length(CAST(${runs.config} AS BLOB)) + CASE WHEN ${runs.resultKey} IS NULL THEN coalesce(${runs.resultBytes}, 0) ELSE 0 END), 0)`,
+      d1Bytes: sql<number>`coalesce(sum(coalesce(${runs.sampleBytes}, 0) + coalesce(${runs.configBytes}, length(CAST(${runs.config} AS BLOB))) + CASE WHEN ${runs.resultKey} IS NULL THEN coalesce(${runs.resultBytes}, 0) ELSE 0 END), 0)`,
       r2Bytes: sql<number>`coalesce(sum(CASE WHEN ${runs.resultKey} IS NOT NULL THEN coalesce(${runs.resultBytes}, 0) ELSE 0 END), 0)`,
     })
     .from(runs)

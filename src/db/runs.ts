@@ -16,7 +16,8 @@ export type IdempotencyKeyRow = typeof idempotencyKeys.$inferInsert;
  * (`db.batch`): a key never points at a run that was not written, nor a run misses its key. A key
  * taken meanwhile by a concurrent request makes the whole batch fail, the run included.
  */
-export async function insertRun(db: Db, row: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
+export async function insertRun(db: Db, given: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
+  const row = { ...given, configBytes: new TextEncoder().encode(JSON.stringify(given.config ?? null)).byteLength };
   if (key) await db.batch([db.insert(idempotencyKeys).values(key), db.insert(runs).values(row)]);
   else await db.insert(runs).values(row);
 }

@@ -114,6 +114,8 @@ export const runs = sqliteTable(
      * copies them (so `GET /v1/usage` never scans samples). Null for runs made before it was counted.
      */
     sampleBytes: integer("sample_bytes"),
+    /** UTF-8 bytes of `config`, written with the row, so `GET /v1/usage` never reads configs. Null for older runs. */
+    configBytes: integer("config_bytes"),
     /**
      * When the run's deletion began (src/runs/delete.ts). From then on no read sees the run; the row
      * itself is deleted last, so a deletion cut short is found here and finished by the cron.

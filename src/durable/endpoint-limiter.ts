@@ -3,6 +3,7 @@ import { DEFAULT_WINDOW, PermitBook, type Grant, type Outcome, type Released, ty
 import { LIMITS } from "../limits.ts";
 import { invocationsOf } from "../platform/invocation.ts";
 import { guardedSql } from "../platform/sql-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** What a limiter shows of itself (`inspect`): for tests, operators and the runs' reports. */
 export type LimiterView = { limit: number; inFlight: number; waiting: number; pausedUntil: number; maxInFlight: number; window: WindowState };
@@ -31,7 +32,7 @@ export class EndpointLimiter extends DurableObject<Env> {
   private saved = "";
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    super(ctx, countedEnv(env));
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS limiter (k INTEGER PRIMARY KEY CHECK (k = 1), v TEXT NOT NULL)");
     const row = ctx.storage.sql.exec<{ v: string }>("SELECT v FROM limiter WHERE k = 1").toArray()[0];
     const stored = row ? (JSON.parse(row.v) as { window: WindowState; pausedUntil: number }) : null;

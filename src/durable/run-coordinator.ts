@@ -21,6 +21,7 @@ import { START_DEADLINE_MS, type UnitState } from "./coordinator/unit-state.ts";
 import { Units, type UnitView } from "./coordinator/units.ts";
 import { invocationsOf } from "../platform/invocation.ts";
 import { guardedSql } from "../platform/sql-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 export type { NextUnit, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 export type { UnitState } from "./coordinator/unit-state.ts";
@@ -48,7 +49,8 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly scheduler: Scheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    // Calls to other objects, R2 and the Queue are subrequests of the invocation making them.
+    super(ctx, countedEnv(env));
     // Bindings are read from `this.env` at each use, never kept: a test may put others in its place.
     const bindings = () => this.env;
     // Every statement is checked as production would check it (sizes, bound parameters, length).

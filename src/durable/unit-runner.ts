@@ -20,6 +20,7 @@ import type { NextUnit, UnitContextReply } from "./coordinator/types.ts";
 import { CallTally } from "./model-calls.ts";
 import { EndpointWatch, limiterGate, limiterName } from "./endpoint-gate.ts";
 import { invocationsOf } from "../platform/invocation.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** A permit outlives its attempt's timeout by this much before its limiter takes it back. */
 const PERMIT_MARGIN_MS = 30_000;
@@ -38,6 +39,11 @@ const SLICE_MS = 5 * 60_000;
  * is in flight: a lane that goes silent loses its unit when the lease expires.
  */
 export class UnitRunner extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    // Calls to the coordinator, the limiter and D1 are subrequests of the invocation making them.
+    super(ctx, countedEnv(env));
+  }
+
   private controller: AbortController | null = null;
   private context: UnitContextReply | null = null;
   // The run's decrypted secrets and endpoint clients live only while this lane has units to run.

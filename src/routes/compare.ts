@@ -10,7 +10,7 @@ import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, type RunRow } from "../db/runs.ts";
 import { getDataset } from "../db/datasets.ts";
 import { loadResult } from "../runs/result-store.ts";
-import { loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/comparison-store.ts";
+import { dropKeptFor, loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/comparison-store.ts";
 import { moduleFor } from "../evaluators/registry.ts";
 import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } from "../evaluators/compare.ts";
 
@@ -141,6 +141,9 @@ export const compare = createRouter().openapi(
       details: result.details,
     };
     if (cacheable) await storeAnswer(bucket, key, JSON.stringify(answer));
+    // A run deleted meanwhile: what this request kept under its prefix would outlive it.
+    const now = await Promise.all([base, head].map((run) => getRun(c.var.db, c.var.tenantId, run.id)));
+    await dropKeptFor(bucket, key, [base, head].filter((_, i) => !now[i]).map((run) => run.id));
     return c.json(answer, 200);
   },
 );

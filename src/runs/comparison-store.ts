@@ -4,13 +4,20 @@
 // - `runs/<baseId>/compare/<headId>/<confidence>-<min_effect>.json`: a comparison's answer, as served;
 // - `runs/<headId>/compared-with/<baseId>`: an empty marker, so that deleting the head run finds the
 //   answers kept under the base's prefix without listing every run.
-// Both runs of a comparison are final and never change, so nothing here is ever invalidated.
+// Both runs of a comparison are final and never change, so nothing here is invalidated by them; what
+// can change is our code, hence the version in every key.
 
-export const basisKey = (runId: string): string => `runs/${runId}/item-scores.json`;
+/**
+ * Raise it when a comparer's basis or its numbers change: bases and answers kept by an earlier version
+ * are then not read again (they go with their runs), so a fixed comparer never serves an old answer.
+ */
+export const COMPARISONS_VERSION = 1;
+
+export const basisKey = (runId: string): string => `runs/${runId}/item-scores-v${COMPARISONS_VERSION}.json`;
 
 /** Numbers as JSON writes them (0.95, 0.01): one key per (confidence, min_effect) a query can give. */
 export const answerKey = (baseId: string, headId: string, confidence: number, minEffect: number): string =>
-  `runs/${baseId}/compare/${headId}/${JSON.stringify(confidence)}-${JSON.stringify(minEffect)}.json`;
+  `runs/${baseId}/compare/${headId}/v${COMPARISONS_VERSION}/${JSON.stringify(confidence)}-${JSON.stringify(minEffect)}.json`;
 
 export const comparedWithKey = (headId: string, baseId: string): string => `runs/${headId}/compared-with/${baseId}`;
 
@@ -40,4 +47,13 @@ export async function loadAnswer(bucket: R2Bucket, key: { base: string; head: st
 export async function storeAnswer(bucket: R2Bucket, key: { base: string; head: string; confidence: number; minEffect: number }, text: string): Promise<void> {
   await bucket.put(comparedWithKey(key.head, key.base), new Uint8Array(0));
   await bucket.put(answerKey(key.base, key.head, key.confidence, key.minEffect), text, json);
+}
+
+/**
+ * Deletes what a comparison just kept for runs that were deleted while it ran: the deletion may have
+ * listed the runs' prefixes before these objects were written, and nothing would find them again.
+ */
+export async function dropKeptFor(bucket: R2Bucket, key: { base: string; head: string; confidence: number; minEffect: number }, gone: string[]): Promise<void> {
+  if (!gone.length) return;
+  await bucket.delete([answerKey(key.base, key.head, key.confidence, key.minEffect), comparedWithKey(key.head, key.base), ...gone.map(basisKey)]);
 }

@@ -168,13 +168,10 @@ async function completeStart(env: Env, db: Db, run: RunRow, start: StartRun): Pr
 }
 
 /**
- * What a start that threw says about the run, in its `error` and the 500: never the raw message,
- * which could carry anything; the one cause a request can provoke is named.
- */
-/**
  * A run too large to hold is refused before anything is written: its config (the coordinator keeps it
  * in pieces, but receives and holds it whole: LIMITS.runConfigBytes) and its public config (kept in
- * its D1 row, at most 2 MB with the rest of the row). A module names the request's fields at fault
+ * its D1 row, which must also have room for an inline result, LIMITS.inlineResultBytes: a D1 row is at
+most 2 MB in all). A module names the request's fields at fault
  * where it can (reasoning-quality's datasets); this is the bound for every module.
  */
 function checkStoredSizes(r: NewRun): void {
@@ -186,20 +183,26 @@ function checkStoredSizes(r: NewRun): void {
       detail: `The run's items and settings are ${configBytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes}.`,
     });
   }
-  // The rest of the row (ids, counts, dates, a webhook URL) takes a few kilobytes at most.
+  // The rest of the row (ids, counts, dates, a webhook URL, an error cut to 4,000 characters) takes a few
+  // kilobytes at most; a result larger than inlineResultBytes goes to R2.
+  const publicLimit = limitOf("d1RowBytes") - LIMITS.inlineResultBytes - PUBLIC_CONFIG_MARGIN;
   const publicBytes = utf8Bytes(JSON.stringify(r.publicConfig));
-  if (publicBytes > limitOf("d1RowBytes") - PUBLIC_CONFIG_MARGIN) {
+  if (publicBytes > publicLimit) {
     throw new ApiError({
       status: 422,
       type: "limit-exceeded",
-      detail: `The run's config as stored with it would be ${publicBytes} bytes, over what its row may hold (${limitOf("d1RowBytes") - PUBLIC_CONFIG_MARGIN}).`,
+      detail: `The run's config as stored with it would be ${publicBytes} bytes, over what its row may hold beside an inline result (${publicLimit}).`,
     });
   }
 }
 
-/** Room left in a runs row for what is not its config. */
+/** Room left in a runs row for what is neither its config nor an inline result. */
 const PUBLIC_CONFIG_MARGIN = 64 * 1024;
 
+/**
+ * What a start that threw says about the run, in its `error` and the 500: never the raw message,
+ * which could carry anything; the one cause a request can provoke is named.
+ */
 function startFailureReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // Our own guard (src/platform): the message names what was too large.

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { deliverWebhook, WEBHOOK_MAX_ATTEMPTS, webhookRetryDelaySeconds, type DeliveryOutcome, type RunEventMessage } from "./deliver.ts";
 import { invocationsOf } from "../platform/invocation.ts";
 import { guardStoredText } from "../platform/storage-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** An attempt that could not be made at all (D1 unavailable) is tried again this much later, this many times. */
 const UNAVAILABLE_RETRY_MS = 30_000;
@@ -37,6 +38,10 @@ type Pending = {
  * batch, and locally the whole queue, until it gave up).
  */
 export class WebhookSender extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, countedEnv(env));
+  }
+
   /**
    * Sends the message now, starting a series of up to WEBHOOK_MAX_ATTEMPTS attempts with backoff.
    * Called again for the same message (a re-send, a finish that ran twice), it starts a new series at

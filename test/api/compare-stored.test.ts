@@ -1,5 +1,5 @@
 // Issue 23: GET /v1/compare reads what each run's comparer kept when it was aggregated (R2,
-// runs/<id>/item-scores.json), never the samples, and keeps each answer (runs/<base>/compare/<head>/…,
+// runs/<id>/item-scores-v<version>.json), never the samples, and keeps each answer (runs/<base>/compare/<head>/v<version>/…,
 // with a runs/<head>/compared-with/<base> marker). Its answers must be those of the samples-based
 // comparers it replaced, kept as the oracle in test/support/compare-oracle, on the same seeded runs.
 import { describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { newTenant, problem, send, startRq, startRun, waitForRun, type RunJson } from "./helpers.ts";
 import { comparison } from "./compare-helpers.ts";
 import { oracleComparison } from "../support/compare-oracle/index.ts";
+import { answerKey, basisKey } from "../../src/runs/comparison-store.ts";
 
 async function succeeded(key: string, started: Promise<{ id: string }>): Promise<RunJson> {
   const run = await waitForRun(key, (await started).id);
@@ -78,17 +79,17 @@ describe("GET /v1/compare from kept per-item scores", () => {
   it("never reads the samples, and keeps each answer under both runs' prefixes", async () => {
     const t = await newTenant();
     const [a, b] = [await rq(t.key, { models: [reasoner("reasoner", 0.9)] }), await rq(t.key, { models: [reasoner("reasoner", 0.5)] })];
-    expect(await objectKeys(`runs/${a.id}/item-scores`)).toEqual([`runs/${a.id}/item-scores.json`]);
+    expect(await objectKeys(`runs/${a.id}/item-scores`)).toEqual([basisKey(a.id)]);
     const oracle = await oracleComparison(env, t.tenantId, { base: a.id, head: b.id, confidence: 0.9 });
 
     // With the samples gone from D1, a comparison still gives the answer they gave.
     await env.DB.prepare("DELETE FROM samples WHERE run_id IN (?, ?)").bind(a.id, b.id).run();
     expect(await comparison(t.key, a.id, b.id, "&confidence=0.9")).toEqual(oracle);
-    expect(await objectKeys(`runs/${a.id}/compare/`)).toEqual([`runs/${a.id}/compare/${b.id}/0.9-0.json`]);
+    expect(await objectKeys(`runs/${a.id}/compare/`)).toEqual([answerKey(a.id, b.id, 0.9, 0)]);
     expect(await objectKeys(`runs/${b.id}/compared-with/`)).toEqual([`runs/${b.id}/compared-with/${a.id}`]);
 
     // Kept: with both runs' scores gone too, the same query is answered from the kept answer …
-    await env.RESULTS.delete([`runs/${a.id}/item-scores.json`, `runs/${b.id}/item-scores.json`]);
+    await env.RESULTS.delete([basisKey(a.id), basisKey(b.id)]);
     expect(await comparison(t.key, a.id, b.id, "&confidence=0.9")).toEqual(oracle);
     // … while another one cannot be computed: a reasoning-quality run without kept scores is a 409 naming it.
     const gone = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${b.id}`, t.key), 409);
@@ -101,10 +102,10 @@ describe("GET /v1/compare from kept per-item scores", () => {
   it("builds the scores of a run aggregated before they were kept from its result, once, where the comparer can", async () => {
     const t = await newTenant();
     const [h, r] = [await judge(t.key, { critics: [critic("a"), critic("b"), critic("c", { noise: 0.4 })], seed: 1 }), await judge(t.key, { critics: [critic("a"), critic("b", { noise: 0.4 }), critic("c", { noise: 0.4 })], seed: 1 })];
-    const kept = await (await env.RESULTS.get(`runs/${h.id}/item-scores.json`))!.text();
-    await env.RESULTS.delete(`runs/${h.id}/item-scores.json`);
+    const kept = await (await env.RESULTS.get(basisKey(h.id)))!.text();
+    await env.RESULTS.delete(basisKey(h.id));
     const { api, oracle } = await both(t, h.id, r.id);
     expect(api).toEqual(oracle);
-    expect(await (await env.RESULTS.get(`runs/${h.id}/item-scores.json`))!.text()).toBe(kept);
+    expect(await (await env.RESULTS.get(basisKey(h.id)))!.text()).toBe(kept);
   });
 });

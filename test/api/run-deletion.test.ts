@@ -112,17 +112,17 @@ describe("DELETE /v1/runs/{run_id}", () => {
     for (const k of own) await env.RESULTS.put(k, "{}");
     // The R2 layout of cached comparisons: the cache under the base's prefix, a marker under the head's.
     await env.RESULTS.put(`runs/${run.id}/compared-with/${base}`, "");
-    await env.RESULTS.put(`runs/${base}/compare/${run.id}/0.95-0.json`, "{}");
-    await env.RESULTS.put(`runs/${base}/compare/${run.id}/0.9-0.05.json`, "{}");
+    await env.RESULTS.put(`runs/${base}/compare/${run.id}/v1/0.95-0.json`, "{}");
+    await env.RESULTS.put(`runs/${base}/compare/${run.id}/v1/0.9-0.05.json`, "{}");
     // Not this run's: the base's own objects and its comparison with another head.
     await env.RESULTS.put(`runs/${base}/result.json`, "{}");
-    await env.RESULTS.put(`runs/${base}/compare/${other}/0.95-0.json`, "{}");
+    await env.RESULTS.put(`runs/${base}/compare/${other}/v1/0.95-0.json`, "{}");
     await env.RESULTS.put(`runs/${run.id}x/result.json`, "{}");
 
     expect((await send("DELETE", `/v1/runs/${run.id}`, key)).status).toBe(204);
 
     expect(await keysUnder(`runs/${run.id}/`)).toEqual([]);
-    expect(await keysUnder(`runs/${base}/`)).toEqual([`runs/${base}/compare/${other}/0.95-0.json`, `runs/${base}/result.json`]);
+    expect(await keysUnder(`runs/${base}/`)).toEqual([`runs/${base}/compare/${other}/v1/0.95-0.json`, `runs/${base}/result.json`]);
     expect(await keysUnder(`runs/${run.id}x/`)).toEqual([`runs/${run.id}x/result.json`]);
   });
 

@@ -311,7 +311,15 @@ export class Finish {
     const redact = runRedactor(await this.secrets());
     // What a comparison of this run will read (per-item scores, a few figures of the result), kept in R2
     // before the row says succeeded: a comparison never reads the samples (src/routes/compare.ts).
-    if (status === "succeeded" && result !== null) await this.keepBasis(settings, result, samples, redact);
+    // A basis that cannot be built or kept does not fail the run: the run's result stands, and only its
+    // comparisons are affected (judge, rpl and chain-determinism rebuild a basis from the result; a
+    // reasoning-quality run without one is a 409 to compare).
+    if (status === "succeeded" && result !== null) {
+      await this.keepBasis(settings, result, samples, redact).catch((err: unknown) => {
+        const why = redact.text(err instanceof Error ? err.message : String(err));
+        console.error(JSON.stringify({ level: "error", run_id: settings.runId, error: `keeping the comparison basis failed: ${why}` }));
+      });
+    }
     // A result too large for the row goes to R2 first, the row then pointing at it.
     const stored = await storeResult(this.p.env(), settings.runId, settings.evaluator, result === null ? null : redact.value(result));
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
