@@ -10,6 +10,7 @@ import { MEMORY_DIR, type StateIn } from "../scripts/wrangler-dev.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
 import { benchJudgeAlpha } from "./judge-alpha.ts";
 import { benchRqMetrics } from "./rq-metrics.ts";
+import { benchCompareScale, printCompareScale } from "./compare-scale.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
@@ -47,6 +48,11 @@ console.log(`\nreasoning-quality metrics + aggregation, plain Node: ${rq.items} 
 console.log("| runs | median ms | max ms |");
 console.log("|---:|---:|---:|");
 console.log(`| ${rq.runs} | ${rq.median_ms.toFixed(1)} | ${rq.max_ms.toFixed(1)} |`);
+
+// Issue 23: comparisons of two 60,000-unit reasoning-quality runs and two 10,000-item × 5-critic judge
+// runs in under 64 MB of heap and 5 s of CPU each; the aggregate bounded by the per-item scores.
+console.log("");
+printCompareScale(benchCompareScale());
 
 if (!process.argv.includes("--no-http")) {
   console.log("");

@@ -7,7 +7,15 @@
 // is measured is the workerd process that runs the Worker (the largest of wrangler's workerd children):
 // its resident set after a warm-up run, and its peak (VmHWM) once the run has ended. The growth between
 // the two bounds the coordinator's memory from above: it also holds the lanes, D1's and SQLite's caches.
+//
+// Production's limits (src/platform/limits.ts), for the run: the largest value or row stored and the
+// most D1 queries and subrequests one invocation made, as the Worker counted them (GET
+// /v1/admin/platform; locally the Worker and its objects share one isolate, so its marks are the
+// run's), and the D1 database's growth over the run per 1,000 units (its SQLite file's pages, indexes
+// included: what counts toward a database's 10 GB) beside the bytes of the samples' own text.
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import os from "node:os";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
 import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
@@ -25,6 +33,17 @@ export type ScaleRow = {
   rss_peak_mb: number;
   result_bytes: number | null;
   result_inline: boolean;
+  /** GET /v1/admin/platform after the run. */
+  platform: PlatformMarks;
+  /** Growth of the D1 database over the run, and the samples' text (output, error, unit id), per 1,000 units. */
+  d1_bytes_per_1000: number;
+  d1_sample_text_per_1000: number;
+};
+
+type PlatformMarks = {
+  d1_queries: { most: number; invocation: string; limit: number };
+  subrequests: { most: number; invocation: string; limit: number };
+  stored_value: { largest_bytes: number; what: string; limit_bytes: number };
 };
 
 /** Every run's size: models × items × K generations (P = 0, so the count is exact). */
@@ -32,6 +51,8 @@ export const SIZES = [
   { models: 1, items: 200 },
   { models: 5, items: 400 },
   { models: 5, items: 2_000 },
+  // 10,000 items: a config of about 4 MB, kept by the coordinator in pieces under production's 2 MB.
+  { models: 1, items: 10_000 },
 ] as const;
 const K = 5;
 
@@ -75,6 +96,39 @@ function workerProcess(before: ReturnType<typeof workerdProcesses>, after: Retur
   return grown.reduce((x, y) => (y.hwm - y.rss > x.hwm - x.rss ? y : x));
 }
 
+/** The local D1 database's SQLite file under a wrangler dev's state folder. */
+function d1File(state: string): string {
+  const dir = join(state, "v3", "d1", "miniflare-D1DatabaseObject");
+  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (!file) throw new Error(`no D1 database under ${dir}`);
+  return join(dir, file);
+}
+
+/** The database's size as SQLite sees it (its pages, committed WAL included) and the run's samples' text bytes. */
+function d1Bytes(state: string, runId: string | null): { db: number; samples: number } {
+  const db = new DatabaseSync(d1File(state), { readOnly: true });
+  try {
+    const pages = db.prepare("PRAGMA page_count").get() as { page_count: number };
+    const size = db.prepare("PRAGMA page_size").get() as { page_size: number };
+    const text = runId
+      ? (db
+          .prepare("SELECT sum(length(CAST(coalesce(output, '') AS BLOB)) + length(CAST(coalesce(error, '') AS BLOB)) + length(unit_id)) AS n FROM samples WHERE run_id = ?")
+          .get(runId) as { n: number | null })
+      : { n: 0 };
+    return { db: pages.page_count * size.page_size, samples: text.n ?? 0 };
+  } finally {
+    db.close();
+  }
+}
+
+/** The operator token wrangler dev runs with (.dev.vars, made from the example by ensureDevVars). */
+function adminToken(): string {
+  const vars = readFileSync(join(import.meta.dirname, "..", ".dev.vars"), "utf8");
+  const token = /^ADMIN_TOKEN=(.*)$/m.exec(vars)?.[1]?.trim();
+  if (!token) throw new Error(".dev.vars has no ADMIN_TOKEN");
+  return token;
+}
+
 async function oneSize({ models, items }: { models: number; items: number }, port: number, stateIn: StateIn, hooks: Awaited<ReturnType<typeof startFinalHookReceiver>>): Promise<ScaleRow> {
   const dev = await startWranglerDev(port, stateIn);
   try {
@@ -106,12 +160,16 @@ async function oneSize({ models, items }: { models: number; items: number }, por
         result: unknown;
         result_size_bytes: number | null;
       };
-      return { ...r, wall_s };
+      return { ...r, id, wall_s };
     };
     await run(1, 4); // warm-up: compiles the Worker and its Durable Objects
     const before = workerdProcesses();
+    const d1Before = d1Bytes(dev.state, null).db;
     const r = await run(models, items);
     const worker = workerProcess(before, workerdProcesses());
+    const d1After = d1Bytes(dev.state, r.id);
+    const marks = await fetch(`${dev.base}/v1/admin/platform`, { headers: { authorization: `Bearer ${adminToken()}` } });
+    if (marks.status !== 200) throw new Error(`GET /v1/admin/platform: ${marks.status} ${await marks.text()}`);
     const units = models * items * K;
     if (r.progress.total !== units) throw new Error(`expected ${units} units, the run has ${r.progress.total}`);
     return {
@@ -126,6 +184,9 @@ async function oneSize({ models, items }: { models: number; items: number }, por
       rss_peak_mb: worker.hwm / 1024,
       result_bytes: r.result_size_bytes,
       result_inline: r.result !== null,
+      platform: (await marks.json()) as PlatformMarks,
+      d1_bytes_per_1000: ((d1After.db - d1Before) / units) * 1000,
+      d1_sample_text_per_1000: (d1After.samples / units) * 1000,
     };
   } finally {
     await dev.stop();
@@ -154,7 +215,17 @@ export function printScale(rows: readonly ScaleRow[]): void {
       `| ${r.units.toLocaleString("en")} | ${r.models} × ${r.items} | ${r.status} (${r.done} done) | ${r.wall_s.toFixed(1)} | ${r.ms_per_unit.toFixed(2)} | ${r.rss_before_mb.toFixed(0)} | ${r.rss_peak_mb.toFixed(0)} | ${r.result_bytes ?? "–"} (${r.result_inline ? "row" : "R2"}) |`,
     );
   }
-  const costs = rows.map((r) => r.ms_per_unit);
+  console.log(`\nthe same runs against production's limits (GET /v1/admin/platform after each; D1: the database's growth over the run)`);
+  console.log("| units | largest value stored, bytes (limit) | what | most D1 queries in one invocation (limit) | by | most subrequests (limit) | by | D1 bytes / 1,000 units | of which samples' text |");
+  console.log("|---:|---:|---|---:|---|---:|---|---:|---:|");
+  for (const r of rows) {
+    const p = r.platform;
+    console.log(
+      `| ${r.units.toLocaleString("en")} | ${p.stored_value.largest_bytes.toLocaleString("en")} (${p.stored_value.limit_bytes.toLocaleString("en")}) | ${p.stored_value.what} | ${p.d1_queries.most} (${p.d1_queries.limit}) | ${p.d1_queries.invocation} | ${p.subrequests.most} (${p.subrequests.limit}) | ${p.subrequests.invocation} | ${Math.round(r.d1_bytes_per_1000).toLocaleString("en")} | ${Math.round(r.d1_sample_text_per_1000).toLocaleString("en")} |`,
+    );
+  }
+  // The per-unit cost compares the runs of up to 2,000 items, as it did before the 10,000-item size.
+  const costs = rows.filter((r) => r.items <= 2_000).map((r) => r.ms_per_unit);
   console.log(`\nper-unit cost, largest over smallest run: ${(costs[costs.length - 1] / costs[0]).toFixed(2)}× (target ≤ 1.5×)`);
 }
 

@@ -8,7 +8,8 @@ import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "./dev-setup.ts";
 
 const root = join(import.meta.dirname, "..");
 
-export type DevServer = { base: string; stop(): Promise<void> };
+/** `state`: the folder of its local state (D1's SQLite file is under it), removed by `stop`. */
+export type DevServer = { base: string; state: string; stop(): Promise<void> };
 
 /**
  * Where wrangler keeps the run's local state (D1, Durable Object storage): on disk, as `npm start`
@@ -25,14 +26,21 @@ export const MEMORY_DIR = existsSync("/dev/shm") ? "/dev/shm" : null;
  * `onOutput` receives what wrangler prints (at its default log level); without it, wrangler prints
  * errors only and its output is dropped, so a benchmark measures nothing but the API.
  */
-export async function startWranglerDev(port: number, stateIn: StateIn = "disk", onOutput?: (text: string) => void): Promise<DevServer> {
+export async function startWranglerDev(
+  port: number,
+  stateIn: StateIn = "disk",
+  onOutput?: (text: string) => void,
+  /** Variables for this server only (`--var`), over wrangler.jsonc's and .dev.vars'. */
+  vars: Record<string, string> = {},
+): Promise<DevServer> {
   const parent = stateIn === "memory" && MEMORY_DIR ? MEMORY_DIR : tmpdir();
   const state = mkdtempSync(join(parent, "assay-bench-"));
   ensureDevVars();
   prepareLocalDb(state);
   // detached: the whole process group (wrangler's node and its workerd children) is stopped together.
   const logLevel = onOutput ? [] : ["--log-level", "error"];
-  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel], {
+  const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel, ...varArgs], {
     cwd: root,
     detached: true,
     stdio: onOutput ? ["ignore", "pipe", "pipe"] : "ignore",
@@ -73,5 +81,5 @@ export async function startWranglerDev(port: number, stateIn: StateIn = "disk", 
     await stop();
     throw err;
   }
-  return { base, stop };
+  return { base, state, stop };
 }

@@ -9,6 +9,7 @@ import type { AppEnv } from "./routes/router.ts";
 import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
+import { adminPlatform } from "./routes/admin-platform.ts";
 import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
@@ -22,6 +23,8 @@ import { judgeReview } from "./routes/judge.ts";
 import { rqDatasets } from "./routes/rq-datasets.ts";
 import { rqReports } from "./routes/rq-reports.ts";
 import { evaluatorRuns } from "./routes/evaluator-runs.ts";
+import { settings } from "./routes/settings.ts";
+import { usage } from "./routes/usage.ts";
 import { evaluatorModules } from "./evaluators/registry.ts";
 
 /**
@@ -81,6 +84,7 @@ export function createApp() {
   app.route("/", health);
   app.route("/", docs);
   app.route("/v1/admin", admin);
+  app.route("/v1/admin", adminPlatform);
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
   app.route("/v1/runs", runs);
@@ -90,6 +94,8 @@ export function createApp() {
   app.route("/v1/session", session);
   app.route("/v1/compare", compare);
   app.route("/v1/prompts", prompts);
+  app.route("/v1/settings", settings);
+  app.route("/v1/usage", usage);
   // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
   // evaluators' own extras.
   for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));

@@ -1,9 +1,10 @@
 import { createApp } from "./app.ts";
 import { handleQueue } from "./runs/queue.ts";
-import { sweepLostStarts } from "./runs/recover.ts";
+import { housekeeping } from "./runs/housekeeping.ts";
 import { openDb } from "./db/client.ts";
 import type { QueueMessage } from "./runs/messages.ts";
 import { invocation } from "./platform/invocation.ts";
+import { countedEnv } from "./platform/counted-env.ts";
 
 export { RunCoordinator } from "./durable/run-coordinator.ts";
 export { UnitRunner } from "./durable/unit-runner.ts";
@@ -15,8 +16,8 @@ const app = createApp();
 // `satisfies` keeps the handlers' concrete types, so tests can call them directly.
 export default {
   // Each handler is one invocation with its own D1 and subrequest budget, counted as production does.
-  fetch: (request, env, ctx) => invocation(`fetch ${request.method} ${new URL(request.url).pathname}`, () => app.fetch(request, env, ctx)),
-  queue: (batch, env, ctx) => invocation(`queue ${batch.queue}`, () => handleQueue(batch, env, ctx)),
-  // Every minute (wrangler.jsonc "triggers"): ends runs whose start was lost, even when nobody reads them.
-  scheduled: (_controller, env, ctx) => invocation("scheduled", () => ctx.waitUntil(sweepLostStarts(env, openDb(env.DB)))),
+  fetch: (request, env, ctx) => invocation(`fetch ${request.method} ${new URL(request.url).pathname}`, () => app.fetch(request, countedEnv(env), ctx)),
+  queue: (batch, env, ctx) => invocation(`queue ${batch.queue}`, () => handleQueue(batch, countedEnv(env), ctx)),
+  // Every minute (wrangler.jsonc "triggers"): lost starts, retention and deletions (runs/housekeeping.ts).
+  scheduled: (_controller, env, ctx) => invocation("scheduled", () => ctx.waitUntil(housekeeping(countedEnv(env), openDb(env.DB)))),
 } satisfies ExportedHandler<Env, QueueMessage>;

@@ -45,12 +45,25 @@ export const LIMITS = {
   judgeCritics: 10,
   /** Items in one uploaded reasoning-quality dataset. */
   datasetItems: 10_000,
+  /**
+   * UTF-8 bytes of the JSON a run works from (reasoning-quality's items, a judge run's items, a
+   * chain-determinism suite). The coordinator keeps it in pieces (no stored value is over 2 MB) but
+   * receives it in one call at the start (32 MiB at most) and holds it, parsed, for the run in an
+   * isolate of 128 MB; lanes get only what a unit needs. 10,000 reasoning-quality items take about 3.3 MB.
+   */
+  runConfigBytes: 16 * MiB,
   /** Units of one run in flight at once. */
   concurrency: 100,
   /** UTF-8 bytes of one stored sample's output and error (a D1 row is at most 2,000,000 bytes); past it, a failed sample says so. */
   sampleBytes: 1_900_000,
   /** Characters of an `Idempotency-Key` header, the same on every route that creates runs (Stripe's maximum). */
   idempotencyKeyChars: 255,
+  /**
+   * Days an ended run is kept when its tenant has not chosen (`PUT /v1/settings`): D1 holds 10 GB for
+   * every tenant, and the largest runs take 0.1–1.2 GB each, so data must expire by default; a month
+   * keeps the baselines of a release cycle to compare against. A tenant may keep runs for ever (null).
+   */
+  retentionDays: { default: 30, max: 3_650 },
   /** Page size for list endpoints. */
   pageSize: { default: 20, max: 100 },
 } as const;

@@ -1,8 +1,9 @@
 // Following a run to its end: a progress bar fed by the run's event stream, Ctrl-C cancels the run
 // (unless --detach), and the final run is returned to the command that started it.
 import { SingleBar } from "cli-progress";
-import { cancelRun, getRun, streamRunEvents, type Run } from "@assay/sdk";
-import { CliError, EXIT } from "./errors.ts";
+import { cancelRun, getRun, type Run } from "@assay/sdk";
+import { followRunEvents, RunEventsError, type RunProgress } from "@assay/sdk/run-events";
+import { CliError, EXIT, problemLine } from "./errors.ts";
 import { armForRuns, onInterrupt } from "./interrupt.ts";
 import { getFullRun } from "./run-result.ts";
 import { call, unreachable, type Session } from "./session.ts";
@@ -12,13 +13,11 @@ export type FollowOptions = {
   detach?: boolean;
   /** Ctrl-C cancels the run (default); false: Ctrl-C only stops following it. */
   cancelOnInterrupt?: boolean;
-  /** Called for every event as it arrives: `unit`, `progress`, `final`. */
-  onEvent?: (event: string, data: unknown) => void;
+  /** Called for every event as it arrives, once each: `unit`, `progress`, `final`, with its id. */
+  onEvent?: (event: string, data: unknown, id: string) => void;
 };
 
-type Progress = { done: number; failed: number; total: number; status: string };
-
-const FINAL = new Set(["succeeded", "failed", "canceled"]);
+type Progress = RunProgress;
 
 /** Announces a run that was just created, on stderr (stdout stays for results). */
 export function announce(s: Session, run: { id: string }): void {
@@ -50,39 +49,31 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
   }) : null;
   // The rate counts the units that ended while this command watched (a run may be half done already).
   let first: { at: number; done: number } | null = null;
-  let seen = 0;
-  let failures = 0;
+  const draw = (p: Progress) => {
+    if (!bar) return;
+    first ??= { at: Date.now(), done: p.done };
+    const perSecond = (p.done - first.done) / Math.max((Date.now() - first.at) / 1000, 0.001);
+    // No estimate before a unit has ended under watch (a rate of 0 would promise forever).
+    const etaText = perSecond > 0 ? `${Math.ceil((p.total - p.done) / perSecond)}s` : "…";
+    const payload = { failed: p.failed, rate: perSecond.toFixed(1), etaText };
+    if (!bar.isActive) bar.start(p.total, p.done, payload);
+    bar.setTotal(p.total);
+    bar.update(p.done, payload);
+  };
   try {
-    while (!controller.signal.aborted) {
-      let progress: Progress | null;
-      try {
-        progress = await streamOnce(s, runId, controller.signal, seen, (p) => {
-          if (!bar) return;
-          first ??= { at: Date.now(), done: p.done };
-          const perSecond = (p.done - first.done) / Math.max((Date.now() - first.at) / 1000, 0.001);
-          // No estimate before a unit has ended under watch (a rate of 0 would promise forever).
-          const etaText = perSecond > 0 ? `${Math.ceil((p.total - p.done) / perSecond)}s` : "…";
-          const payload = { failed: p.failed, rate: perSecond.toFixed(1), etaText };
-          if (!bar.isActive) bar.start(p.total, p.done, payload);
-          bar.setTotal(p.total);
-          bar.update(p.done, payload);
-        }, (unit) => {
-          seen = Math.max(seen, unit.seq);
-        }, opts.onEvent);
-        failures = 0;
-      } catch (err) {
-        // A dropped connection is retried with backoff; the run itself goes on meanwhile.
-        if (controller.signal.aborted) break;
-        // The API's own answer (401, 404: the run is not there) is final; only the connection is retried.
-        if (err instanceof CliError && err.status !== undefined) throw err;
-        if (++failures > 5) {
-          const why = err instanceof CliError ? err.message : String(err);
-          throw new CliError(`${why}; run ${runId} goes on (assay runs watch ${runId})`);
-        }
-        await new Promise((r) => setTimeout(r, 500 * 2 ** failures));
-        continue;
-      }
-      if (progress && FINAL.has(progress.status)) break;
+    // The server closes a stream now and then (before its query budget); followRunEvents reconnects
+    // with the last event's id, so every event comes once, and retries a dropped connection.
+    for await (const e of followRunEvents({ client: s.client, runId, signal: controller.signal })) {
+      opts.onEvent?.(e.event, e.data, e.id);
+      if (e.event === "progress") draw(e.data);
+      else if (e.event === "final") draw({ ...e.data.progress, status: e.data.status });
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) {
+      if (!(err instanceof RunEventsError)) throw err;
+      // The API's own answer (401, 404: the run is not there) or the stream's credential ending.
+      if (err.status !== undefined) throw new CliError(problemLine(err.problem, err.status), EXIT.couldNotRun, err.status);
+      throw new CliError(`${unreachable(s, err.cause).message}; run ${runId} goes on (assay runs watch ${runId})`);
     }
   } finally {
     bar?.stop();
@@ -106,62 +97,6 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
     throw new CliError(`canceled run ${runId} on Ctrl-C`, EXIT.interrupted);
   }
   return getFullRun(s, runId);
-}
-
-/**
- * One connection to the event stream (the server closes it after a while; the caller reconnects).
- * Returns the last progress seen, with the final status when the run ended.
- */
-async function streamOnce(
-  s: Session,
-  runId: string,
-  signal: AbortSignal,
-  afterSeq: number,
-  onProgress: (p: Progress) => void,
-  onUnit: (u: { seq: number; unit_id: string; status: string }) => void,
-  onEvent?: (event: string, data: unknown) => void,
-): Promise<Progress | null> {
-  let last: Progress | null = null;
-  let failure: unknown;
-  try {
-    const { stream } = await streamRunEvents({
-      client: s.client,
-      path: { run_id: runId },
-      signal,
-      headers: afterSeq ? { "Last-Event-ID": String(afterSeq) } : undefined,
-      sseMaxRetryAttempts: 1,
-      onSseError: (err) => (failure = err),
-      onSseEvent: (event) => {
-        const data = event.data as unknown as Record<string, unknown>;
-        const isNewUnit = event.event !== "unit" || Number(data.seq) > afterSeq;
-        if (event.event && isNewUnit) onEvent?.(event.event, data);
-        if (event.event === "progress") {
-          last = data as unknown as Progress;
-          onProgress(last);
-        } else if (event.event === "unit" && Number(data.seq) > afterSeq) {
-          onUnit(data as unknown as { seq: number; unit_id: string; status: string });
-        } else if (event.event === "final") {
-          const run = data as unknown as Run;
-          last = { ...run.progress, status: run.status };
-          onProgress(last);
-        }
-      },
-    });
-    for await (const _ of stream) {
-      // events are handled as they arrive (onSseEvent), in order
-    }
-  } catch (err) {
-    failure = err;
-  }
-  if (failure && !signal.aborted) {
-    const status = /SSE failed: (\d+)/.exec(String((failure as Error)?.message ?? failure))?.[1];
-    if (status) {
-      // 401/404 and friends: ask for the run plainly, which gives the API's own problem+json.
-      await call(s, getRun({ client: s.client, path: { run_id: runId } }));
-    }
-    throw unreachable(s, failure);
-  }
-  return last;
 }
 
 /** A run that did not succeed is a "could not run" (exit 1), with the run's own error. */

@@ -16,11 +16,12 @@ export type Session = {
   json: boolean;
 };
 
-function isLocalDefault(server: string): boolean {
+export function isLocalDefault(server: string): boolean {
   return server.replace(/\/+$/, "") === LOCAL_SERVER;
 }
 
-export function sessionFor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Session {
+/** The server from --server / ASSAY_URL (default: the local dev server), checked to be an http(s) URL. */
+export function serverFor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
   const server = (options.server ?? env.ASSAY_URL ?? LOCAL_SERVER).replace(/\/+$/, "");
   let url: URL;
   try {
@@ -29,6 +30,11 @@ export function sessionFor(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
     throw new CliError(`--server / ASSAY_URL is not a URL: ${server}`, EXIT.usage);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--server / ASSAY_URL must be http(s): ${server}`, EXIT.usage);
+  return server;
+}
+
+export function sessionFor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Session {
+  const server = serverFor(options, env);
   const key = env.ASSAY_API_KEY || (isLocalDefault(server) ? LOCAL_DEV_KEY : undefined);
   if (!key) throw new CliError(`set ASSAY_API_KEY to an API key of ${server}`, EXIT.usage);
   return { client: createClient({ baseUrl: server, auth: () => key }), server, json: Boolean(options.json) };

@@ -8,6 +8,7 @@ import { NewRunPage } from "./pages/new-run.tsx";
 import { VrtyPage } from "./pages/vrty.tsx";
 import { ConnectionsPage } from "./pages/connections.tsx";
 import { ComparePage } from "./pages/compare.tsx";
+import { StoragePage } from "./pages/storage.tsx";
 import { EVALUATORS } from "./evaluators.ts";
 
 export function App() {
@@ -41,6 +42,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
           <a href={href.compare()} aria-current={route.page === "compare" ? "page" : undefined}>Compare</a>
           <a href={href.vrty()} aria-current={route.page === "vrty" ? "page" : undefined}>vrty</a>
           <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>Connections</a>
+          <a href={href.storage()} aria-current={route.page === "storage" ? "page" : undefined}>Storage</a>
         </nav>
         <span class="who">{session.tenant.name}</span>
         <button type="button" class="link" onClick={() => signOut().then(onSignedOut)}>Sign out</button>
@@ -51,6 +53,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
         {route.page === "new" && <NewRunPage evaluator={route.evaluator} />}
         {route.page === "vrty" && <VrtyPage />}
         {route.page === "connections" && <ConnectionsPage />}
+        {route.page === "storage" && <StoragePage />}
         {route.page === "compare" && <ComparePage base={route.base} head={route.head} />}
       </main>
     </>

@@ -1,12 +1,13 @@
-// A run's live state from its event stream (GET /v1/runs/{id}/events through the SDK): progress as it
-// moves, and the whole run once it is final. The stream closes when the run ends or the page leaves.
+// A run's live state from its event stream (GET /v1/runs/{id}/events through the SDK's followRunEvents):
+// progress as it moves, and the whole run once it is final. The server closes a stream now and then
+// (before its query budget); followRunEvents reconnects with the last event's id, so no event is
+// missed or seen twice. Following stops when the run ends or the page leaves.
 import { useEffect, useState } from "preact/hooks";
-import { getRun, streamRunEvents, type Run } from "@assay/sdk";
+import { getRun, type Run } from "@assay/sdk";
+import { followRunEvents, RunEventsError } from "@assay/sdk/run-events";
 import { call, client } from "./api.ts";
 
 export const FINAL = new Set(["succeeded", "failed", "canceled"]);
-
-type Progress = { done: number; failed: number; total: number; status: Run["status"] };
 
 /** Follows `run` until it is final; returns the latest view of it (progress merged in, then the final run). */
 export function useLiveRun(run: Run | null): Run | null {
@@ -16,35 +17,21 @@ export function useLiveRun(run: Run | null): Run | null {
     if (!run || FINAL.has(run.status)) return;
     const controller = new AbortController();
     (async () => {
-      // The server closes a stream after a while; reconnect until the run is final.
-      while (!controller.signal.aborted) {
-        let final = false;
-        const { stream } = await streamRunEvents({
-          client,
-          path: { run_id: run.id },
-          signal: controller.signal,
-          sseMaxRetryAttempts: 3,
-          onSseEvent: (event) => {
-            const data = event.data as unknown as Record<string, unknown>;
-            if (event.event === "progress") {
-              const p = data as unknown as Progress;
-              setLive((cur) => (cur ? ({ ...cur, status: p.status, progress: { done: p.done, failed: p.failed, total: p.total } } as Run) : cur));
-            } else if (event.event === "final") {
-              final = true;
-              setLive(data as unknown as Run);
-            }
-          },
-        });
-        try {
-          for await (const _ of stream) {
-            // handled in onSseEvent, in order
+      try {
+        for await (const e of followRunEvents({ client, runId: run.id, signal: controller.signal })) {
+          if (e.event === "progress") {
+            const p = e.data;
+            setLive((cur) => (cur ? ({ ...cur, status: p.status, progress: { done: p.done, failed: p.failed, total: p.total } } as Run) : cur));
+          } else if (e.event === "final") {
+            setLive(e.data);
           }
-        } catch {
-          // aborted, or the connection dropped: the loop decides
         }
-        if (final || controller.signal.aborted) return;
+      } catch (err) {
+        // The session ended (signed out elsewhere, expired, its key revoked): nothing more to show here.
+        if (controller.signal.aborted || (err instanceof RunEventsError && err.status === 401)) return;
+        // The server stayed out of reach: show the run as it is now, once it answers.
         const now = await call(getRun({ client, path: { run_id: run.id } })).catch(() => null);
-        if (now && FINAL.has(now.status)) return setLive(now);
+        if (now && !controller.signal.aborted) setLive(now);
       }
     })();
     return () => controller.abort();

@@ -8,6 +8,7 @@ export type Route =
   | { page: "new"; evaluator: string }
   | { page: "vrty" }
   | { page: "connections" }
+  | { page: "storage" }
   | { page: "compare"; base?: string; head?: string };
 
 export function parseRoute(hash: string): Route {
@@ -16,6 +17,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === "new" && parts[1]) return { page: "new", evaluator: parts[1] };
   if (parts[0] === "vrty") return { page: "vrty" };
   if (parts[0] === "connections") return { page: "connections" };
+  if (parts[0] === "storage") return { page: "storage" };
   if (parts[0] === "compare") return { page: "compare", base: parts[1], head: parts[2] };
   return { page: "runs" };
 }
@@ -26,6 +28,7 @@ export const href = {
   newRun: (evaluator: string) => `#/new/${encodeURIComponent(evaluator)}`,
   vrty: () => "#/vrty",
   connections: () => "#/connections",
+  storage: () => "#/storage",
   /** `#/compare`, `#/compare/<base>`, `#/compare/<base>/<head>`. */
   compare: (base?: string, head?: string) =>
     base ? `#/compare/${encodeURIComponent(base)}${head ? `/${encodeURIComponent(head)}` : ""}` : "#/compare",

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePromptData, CreatePromptErrors, CreatePromptResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetPromptData, GetPromptErrors, GetPromptResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetRunResultData, GetRunResultErrors, GetRunResultResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListPromptsData, ListPromptsErrors, ListPromptsResponses, ListPromptVersionsData, ListPromptVersionsErrors, ListPromptVersionsResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
+import type { AdminCreateKeyData, AdminCreateKeyErrors, AdminCreateKeyResponses, AdminCreateTenantData, AdminCreateTenantErrors, AdminCreateTenantResponses, AdminListKeysData, AdminListKeysErrors, AdminListKeysResponses, AdminListTenantsData, AdminListTenantsErrors, AdminListTenantsResponses, AdminPlatformUsageData, AdminPlatformUsageErrors, AdminPlatformUsageResponses, AdminRevokeKeyData, AdminRevokeKeyErrors, AdminRevokeKeyResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CompareRplRunsData, CompareRplRunsErrors, CompareRplRunsResponses, CompareRunsData, CompareRunsErrors, CompareRunsResponses, CreateChainDeterminismRunData, CreateChainDeterminismRunErrors, CreateChainDeterminismRunResponses, CreateChainDeterminismSuiteData, CreateChainDeterminismSuiteErrors, CreateChainDeterminismSuiteResponses, CreateIdfTableData, CreateIdfTableErrors, CreateIdfTableResponses, CreateJudgeRunData, CreateJudgeRunErrors, CreateJudgeRunResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePromptData, CreatePromptErrors, CreatePromptResponses, CreateProviderConnectionData, CreateProviderConnectionErrors, CreateProviderConnectionResponses, CreateReasoningQualityRunData, CreateReasoningQualityRunErrors, CreateReasoningQualityRunResponses, CreateRplRunData, CreateRplRunErrors, CreateRplRunResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, DeleteChainDeterminismSuiteData, DeleteChainDeterminismSuiteErrors, DeleteChainDeterminismSuiteResponses, DeleteIdfTableData, DeleteIdfTableErrors, DeleteIdfTableResponses, DeleteProviderConnectionData, DeleteProviderConnectionErrors, DeleteProviderConnectionResponses, DeleteReasoningQualityDatasetData, DeleteReasoningQualityDatasetErrors, DeleteReasoningQualityDatasetResponses, DeleteRunData, DeleteRunErrors, DeleteRunResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetChainDeterminismSuiteData, GetChainDeterminismSuiteErrors, GetChainDeterminismSuiteResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetIdfTableData, GetIdfTableErrors, GetIdfTableResponses, GetIndexData, GetIndexErrors, GetIndexResponses, GetPromptData, GetPromptErrors, GetPromptResponses, GetProviderConnectionData, GetProviderConnectionErrors, GetProviderConnectionResponses, GetReasoningQualityDatasetData, GetReasoningQualityDatasetErrors, GetReasoningQualityDatasetResponses, GetReasoningQualityRadarData, GetReasoningQualityRadarErrors, GetReasoningQualityRadarResponses, GetReasoningQualityReportCsvData, GetReasoningQualityReportCsvErrors, GetReasoningQualityReportCsvResponses, GetReasoningQualityReportXlsxData, GetReasoningQualityReportXlsxErrors, GetReasoningQualityReportXlsxResponses, GetRunData, GetRunErrors, GetRunResponses, GetRunResultData, GetRunResultErrors, GetRunResultResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSettingsData, GetSettingsErrors, GetSettingsResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookSecretInfoData, GetWebhookSecretInfoErrors, GetWebhookSecretInfoResponses, ListChainDeterminismSuitesData, ListChainDeterminismSuitesErrors, ListChainDeterminismSuitesResponses, ListContestedItemsData, ListContestedItemsErrors, ListContestedItemsResponses, ListCriticPromptsData, ListCriticPromptsErrors, ListCriticPromptsResponses, ListIdfTablesData, ListIdfTablesErrors, ListIdfTablesResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListPromptsData, ListPromptsErrors, ListPromptsResponses, ListPromptVersionsData, ListPromptVersionsErrors, ListPromptVersionsResponses, ListProviderConnectionsData, ListProviderConnectionsErrors, ListProviderConnectionsResponses, ListReasoningQualityDatasetsData, ListReasoningQualityDatasetsErrors, ListReasoningQualityDatasetsResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSamplesData, ListSamplesErrors, ListSamplesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, PutSettingsData, PutSettingsErrors, PutSettingsResponses, ReplaceProviderConnectionData, ReplaceProviderConnectionErrors, ReplaceProviderConnectionResponses, ResendWebhookData, ResendWebhookErrors, ResendWebhookResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ScoreVrtyBatchData, ScoreVrtyBatchErrors, ScoreVrtyBatchResponses, ScoreVrtyData, ScoreVrtyErrors, ScoreVrtyResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UploadReasoningQualityDatasetData, UploadReasoningQualityDatasetErrors, UploadReasoningQualityDatasetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -100,6 +100,19 @@ export const adminRevokeKey = <ThrowOnError extends boolean = false>(options: Op
             type: 'http'
         }],
     url: '/v1/admin/keys/{key_id}',
+    ...options
+});
+
+/**
+ * The most D1 queries and subrequests one invocation made, and the largest value stored
+ */
+export const adminPlatformUsage = <ThrowOnError extends boolean = false>(options?: Options<AdminPlatformUsageData, ThrowOnError>): RequestResult<AdminPlatformUsageResponses, AdminPlatformUsageErrors, ThrowOnError> => (options?.client ?? client).get<AdminPlatformUsageResponses, AdminPlatformUsageErrors, ThrowOnError>({
+    security: [{
+            key: 'adminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/platform',
     ...options
 });
 
@@ -258,6 +271,21 @@ export const listRuns = <ThrowOnError extends boolean = false>(options?: Options
 });
 
 /**
+ * Delete an ended run and everything stored of it
+ *
+ * Deletes a run that has ended (`succeeded`, `failed` or `canceled`) with its samples, result, webhook delivery records, per-item scores and cached comparisons, and its coordinator's storage. From the moment this is called, no request finds the run (a read is a 404, lists leave it out). 204: everything is gone. 202: the run is gone for every read, and the rest of its data (a large run's samples) is deleted by the server within minutes, also if this request is cut short. A run that has not ended is a 409: cancel it first. A run already deleted is a 404, like one that never existed: nothing is kept of it, and a repeated DELETE leaves the same state (RFC 9110 §9.2.2).
+ */
+export const deleteRun = <ThrowOnError extends boolean = false>(options: Options<DeleteRunData, ThrowOnError>): RequestResult<DeleteRunResponses, DeleteRunErrors, ThrowOnError> => (options.client ?? client).delete<DeleteRunResponses, DeleteRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/runs/{run_id}',
+    ...options
+});
+
+/**
  * Get a run: status, progress and, once ended, its result
  */
 export const getRun = <ThrowOnError extends boolean = false>(options: Options<GetRunData, ThrowOnError>): RequestResult<GetRunResponses, GetRunErrors, ThrowOnError> => (options.client ?? client).get<GetRunResponses, GetRunErrors, ThrowOnError>({
@@ -318,7 +346,7 @@ export const listSamples = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Server-Sent Events: progress, each unit as it ends, and the final state
  *
- * Events: `progress` ({done, failed, total, status}), `unit` ({seq, unit_id, status}; its SSE id is the sample's seq, so `Last-Event-ID` resumes), and `final` (the run) after which the stream closes.
+ * Events: `unit` ({seq, unit_id, status}) for each ended unit, `progress` ({done, failed, total, status}) when it changes, and `final` (the run), after which the stream closes. Every event's `id` is the stream's position: reconnecting with it as `Last-Event-ID` resumes exactly there, without a gap or a repeat; after the final event's id the answer is 204 (nothing more). A connection ends before any platform limit with a `reconnect` event ({reason, retry_ms, last_event_id}) and a `retry:` hint: reconnect with `Last-Event-ID` to go on. A stream re-checks its API key or dashboard session while open and ends with an `unauthenticated` event (a problem object) once it is revoked, signed out or expired. See docs/events.md.
  */
 export const streamRunEvents = <ThrowOnError extends boolean = false>(options: Options<StreamRunEventsData, ThrowOnError, StreamRunEventsResponse>): Promise<ServerSentEventsResult<StreamRunEventsResponses>> => (options.client ?? client).sse.get<StreamRunEventsResponses, StreamRunEventsErrors, ThrowOnError>({
     security: [{
@@ -549,7 +577,7 @@ export const createSession = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Compare two runs: each metric's change with its interval and a verdict, the overall verdict, the items that flipped
  *
- * Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved.
+ * Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and the change is at least `min_effect`; the overall verdict is `regressed` if any metric regressed, else `improved` if any improved. A comparison reads the per-item scores each run kept when it finished, never its samples, and its answer for the same (base, head, confidence, min_effect) is computed once and kept. A reasoning-quality run that finished before per-item scores were kept is a 409.
  */
 export const compareRuns = <ThrowOnError extends boolean = false>(options: Options<CompareRunsData, ThrowOnError>): RequestResult<CompareRunsResponses, CompareRunsErrors, ThrowOnError> => (options.client ?? client).get<CompareRunsResponses, CompareRunsErrors, ThrowOnError>({
     security: [{
@@ -618,6 +646,53 @@ export const getPrompt = <ThrowOnError extends boolean = false>(options: Options
             type: 'http'
         }],
     url: '/v1/prompts/{name}/{version}',
+    ...options
+});
+
+/**
+ * The tenant's settings: how long ended runs are kept
+ */
+export const getSettings = <ThrowOnError extends boolean = false>(options?: Options<GetSettingsData, ThrowOnError>): RequestResult<GetSettingsResponses, GetSettingsErrors, ThrowOnError> => (options?.client ?? client).get<GetSettingsResponses, GetSettingsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/settings',
+    ...options
+});
+
+/**
+ * Set the tenant's settings
+ *
+ * A shorter retention applies at once: runs that finished before the new cutoff are deleted by the server within minutes (a few dozen a minute), and no read finds them from the moment each is taken.
+ */
+export const putSettings = <ThrowOnError extends boolean = false>(options: Options<PutSettingsData, ThrowOnError>): RequestResult<PutSettingsResponses, PutSettingsErrors, ThrowOnError> => (options.client ?? client).put<PutSettingsResponses, PutSettingsErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/settings',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * What the tenant stores: runs, samples and bytes
+ *
+ * Counted from the runs' own rows, kept up to date as samples are written, so this is cheap at any size. See `GET /v1/settings` for how long runs are kept.
+ */
+export const getUsage = <ThrowOnError extends boolean = false>(options?: Options<GetUsageData, ThrowOnError>): RequestResult<GetUsageResponses, GetUsageErrors, ThrowOnError> => (options?.client ?? client).get<GetUsageResponses, GetUsageErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/usage',
     ...options
 });
 

@@ -88,6 +88,54 @@ export type ApiKeyPage = {
     next_cursor: string | null;
 };
 
+/**
+ * The high-water marks of the isolate that answers, since it started: production counts per invocation and refuses past these limits, and the code counts the same way (see docs/production-limits.md). Durable Objects may run in other isolates: locally (wrangler dev) there is one.
+ */
+export type PlatformUsage = {
+    d1_queries: {
+        /**
+         * The most D1 queries any one invocation made
+         */
+        most: number;
+        /**
+         * Which invocation made them (`fetch GET /v1/runs`, `coordinator.unitDone`, `lane.alarm`); empty before any
+         */
+        invocation: string;
+        /**
+         * Production's limit per invocation
+         */
+        limit: number;
+    };
+    subrequests: {
+        /**
+         * The most subrequests (fetch calls and D1 queries) any one invocation made
+         */
+        most: number;
+        /**
+         * Which invocation made them (`fetch GET /v1/runs`, `coordinator.unitDone`, `lane.alarm`); empty before any
+         */
+        invocation: string;
+        /**
+         * Production's limit per invocation
+         */
+        limit: number;
+    };
+    stored_value: {
+        /**
+         * The largest value or row written to a Durable Object's storage or to D1
+         */
+        largest_bytes: number;
+        /**
+         * What it was (`a row of outbox (the run's coordinator)`, `runs.result (D1)`)
+         */
+        what: string;
+        /**
+         * Production's limit of one stored value or row (2 MB, in Durable Objects and D1 alike)
+         */
+        limit_bytes: number;
+    };
+};
+
 export type VrtyResult = {
     composite: number;
     coherence: number;
@@ -1070,6 +1118,11 @@ export type RqRawMetrics = {
  */
 export type RunResult = ChainDeterminismResult | RplResult | JudgeResult | ReasoningQualityResult;
 
+export type RunDeletion = {
+    id: string;
+    status: 'deleting';
+};
+
 export type SamplePage = {
     data: Array<Sample>;
     has_more: boolean;
@@ -1558,6 +1611,38 @@ export type PromptSummary = {
     description: string | null;
     created_at: string;
     kind: 'rpl' | 'judge';
+};
+
+export type Settings = {
+    /**
+     * Days an ended run is kept after it finished; then the server deletes it as `DELETE /v1/runs/{id}` does. null keeps runs for ever. Default 30.
+     */
+    retention_days: number | null;
+};
+
+export type Usage = {
+    /**
+     * Runs stored (a run being deleted is not counted)
+     */
+    runs: number;
+    /**
+     * Samples stored: one per ended unit of those runs
+     */
+    samples: number;
+    /**
+     * What the tenant's data takes. The text itself, not indexes or storage overhead; samples of runs made before it was counted are not included.
+     */
+    bytes: {
+        /**
+         * UTF-8 bytes of text in the database: samples' outputs and errors, runs' configs and results kept inline
+         */
+        d1: number;
+        /**
+         * Bytes of results stored in object storage (those too large to inline)
+         */
+        r2: number;
+        total: number;
+    };
 };
 
 export type ChainDeterminismRunRequest = {
@@ -2382,6 +2467,35 @@ export type AdminRevokeKeyResponses = {
 
 export type AdminRevokeKeyResponse = AdminRevokeKeyResponses[keyof AdminRevokeKeyResponses];
 
+export type AdminPlatformUsageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/admin/platform';
+};
+
+export type AdminPlatformUsageErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type AdminPlatformUsageError = AdminPlatformUsageErrors[keyof AdminPlatformUsageErrors];
+
+export type AdminPlatformUsageResponses = {
+    /**
+     * This isolate's high-water marks and production's limits
+     */
+    200: PlatformUsage;
+};
+
+export type AdminPlatformUsageResponse = AdminPlatformUsageResponses[keyof AdminPlatformUsageResponses];
+
 export type ListKeysData = {
     body?: never;
     path?: never;
@@ -2789,6 +2903,49 @@ export type ListRunsResponses = {
 
 export type ListRunsResponse = ListRunsResponses[keyof ListRunsResponses];
 
+export type DeleteRunData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}';
+};
+
+export type DeleteRunErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type DeleteRunError = DeleteRunErrors[keyof DeleteRunErrors];
+
+export type DeleteRunResponses = {
+    /**
+     * Deletion under way: the run is no longer readable, and its remaining data goes within minutes
+     */
+    202: RunDeletion;
+    /**
+     * The run and all its data are deleted
+     */
+    204: void;
+};
+
+export type DeleteRunResponse = DeleteRunResponses[keyof DeleteRunResponses];
+
 export type GetRunData = {
     body?: never;
     path: {
@@ -2952,6 +3109,12 @@ export type ListSamplesResponse = ListSamplesResponses[keyof ListSamplesResponse
 
 export type StreamRunEventsData = {
     body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received, to resume after it
+         */
+        'last-event-id'?: string;
+    };
     path: {
         run_id: string;
     };
@@ -2960,6 +3123,10 @@ export type StreamRunEventsData = {
 };
 
 export type StreamRunEventsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
     /**
      * Missing, unknown or revoked credentials
      */
@@ -2981,6 +3148,10 @@ export type StreamRunEventsResponses = {
      * An event stream
      */
     200: string;
+    /**
+     * The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come
+     */
+    204: void;
 };
 
 export type StreamRunEventsResponse = StreamRunEventsResponses[keyof StreamRunEventsResponses];
@@ -3621,6 +3792,10 @@ export type CompareRunsErrors = {
      */
     404: Problem;
     /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
      * Well-formed request that cannot be processed
      */
     422: Problem;
@@ -3827,6 +4002,110 @@ export type GetPromptResponses = {
 };
 
 export type GetPromptResponse = GetPromptResponses[keyof GetPromptResponses];
+
+export type GetSettingsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/settings';
+};
+
+export type GetSettingsErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetSettingsError = GetSettingsErrors[keyof GetSettingsErrors];
+
+export type GetSettingsResponses = {
+    /**
+     * Settings
+     */
+    200: Settings;
+};
+
+export type GetSettingsResponse = GetSettingsResponses[keyof GetSettingsResponses];
+
+export type PutSettingsData = {
+    body: {
+        /**
+         * Days an ended run is kept after it finished; then the server deletes it as `DELETE /v1/runs/{id}` does. null keeps runs for ever. Default 30.
+         */
+        retention_days: number | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/settings';
+};
+
+export type PutSettingsErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type PutSettingsError = PutSettingsErrors[keyof PutSettingsErrors];
+
+export type PutSettingsResponses = {
+    /**
+     * The settings as stored
+     */
+    200: Settings;
+};
+
+export type PutSettingsResponse = PutSettingsResponses[keyof PutSettingsResponses];
+
+export type GetUsageData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/usage';
+};
+
+export type GetUsageErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetUsageError = GetUsageErrors[keyof GetUsageErrors];
+
+export type GetUsageResponses = {
+    /**
+     * Usage
+     */
+    200: Usage;
+};
+
+export type GetUsageResponse = GetUsageResponses[keyof GetUsageResponses];
 
 export type CreateChainDeterminismRunData = {
     body: ChainDeterminismRunRequest;

@@ -2,27 +2,11 @@ import { and, asc, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { datasetChunks, datasets } from "./schema.ts";
 import { listPage } from "./page.ts";
+import { chunksOf } from "../platform/text-chunks.ts";
 
 export type DatasetRow = typeof datasets.$inferSelect;
 
-/**
- * D1 holds at most 2 MB in one value; a UTF-16 unit is at most 3 UTF-8 bytes, so 500,000 units fit.
- * Cuts never fall inside a surrogate pair (D1 would store half of one as U+FFFD).
- */
-const CHUNK_UNITS = 500_000;
-
-function chunksOf(text: string): string[] {
-  const out: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(at + CHUNK_UNITS, text.length);
-    if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end])) end--;
-    out.push(text.slice(at, end));
-    at = end;
-  }
-  return out;
-}
-
-/** Stores a dataset and its items in one batch, so a failure leaves nothing half-stored. */
+/** Stores a dataset and its items (in pieces: D1 holds at most 2 MB in one value) in one batch, so a failure leaves nothing half-stored. */
 export async function insertDataset(db: Db, row: DatasetRow, items: unknown[]): Promise<void> {
   const chunks = chunksOf(JSON.stringify(items)).map((text, chunk) => db.insert(datasetChunks).values({ datasetId: row.id, chunk, items: text }));
   await db.batch([db.insert(datasets).values(row), ...chunks]);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { listPage } from "./page.ts";
@@ -16,7 +16,8 @@ export type IdempotencyKeyRow = typeof idempotencyKeys.$inferInsert;
  * (`db.batch`): a key never points at a run that was not written, nor a run misses its key. A key
  * taken meanwhile by a concurrent request makes the whole batch fail, the run included.
  */
-export async function insertRun(db: Db, row: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
+export async function insertRun(db: Db, given: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
+  const row = { ...given, configBytes: new TextEncoder().encode(JSON.stringify(given.config ?? null)).byteLength };
   if (key) await db.batch([db.insert(idempotencyKeys).values(key), db.insert(runs).values(row)]);
   else await db.insert(runs).values(row);
 }
@@ -54,8 +55,9 @@ export async function listQueuedBefore(db: Db, before: Date, limit: number): Pro
     .limit(limit);
 }
 
+/** A tenant's run as its reads see it: a run being deleted (src/runs/delete.ts) is gone already. */
 export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
-  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId))).get();
+  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), isNull(runs.deletedAt))).get();
 }
 
 export async function getRunById(db: Db, id: string): Promise<RunRow | undefined> {
@@ -70,7 +72,7 @@ export async function listRuns(
   return listPage(
     db,
     runs,
-    and(eq(runs.tenantId, tenantId), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
+    and(eq(runs.tenantId, tenantId), isNull(runs.deletedAt), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
     opts,
   );
 }
@@ -142,6 +144,19 @@ export async function listSamples(db: Db, runId: string, opts: { limit: number; 
     .where(and(eq(samples.runId, runId), opts.afterSeq !== undefined ? gt(samples.seq, opts.afterSeq) : undefined))
     .orderBy(asc(samples.seq))
     .limit(opts.limit);
+}
+
+/**
+ * A run's ended units after sequence number `afterSeq`, in write order: only what an event stream
+ * sends (never a sample's output, which may be megabytes), so a page of many costs little memory.
+ */
+export async function listUnitEvents(db: Db, runId: string, afterSeq: number, limit: number) {
+  return db
+    .select({ seq: samples.seq, unitId: samples.unitId, status: samples.status })
+    .from(samples)
+    .where(and(eq(samples.runId, runId), gt(samples.seq, afterSeq)))
+    .orderBy(asc(samples.seq))
+    .limit(limit);
 }
 
 export async function countSamples(db: Db, runId: string): Promise<number> {

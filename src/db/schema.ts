@@ -1,9 +1,15 @@
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+import { LIMITS } from "../limits.ts";
 
 export const tenants = sqliteTable("tenants", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  /**
+   * Days an ended run is kept after it finished before the cron deletes it (src/runs/housekeeping.ts);
+   * null keeps runs for ever. New tenants and those made before the setting existed get the default.
+   */
+  retentionDays: integer("retention_days").default(LIMITS.retentionDays.default),
 });
 
 /** API keys are shown once; only their SHA-256 is stored (they are 256-bit random, so no salt or KDF is needed). */
@@ -103,12 +109,28 @@ export const runs = sqliteTable(
      * (the simulator) and runs made before it was kept.
      */
     endpoint: text("endpoint", { mode: "json" }).$type<EndpointReport>(),
+    /**
+     * UTF-8 bytes of the run's samples' output and error text in D1, kept by the coordinator as it
+     * copies them (so `GET /v1/usage` never scans samples). Null for runs made before it was counted.
+     */
+    sampleBytes: integer("sample_bytes"),
+    /** UTF-8 bytes of `config`, written with the row, so `GET /v1/usage` never reads configs. Null for older runs. */
+    configBytes: integer("config_bytes"),
+    /**
+     * When the run's deletion began (src/runs/delete.ts). From then on no read sees the run; the row
+     * itself is deleted last, so a deletion cut short is found here and finished by the cron.
+     */
+    deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
   },
   (t) => [
     index("runs_tenant").on(t.tenantId, t.id),
     index("runs_tenant_status").on(t.tenantId, t.status, t.id),
     // The sweep of lost starts: queued runs, oldest first, across tenants.
     index("runs_status_created").on(t.status, t.createdAt),
+    // The cron's retention: a tenant's runs that ended before its cutoff, oldest first.
+    index("runs_tenant_finished").on(t.tenantId, t.finishedAt),
+    // The cron's sweep of deletions under way.
+    index("runs_deleted").on(t.deletedAt),
   ],
 );
 
@@ -149,7 +171,8 @@ export const idempotencyKeys = sqliteTable(
     runId: text("run_id").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
+  // The keys of a run, deleted with it: a key of a deleted run may be used again.
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("idempotency_keys_run").on(t.runId)],
 );
 
 /** A tenant's webhook signing secret, encrypted with the Worker secret SECRETS_KEY. */

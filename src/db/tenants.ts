@@ -4,6 +4,7 @@ import { apiKeys, tenants } from "./schema.ts";
 import { listPage } from "./page.ts";
 import { newId } from "../ids.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
+import { LIMITS } from "../limits.ts";
 
 export type Tenant = typeof tenants.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
@@ -12,7 +13,7 @@ export type ApiKey = typeof apiKeys.$inferSelect;
 export const KEY_PREFIX = "assay_sk_";
 
 export async function createTenant(db: Db, name: string): Promise<Tenant> {
-  const row = { id: newId("ten"), name, createdAt: new Date() };
+  const row: Tenant = { id: newId("ten"), name, createdAt: new Date(), retentionDays: LIMITS.retentionDays.default };
   await db.insert(tenants).values(row);
   return row;
 }

@@ -3,6 +3,8 @@ import { DEFAULT_WINDOW, PermitBook, shardOptions, type Grant, type Outcome, typ
 import { LIMITS } from "../limits.ts";
 import { invocationsOf } from "../platform/invocation.ts";
 import { shardsOfName } from "./endpoint-gate.ts";
+import { guardedSql } from "../platform/sql-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** What a limiter shows of itself (`inspect`): for tests, operators and the runs' reports. */
 export type LimiterView = {
@@ -55,7 +57,7 @@ export class EndpointLimiter extends DurableObject<Env> {
   private requests = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    super(ctx, countedEnv(env));
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS limiter (k INTEGER PRIMARY KEY CHECK (k = 1), v TEXT NOT NULL)");
     const row = ctx.storage.sql.exec<{ v: string }>("SELECT v FROM limiter WHERE k = 1").toArray()[0];
     const stored = row ? (JSON.parse(row.v) as { window: WindowState; pausedUntil: number }) : null;
@@ -154,7 +156,8 @@ export class EndpointLimiter extends DurableObject<Env> {
     const key = JSON.stringify([b.limit, b.window.phase, b.window.ceiling, b.pausedUntil]);
     if (key === this.saved) return;
     this.saved = key;
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO limiter (k, v) VALUES (1, ?)", JSON.stringify({ window: b.window, pausedUntil: b.pausedUntil }));
+    // Checked as production checks a stored value (src/platform/sql-guard.ts): a fixed few numbers today.
+    guardedSql(this.ctx.storage.sql, "the endpoint limiter").exec("INSERT OR REPLACE INTO limiter (k, v) VALUES (1, ?)", JSON.stringify({ window: b.window, pausedUntil: b.pausedUntil }));
   }
 }
 

@@ -1,9 +1,8 @@
-// A lane's requests to other Durable Objects (its run's coordinator, its endpoint's limiter), each
-// charged as a subrequest of the lane's invocation, as production counts them (a model call is
-// charged by its fetch, a D1 query by the counted binding), and counted for the lane's log line.
+// A lane's requests to other Durable Objects (its run's coordinator, its endpoint's limiter), counted
+// for the lane's log line and `npm run bench`. Each is also a subrequest of the lane's invocation,
+// charged by the counted bindings (src/platform/counted-env.ts), as a model call is by its fetch.
 import type { UnitMessage } from "../runs/messages.ts";
-import { charge } from "../platform/invocation.ts";
-import type { RunCoordinator, UnitContextReply, UnitSample } from "./run-coordinator.ts";
+import type { NextUnit, RunCoordinator, UnitContextReply, UnitSample } from "./run-coordinator.ts";
 import type { LimiterStub } from "./endpoint-gate.ts";
 import type { ModelCalls } from "./model-calls.ts";
 
@@ -14,12 +13,11 @@ export function noStats(): LaneStats {
   return { units: 0, modelRequests: 0, limiterRequests: 0, coordinatorRequests: 0 };
 }
 
-/** The coordinator's methods a lane calls, each charged and counted. */
+/** The coordinator's methods a lane calls, each counted. */
 export function countedCoordinator(stub: DurableObjectStub<RunCoordinator>, stats: () => LaneStats) {
   const counted =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> => {
-      charge("subrequest");
       stats().coordinatorRequests++;
       return call(...args);
     };
@@ -27,17 +25,16 @@ export function countedCoordinator(stub: DurableObjectStub<RunCoordinator>, stat
     // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
     unitContext: counted((unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>),
     laneUnit: counted((lane: number): Promise<UnitMessage | null> => stub.laneUnit(lane)),
-    unitDone: counted((unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> => stub.unitDone(unitId, attempt, sample)),
-    unitFailed: counted((unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> => stub.unitFailed(unitId, attempt, error, calls)),
+    unitDone: counted((unitId: string, attempt: number, sample: UnitSample): Promise<NextUnit | null> => stub.unitDone(unitId, attempt, sample)),
+    unitFailed: counted((unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<NextUnit | null> => stub.unitFailed(unitId, attempt, error, calls)),
     saveCheckpoint: counted((unitId: string, attempt: number, state: string): Promise<boolean> => stub.saveCheckpoint(unitId, attempt, state)),
     checkpointOf: counted((unitId: string): Promise<string | null> => stub.checkpointOf(unitId)),
   };
 }
 
-/** A limiter whose every request is charged and counted. */
+/** A limiter whose every request is counted. */
 export function countedLimiter(stub: LimiterStub, stats: () => LaneStats): LimiterStub {
   const count = () => {
-    charge("subrequest");
     stats().limiterRequests++;
   };
   return {

@@ -7,6 +7,7 @@ import { openDb } from "../db/client.ts";
 import { settleRun } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { createRun } from "../runs/create.ts";
+import { evaluatorFor } from "../evaluators/registry.ts";
 import type { UnitMessage } from "../runs/messages.ts";
 import { noCalls, type ModelCalls } from "./model-calls.ts";
 import { Alarm, type AlarmNow } from "./coordinator/alarm-plan.ts";
@@ -16,12 +17,14 @@ import { Lifecycle, statusOf, type Phase } from "./coordinator/lifecycle.ts";
 import { Outbox } from "./coordinator/outbox.ts";
 import { Scheduler } from "./coordinator/scheduler.ts";
 import { Store } from "./coordinator/store.ts";
-import type { Progress, RunSettings, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
+import type { NextUnit, Progress, RunSettings, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 import { START_DEADLINE_MS, type UnitState } from "./coordinator/unit-state.ts";
 import { Units, type UnitView } from "./coordinator/units.ts";
 import { invocationsOf } from "../platform/invocation.ts";
+import { guardedSql } from "../platform/sql-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
-export type { StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
+export type { NextUnit, StartRun, UnitContextReply, UnitSample } from "./coordinator/types.ts";
 export type { UnitState } from "./coordinator/unit-state.ts";
 export type { UnitView } from "./coordinator/units.ts";
 
@@ -48,10 +51,12 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly checkpoints: Checkpoints;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    // Calls to other objects, R2 and the Queue are subrequests of the invocation making them.
+    super(ctx, countedEnv(env));
     // Bindings are read from `this.env` at each use, never kept: a test may put others in its place.
     const bindings = () => this.env;
-    this.store = new Store(ctx.storage.sql);
+    // Every statement is checked as production would check it (sizes, bound parameters, length).
+    this.store = new Store(guardedSql(ctx.storage.sql, "the run's coordinator"));
     this.unitTable = new Units(this.store.sql);
     this.checkpoints = new Checkpoints(this.store.sql);
     this.outbox = new Outbox(this.store, bindings);
@@ -96,7 +101,7 @@ export class RunCoordinator extends DurableObject<Env> {
     };
     this.ctx.storage.transactionSync(() => {
       this.unitTable.seed(init.unitIds);
-      this.store.put("config", init.config);
+      this.store.putConfig(init.config);
       this.store.put("secret", init.secretEnc);
       this.store.writeMeta(settings, { done: 0, failed: 0, calls: noCalls() });
       this.store.put("announced", false);
@@ -137,7 +142,19 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!unit) return null;
     const settings = this.store.settings()!;
     this.unitTable.start(unit, settings.leaseMs, Date.now());
-    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.store.config(), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId) };
+    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId) };
+  }
+
+  /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (Evaluator.unitConfig). */
+  private unitConfig(unitId: string): unknown {
+    const evaluator = evaluatorFor(this.store.settings()!.evaluator);
+    return evaluator.unitConfig ? evaluator.unitConfig(this.store.config(), unitId) : this.store.config();
+  }
+
+  /** The next unit for a lane's reply, with its part of the config where the evaluator hands lanes parts. */
+  private withConfig(next: UnitMessage | null): NextUnit | null {
+    if (!next || !evaluatorFor(this.store.settings()!.evaluator).unitConfig) return next;
+    return { ...next, config: this.unitConfig(next.unitId) };
   }
 
   /** The unit in flight on `lane`, for a lane resuming after an eviction (its later units are known only here). */
@@ -152,13 +169,13 @@ export class RunCoordinator extends DurableObject<Env> {
    * nor counted twice. Returns the next unit for the same lane, if one is ready. Duplicate and stale
    * reports are ignored (and get no next unit).
    */
-  async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<UnitMessage | null> {
+  async unitDone(unitId: string, attempt: number, sample: UnitSample): Promise<NextUnit | null> {
     await this.nextTurn();
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
     this.checkpoints.drop(unitId);
     this.scheduler.ended(unit, sample);
-    return this.scheduler.next(unit.lane);
+    return this.withConfig(await this.scheduler.next(unit.lane));
   }
 
   /**
@@ -166,13 +183,13 @@ export class RunCoordinator extends DurableObject<Env> {
    * its attempts run out. Returns the next unit for the lane, like `unitDone`. `calls`: the model
    * calls the attempt made, counted into the unit's sample whichever attempt ends it.
    */
-  async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<UnitMessage | null> {
+  async unitFailed(unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<NextUnit | null> {
     const unit = this.scheduler.current(unitId, attempt);
     if (!unit) return null;
     // A failed attempt is tried again from the start: its checkpoint may be what made it fail.
     this.checkpoints.drop(unitId);
     this.scheduler.failed(unit, error, calls);
-    return this.scheduler.next(unit.lane);
+    return this.withConfig(await this.scheduler.next(unit.lane));
   }
 
   /**
@@ -247,6 +264,24 @@ export class RunCoordinator extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Deletes everything this object stores, for the run's deletion (src/runs/delete.ts): its alarm
+   * and, with `deleteAll`, its tables. False, deleting nothing, while the run is still this object's
+   * (running, or finishing after D1 shows it ended): the deletion asks again later. Afterwards one
+   * mark is written back, the phase `abandoned`, so that a start of the same run arriving late (see
+   * `abandon`) cannot run it again with no row to write to.
+   */
+  async purge(): Promise<boolean> {
+    const kind = this.lifecycle.phase.kind;
+    if (kind === "running" || kind === "finishing" || kind === "canceled") return false;
+    await this.alarms.clear();
+    await this.ctx.storage.deleteAll();
+    // deleteAll dropped the tables; the key-value one is made again for the mark.
+    const store = new Store(this.ctx.storage.sql);
+    new Lifecycle(store).move({ kind: "abandoned", as: "canceled" });
+    return true;
+  }
+
   /** For tests and operators: the coordinator's own view (`meta` is undefined until a start). */
   async state(): Promise<{
     meta: (RunSettings & Progress & { status: RunStatus }) | undefined;
@@ -303,4 +338,4 @@ export class RunCoordinator extends DurableObject<Env> {
 }
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "saveCheckpoint", "checkpointOf", "cancel", "alarm", "state", "units"]);
+invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "saveCheckpoint", "checkpointOf", "cancel", "purge", "alarm", "state", "units"]);

@@ -16,13 +16,14 @@ import {
 } from "../providers/index.ts";
 import { decryptSecret } from "../secrets.ts";
 import { parseLaneName, type UnitMessage } from "../runs/messages.ts";
-import type { UnitContextReply } from "./coordinator/types.ts";
+import type { NextUnit, UnitContextReply } from "./coordinator/types.ts";
 import { addCalls, CallTally, noCalls, type ModelCalls } from "./model-calls.ts";
 import { EndpointWatch, LIMITER_SHARDS, limiterGate, limiterName, type LeasingGate } from "./endpoint-gate.ts";
 import { countedCoordinator, countedLimiter, noStats } from "./lane-requests.ts";
 import { shardOf } from "../limiter/index.ts";
 import { invocationsOf } from "../platform/invocation.ts";
 import { InvocationBudget, type StepCost } from "../platform/invocation-budget.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** A permit outlives its attempt's timeout by this much before its limiter takes it back (see RENEW_EVERY). */
 const PERMIT_MARGIN_MS = 30_000;
@@ -61,6 +62,11 @@ class UnitPaused extends Error {
  * is in flight: a lane that goes silent loses its unit when the lease expires.
  */
 export class UnitRunner extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    // Calls to the coordinator, the limiter and D1 are subrequests of the invocation making them.
+    super(ctx, countedEnv(env));
+  }
+
   private controller: AbortController | null = null;
   private context: UnitContextReply | null = null;
   // The run's decrypted secrets and endpoint clients live only while this lane has units to run.
@@ -84,7 +90,7 @@ export class UnitRunner extends DurableObject<Env> {
   private maxSubrequests = 0;
 
   /** The unit this lane runs or runs next; undefined after an eviction, until the coordinator says which. */
-  private msg: UnitMessage | null | undefined;
+  private msg: NextUnit | null | undefined;
   /** The last message the Queue handed this lane, to recognise a redelivery. */
   private handed: UnitMessage | null = null;
   private aborted = false;
@@ -222,7 +228,7 @@ export class UnitRunner extends DurableObject<Env> {
    * Runs one unit to its sample and reports it; returns the lane's next unit, or PAUSED when the unit
    * saved where it is and hands over to a fresh invocation (`budget` ran short).
    */
-  private async runUnit(msg: UnitMessage, budget: InvocationBudget): Promise<UnitMessage | null | typeof PAUSED> {
+  private async runUnit(msg: NextUnit, budget: InvocationBudget): Promise<NextUnit | null | typeof PAUSED> {
     const coordinator = this.coordinator(msg.runId);
     // The first unit of an activation fetches the run's settings (and checks the unit is current);
     // later units come from the coordinator itself, so they are current by construction.
@@ -235,7 +241,8 @@ export class UnitRunner extends DurableObject<Env> {
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
       checkpoint = context.checkpoint;
     }
-    const context = this.context;
+    // A next unit handed with its own part of the config (Evaluator.unitConfig) runs on that part.
+    const context = msg.config === undefined ? this.context : { ...this.context, config: msg.config };
     const db = openDb(this.env.DB);
     this.stats.units++;
 

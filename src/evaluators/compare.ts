@@ -1,8 +1,9 @@
 /**
- * Comparing two runs of one evaluator (issue 18): the contract every evaluator's comparer keeps, and the
- * verdict rules they share. The generic route (src/routes/compare.ts) loads the runs, checks they are
- * comparable and hands them to the evaluator's comparer; the statistics are pure functions in
- * src/engines/stats/.
+ * Comparing two runs of one evaluator (issues 18, 23): the contract every evaluator's comparer keeps, and
+ * the verdict rules they share. When a run is aggregated its comparer keeps a basis (per-item scores and
+ * the result's figures it reads); the generic route (src/routes/compare.ts) loads the two bases, checks
+ * the runs are comparable, hands them to the comparer and keeps the answer. The statistics are pure
+ * functions in src/engines/stats/. docs/compare.md tells the whole story.
  */
 import type { FieldError } from "../errors.ts";
 import type { StoredSample } from "./types.ts";
@@ -40,28 +41,55 @@ export type EvaluatorComparison = {
   details: Record<string, unknown>;
 };
 
-export type ComparedRun<Config = Record<string, unknown>, Result = unknown> = {
+/**
+ * A run as a comparison sees it: its public config and its basis, what the comparer kept of it when the
+ * run was aggregated (`Comparer.basis`). Never its samples: a comparison of two 60,000-unit runs must fit
+ * in one Worker request (128 MB, 30 s CPU), and the samples alone would not.
+ */
+export type ComparedRun<Config = Record<string, unknown>, Basis = unknown> = {
   id: string;
   config: Config;
-  result: Result;
-  /** Every sample of the run, outputs parsed by the evaluator. */
-  samples: () => Promise<StoredSample[]>;
+  basis: Basis;
 };
 
 export type CompareOptions = {
   confidence: number;
   minEffect: number;
-  /** The items of one of the tenant's uploaded datasets (null when it has been deleted), for evaluators that pair on them. */
-  datasetItems?: (id: string) => Promise<unknown[] | null>;
+  /** Whether one of the tenant's uploaded datasets still exists, for evaluators that pair on their items. */
+  datasetExists?: (id: string) => Promise<boolean>;
 };
 
-export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
+/**
+ * What a basis is built from. At the run's finish: the evaluator's own config (the coordinator's, not
+ * the public one), its result and a cursor over its samples. For a run aggregated before bases were
+ * kept: the public config and the result only (no samples), so a comparer that needs the samples
+ * answers null there.
+ */
+export type BasisInput<Result = unknown> = {
+  config: unknown;
+  result: Result;
+  samples?: Iterable<StoredSample>;
+};
+
+export interface Comparer<Config = Record<string, unknown>, Result = unknown, Basis = unknown> {
+  /**
+   * What a comparison of this run needs, computed once when the run is aggregated and kept in R2
+   * (src/runs/comparison-store.ts): compact per-item scores and the few figures of the result it reads.
+   * Null: it cannot be built from this input (see BasisInput).
+   */
+  basis(input: BasisInput<Result>): Basis | null | Promise<Basis | null>;
   /**
    * What makes two runs incomparable (different claim, K, dataset, labels …): each a FieldError whose
    * path names the setting (`config.K`) and whose message says what each run has. Empty: comparable.
    */
-  incomparable(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>): FieldError[];
-  compare(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>, opts: CompareOptions): Promise<EvaluatorComparison>;
+  incomparable(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>): FieldError[];
+  compare(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>, opts: CompareOptions): Promise<EvaluatorComparison>;
+  /**
+   * Optional: whether the answer may be kept and served again. Two final runs never change, but what a
+   * comparison reads beside them may (a dataset the tenant deletes): false answers afresh each time.
+   * Decided by the runs' configs alone, before any basis is read.
+   */
+  cacheable?(base: { config: Config }, head: { config: Config }, opts: CompareOptions): Promise<boolean>;
 }
 
 /**

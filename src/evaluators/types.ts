@@ -84,6 +84,12 @@ export interface Evaluator<Config, Result = unknown> {
   readonly name: EvaluatorName;
   /** The ids of every unit of the run, in a stable order. */
   plan(config: Config): string[];
+  /**
+   * Optional: the part of the config unit `unitId` needs, where a config is large and a unit needs
+   * little of it (reasoning-quality: one item of thousands). A lane is handed this for each unit
+   * instead of the whole config; `execute` gets it as `ctx.config`. Without it, lanes get the config.
+   */
+  unitConfig?(config: Config, unitId: string): Config;
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /**

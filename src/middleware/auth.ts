@@ -5,6 +5,7 @@ import { secretsEqual } from "../crypto.ts";
 import { verifyApiKey } from "../auth/verified-keys.ts";
 import { findSession } from "../db/sessions.ts";
 import type { AppEnv } from "../routes/router.ts";
+import type { OpenedWith } from "../runs/stream-credential.ts";
 
 function bearer(header: string | undefined): string | undefined {
   const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
@@ -52,6 +53,17 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("session", session);
   await next();
 };
+
+/**
+ * The credential `requireApiKey` accepted for this request, for a response that outlives the check
+ * (an event stream asks again while it is open): the session when the cookie was used, else the key.
+ */
+export function openedWith(c: Context<AppEnv>): OpenedWith {
+  const session = c.var.session;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  if (session && cookie) return { sessionToken: cookie, expiresAt: session.expiresAt };
+  return { apiKey: bearer(c.req.header("authorization"))! };
+}
 
 /** Requires the operator secret `ADMIN_TOKEN`; with no secret configured, the admin routes are closed. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {

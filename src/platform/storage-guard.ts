@@ -3,8 +3,8 @@
  * storage value (and SQLite row) and a D1 row are at most 2 MB. Local workerd stores far larger
  * values, so without this a run would pass every test and fail on its first deployment.
  */
-import { PLATFORM_LIMITS } from "./limits.ts";
-import { noteStoredValue, PlatformLimitError } from "./invocation.ts";
+import { PLATFORM_LIMITS, type PlatformLimit } from "./limits.ts";
+import { noteStoredValue, PlatformLimitError, platformLimitOf } from "./invocation.ts";
 
 const encoder = new TextEncoder();
 
@@ -24,4 +24,23 @@ export function guardStoredSize(where: "durableObjectValueBytes" | "d1RowBytes",
     const store = where === "d1RowBytes" ? "a D1 row" : "a Durable Object storage value";
     throw new PlatformLimitError(where, `${what} is ${bytes.toLocaleString("en-US")} bytes, over what ${store} may hold`);
   }
+}
+
+/**
+ * guardStoredSize for a text: a UTF-16 unit is 1 to 3 UTF-8 bytes, so only a text that could be over
+ * the limit is measured exactly (the high-water mark gets its length, exact for ASCII, otherwise).
+ */
+export function guardStoredText(where: "durableObjectValueBytes" | "d1RowBytes", what: string, text: string): void {
+  guardStoredSize(where, what, text.length * 3 > PLATFORM_LIMITS[where].value ? utf8Bytes(text) : text.length);
+}
+
+const SIZE_LIMITS = new Set<PlatformLimit>(["durableObjectValueBytes", "d1RowBytes", "sqlBoundParameters", "sqlStatementBytes"]);
+
+/**
+ * The PlatformLimitError behind `err` when it is a size (a value, a row, a statement): unlike a
+ * per-invocation budget, it is refused again on every try, so a caller that retries should not.
+ */
+export function storedSizeLimitOf(err: unknown): PlatformLimitError | undefined {
+  const limit = platformLimitOf(err);
+  return limit && SIZE_LIMITS.has(limit.limit) ? limit : undefined;
 }

@@ -11,6 +11,13 @@ import { storedSample } from "../evaluators/types.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 import { cancelRun, settleLostStart } from "../runs/recover.ts";
 import { resultBody } from "../runs/result-store.ts";
+import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES } from "../runs/delete.ts";
+import { markRunDeleting } from "../db/lifetime.ts";
+import { sseSink, streamNow, writeRunEvents } from "../runs/events.ts";
+import { parseCursor } from "../runs/event-cursor.ts";
+import { eventStreamQueries } from "../runs/event-limits.ts";
+import { streamCredential } from "../runs/stream-credential.ts";
+import { openedWith } from "../middleware/auth.ts";
 import type { Db } from "../db/client.ts";
 
 const DeliverySchema = z
@@ -106,6 +113,49 @@ export const runs = createRouter()
   )
   .openapi(
     createRoute({
+      method: "delete",
+      path: "/{run_id}",
+      operationId: "deleteRun",
+      tags: ["runs"],
+      summary: "Delete an ended run and everything stored of it",
+      description:
+        "Deletes a run that has ended (`succeeded`, `failed` or `canceled`) with its samples, result, webhook delivery records, per-item scores and cached comparisons, and its coordinator's storage. " +
+        "From the moment this is called, no request finds the run (a read is a 404, lists leave it out). " +
+        "204: everything is gone. 202: the run is gone for every read, and the rest of its data (a large run's samples) is deleted by the server within minutes, also if this request is cut short. " +
+        "A run that has not ended is a 409: cancel it first. A run already deleted is a 404, like one that never existed: nothing is kept of it, and a repeated DELETE leaves the same state (RFC 9110 §9.2.2).",
+      security: tenantSecurity,
+      request: { params: RunParam },
+      responses: {
+        202: jsonResponse(
+          z.object({ id: z.string(), status: z.literal("deleting") }).openapi("RunDeletion"),
+          "Deletion under way: the run is no longer readable, and its remaining data goes within minutes",
+        ),
+        204: { description: "The run and all its data are deleted" },
+        ...problems(401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { db, tenantId } = c.var;
+      const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
+      if (!FINAL_STATUSES.includes(run.status)) {
+        throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended (${run.status}); cancel it first, then delete it.` });
+      }
+      // Marked first, in one conditional write: if this request stops anywhere after it, the cron
+      // finds the mark and finishes. A concurrent DELETE that marked it first makes this one a 404.
+      if (!(await markRunDeleting(db, tenantId, run.id, new Date()))) throw ApiError.notFound("The run");
+      let done: "deleted" | "pending" = "pending";
+      try {
+        done = await deleteRunData(c.env, db, run.id, new QueryBudget(REQUEST_DELETION_QUERIES));
+      } catch (err) {
+        // The mark stands, so the deletion is certain: the cron finishes what this step could not.
+        console.error(JSON.stringify({ level: "warn", request_id: c.get("requestId"), run_id: run.id, error: `deletion left to the cron: ${String(err)}` }));
+      }
+      if (done === "deleted") return c.body(null, 204);
+      return c.json({ id: run.id, status: "deleting" as const }, 202);
+    },
+  )
+  .openapi(
+    createRoute({
       method: "post",
       path: "/{run_id}/cancel",
       operationId: "cancelRun",
@@ -191,46 +241,35 @@ export const runs = createRouter()
       tags: ["runs"],
       summary: "Server-Sent Events: progress, each unit as it ends, and the final state",
       description:
-        "Events: `progress` ({done, failed, total, status}), `unit` ({seq, unit_id, status}; its SSE id is the sample's seq, so `Last-Event-ID` resumes), and `final` (the run) after which the stream closes.",
+        "Events: `unit` ({seq, unit_id, status}) for each ended unit, `progress` ({done, failed, total, status}) when it changes, and `final` (the run), after which the stream closes. " +
+        "Every event's `id` is the stream's position: reconnecting with it as `Last-Event-ID` resumes exactly there, without a gap or a repeat; after the final event's id the answer is 204 (nothing more). " +
+        "A connection ends before any platform limit with a `reconnect` event ({reason, retry_ms, last_event_id}) and a `retry:` hint: reconnect with `Last-Event-ID` to go on. " +
+        "A stream re-checks its API key or dashboard session while open and ends with an `unauthenticated` event (a problem object) once it is revoked, signed out or expired. See docs/events.md.",
       security: tenantSecurity,
-      request: { params: RunParam },
-      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } }, ...problems(401, 404) },
+      request: {
+        params: RunParam,
+        headers: z.object({
+          "last-event-id": z.string().optional().openapi({ description: "The `id` of the last event received, to resume after it" }),
+        }),
+      },
+      responses: {
+        200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } },
+        204: { description: "The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come" },
+        ...problems(400, 401, 404),
+      },
     }),
     async (c) => {
       const { db, tenantId } = c.var;
       const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
-      const lastId = Number(c.req.header("last-event-id"));
-      return streamSSE(c, async (stream) => {
-        let seq = Number.isSafeInteger(lastId) ? lastId : 0;
-        let progress = "";
-        // Polls D1 rather than holding state in the coordinator: any number of watchers, and a
-        // reconnect with Last-Event-ID resumes exactly where it left off.
-        for (const started = Date.now(); !stream.aborted && Date.now() - started < 15 * 60_000; ) {
-          // A run still queued is settled when its start turns out lost, so the stream ends with it.
-          const current = await settleLostStart(c.env, db, (await getRun(db, tenantId, run.id))!);
-          for (;;) {
-            const page = await listSamples(db, run.id, { limit: 200, afterSeq: seq });
-            for (const s of page) {
-              await stream.writeSSE({ event: "unit", id: String(s.seq), data: JSON.stringify({ seq: s.seq, unit_id: s.unitId, status: s.status }) });
-              seq = s.seq;
-            }
-            if (page.length < 200) break;
-          }
-          const p = JSON.stringify({ done: current.done, failed: current.failed, total: current.total, status: current.status });
-          if (p !== progress) {
-            progress = p;
-            await stream.writeSSE({ event: "progress", data: p });
-          }
-          if (FINAL_STATUSES.includes(current.status)) {
-            await stream.writeSSE({ event: "final", data: JSON.stringify(runWire(current)) });
-            return;
-          }
-          await stream.sleep(250);
-        }
-      });
+      const from = parseCursor(c.req.valid("header")["last-event-id"]);
+      if (!from) throw ApiError.validation([{ path: "Last-Event-ID", message: "must be the id of an event of this stream" }]);
+      if (from.final) return c.body(null, 204);
+      const credential = await streamCredential(db, openedWith(c), streamNow());
+      const input = { env: c.env, db, tenantId, run, from, credential, queries: eventStreamQueries(c.env), runWire };
+      return streamSSE(c, (stream) => writeRunEvents(input, sseSink(stream)));
     },
   )
-  .openapi(
+    .openapi(
     createRoute({
       method: "get",
       path: "/{run_id}/webhook-deliveries",

@@ -11,6 +11,8 @@ import { loopbackAllowed } from "../net/destination.ts";
 import { evaluatorFor } from "../evaluators/registry.ts";
 import type { EvaluatorName } from "../evaluators/types.ts";
 import { LIMITS } from "../limits.ts";
+import { limitOf } from "../platform/limits.ts";
+import { utf8Bytes } from "../platform/storage-guard.ts";
 import { abandonStart, failUnstartedRun, settleLostStart, START_GRACE_MS } from "./recover.ts";
 import type { StartRun } from "../durable/coordinator/types.ts";
 
@@ -93,6 +95,8 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     });
   }
 
+  checkStoredSizes(r);
+
   // Everything that can fail before the start is done before the row is written.
   const secretEnc =
     r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
@@ -164,11 +168,46 @@ async function completeStart(env: Env, db: Db, run: RunRow, start: StartRun): Pr
 }
 
 /**
+ * A run too large to hold is refused before anything is written: its config (the coordinator keeps it
+ * in pieces, but receives and holds it whole: LIMITS.runConfigBytes) and its public config (kept in
+ * its D1 row, which must also have room for an inline result, LIMITS.inlineResultBytes: a D1 row is at
+most 2 MB in all). A module names the request's fields at fault
+ * where it can (reasoning-quality's datasets); this is the bound for every module.
+ */
+function checkStoredSizes(r: NewRun): void {
+  const configBytes = utf8Bytes(JSON.stringify(r.config));
+  if (configBytes > LIMITS.runConfigBytes) {
+    throw new ApiError({
+      status: 422,
+      type: "limit-exceeded",
+      detail: `The run's items and settings are ${configBytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes}.`,
+    });
+  }
+  // The rest of the row (ids, counts, dates, a webhook URL, an error cut to 4,000 characters) takes a few
+  // kilobytes at most; a result larger than inlineResultBytes goes to R2.
+  const publicLimit = limitOf("d1RowBytes") - LIMITS.inlineResultBytes - PUBLIC_CONFIG_MARGIN;
+  const publicBytes = utf8Bytes(JSON.stringify(r.publicConfig));
+  if (publicBytes > publicLimit) {
+    throw new ApiError({
+      status: 422,
+      type: "limit-exceeded",
+      detail: `The run's config as stored with it would be ${publicBytes} bytes, over what its row may hold beside an inline result (${publicLimit}).`,
+    });
+  }
+}
+
+/** Room left in a runs row for what is neither its config nor an inline result. */
+const PUBLIC_CONFIG_MARGIN = 64 * 1024;
+
+/**
  * What a start that threw says about the run, in its `error` and the 500: never the raw message,
  * which could carry anything; the one cause a request can provoke is named.
  */
 function startFailureReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // Our own guard (src/platform): the message names what was too large.
+  const limit = /^(?:PlatformLimitError: )?(.* over what a (?:Durable Object storage value|D1 row) may hold)/.exec(message);
+  if (limit) return limit[1];
   const rpc = /limited to (\d+\s*MiB).*?was: (\d+) bytes/s.exec(message);
   if (rpc) return `its settings are ${rpc[2]} bytes serialized, over the ${rpc[1]} a call to its coordinator can carry`;
   if (/SQLITE_TOOBIG|too big/i.test(message)) return "its settings are too large for its coordinator's storage";

@@ -8,6 +8,7 @@ import { decryptSecret } from "../secrets.ts";
 import type { RunEvent } from "../runs/messages.ts";
 import { signWebhook } from "./sign.ts";
 import { webhookUrlProblem } from "./url.ts";
+import { charge } from "../platform/invocation.ts";
 
 /** Attempts of one sending of a message (each recorded); a re-send starts another series. */
 export const WEBHOOK_MAX_ATTEMPTS = 8;
@@ -55,6 +56,7 @@ export async function deliverWebhook(env: Env, msg: RunEventMessage, attempt: nu
     try {
       if (!secretRow) throw new Error("the tenant has no webhook secret (POST /v1/webhooks/secret)");
       const secret = await decryptSecret(env.SECRETS_KEY, secretRow.secretEnc);
+      charge("subrequest");
       const res = await fetch(run.webhookUrl, {
         method: "POST",
         headers: {

@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { deliverWebhook, WEBHOOK_MAX_ATTEMPTS, webhookRetryDelaySeconds, type DeliveryOutcome, type RunEventMessage } from "./deliver.ts";
 import { invocationsOf } from "../platform/invocation.ts";
+import { guardStoredText } from "../platform/storage-guard.ts";
+import { countedEnv } from "../platform/counted-env.ts";
 
 /** An attempt that could not be made at all (D1 unavailable) is tried again this much later, this many times. */
 const UNAVAILABLE_RETRY_MS = 30_000;
@@ -36,6 +38,10 @@ type Pending = {
  * batch, and locally the whole queue, until it gave up).
  */
 export class WebhookSender extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, countedEnv(env));
+  }
+
   /**
    * Sends the message now, starting a series of up to WEBHOOK_MAX_ATTEMPTS attempts with backoff.
    * Called again for the same message (a re-send, a finish that ran twice), it starts a new series at
@@ -45,7 +51,7 @@ export class WebhookSender extends DurableObject<Env> {
     const rec = (await this.ctx.storage.get<Pending>("pending")) ?? { message, next: 1, last: 0, due: null, series: 0, unavailable: 0 };
     const now = Date.now();
     Object.assign(rec, { message, last: rec.next - 1 + WEBHOOK_MAX_ATTEMPTS, due: now, series: rec.series + 1, unavailable: 0 });
-    await this.ctx.storage.put("pending", rec);
+    await this.save(rec);
     await this.ctx.storage.setAlarm(now);
   }
 
@@ -85,8 +91,14 @@ export class WebhookSender extends DurableObject<Env> {
         after.due = outcome === "failed" && attempt < after.last ? Date.now() + webhookRetryDelaySeconds(inSeries, base) * 1000 : null;
       }
     }
-    await this.ctx.storage.put("pending", after);
+    await this.save(after);
     if (after.series === series && after.due !== null) await this.ctx.storage.setAlarm(after.due);
+  }
+
+  /** Stores the message's record, checked as production checks a stored value (a run event: small). */
+  private save(rec: Pending): Promise<void> {
+    guardStoredText("durableObjectValueBytes", "the webhook sender's pending message", JSON.stringify(rec));
+    return this.ctx.storage.put("pending", rec);
   }
 }
 

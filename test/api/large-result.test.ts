@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { openDb } from "../../src/db/client.ts";
 import { getRunById } from "../../src/db/runs.ts";
+import { Store } from "../../src/durable/coordinator/store.ts";
 import { judge } from "../../src/evaluators/judge/index.ts";
 import type { StoredSample } from "../../src/evaluators/types.ts";
 import { receivedHooks } from "../support/webhook-receiver.ts";
@@ -40,7 +41,7 @@ async function allSamples(key: string, id: string): Promise<StoredSample[]> {
 
 /** The config the run's units and aggregate worked from, as its coordinator keeps it. */
 async function coordinatorConfig(id: string): Promise<unknown> {
-  return runInDurableObject(env.RUNS.get(env.RUNS.idFromName(id)), (_, state) => JSON.parse(state.storage.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'config'").one().v));
+  return runInDurableObject(env.RUNS.get(env.RUNS.idFromName(id)), (_, state) => new Store(state.storage.sql).config());
 }
 
 describe("GET /v1/runs/{id}/result", () => {

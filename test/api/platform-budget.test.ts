@@ -7,6 +7,8 @@ import { openDb } from "../../src/db/client.ts";
 import { currentUsage, highWater, invocation, PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { guardStoredSize } from "../../src/platform/storage-guard.ts";
+import { countedEnv } from "../../src/platform/counted-env.ts";
+import { charge } from "../../src/platform/invocation.ts";
 import { call, newTenant, send } from "./helpers.ts";
 
 describe("D1 queries per invocation", () => {
@@ -54,6 +56,47 @@ describe("D1 queries per invocation", () => {
     expect((await call("/healthz")).status).toBe(200);
     expect((await send("GET", "/v1/runs", key)).status).toBe(200);
     expect(highWater().d1Queries.count).toBe(first.count);
+  });
+});
+
+describe("subrequests per invocation", () => {
+  it("charges each call to a Durable Object, R2, KV and the Queue, and nothing for getting a stub", async () => {
+    const e = countedEnv(env);
+    const usage = await invocation("bindings", async () => {
+      const stub = e.LIMITERS.get(e.LIMITERS.idFromName("counted-env-test"));
+      const afterGet = currentUsage()!.subrequests;
+      await stub.inspect();
+      await e.RESULTS.put("counted-env-test", "x");
+      await e.RESULTS.head("counted-env-test");
+      await e.RESULTS.delete("counted-env-test");
+      await e.KEY_CACHE.get("counted-env-test");
+      return { afterGet, total: currentUsage()!.subrequests };
+    });
+    expect(usage).toEqual({ afterGet: 0, total: 5 });
+  });
+
+  it("throws on the subrequest past production's 10,000 when it is a binding's call", async () => {
+    const e = countedEnv(env);
+    const limit = PLATFORM_LIMITS.subrequestsPerInvocation.value;
+    const err = await invocation("a busy lane", async () => {
+      charge("subrequest", limit);
+      try {
+        await e.RESULTS.head("counted-env-test");
+      } catch (caught) {
+        return caught;
+      }
+    });
+    expect(err).toBeInstanceOf(PlatformLimitError);
+    expect((err as PlatformLimitError).message).toContain("a busy lane made its subrequest number 10001");
+  });
+
+  it("counts a Durable Object's calls in the object's own invocation", async () => {
+    resetHighWater();
+    const { key } = await newTenant();
+    // A request that reaches the coordinator: creating a run.
+    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", n_queries: 1, n_replays: 2 });
+    expect(res.status).toBe(202);
+    expect(highWater().subrequests.count).toBeGreaterThan(highWater().d1Queries.count);
   });
 });
 

@@ -4,12 +4,17 @@
 // a run whose start failed or was lost ends `failed` saying why.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { createApp } from "../../src/app.ts";
+import { registerEvaluator } from "../../src/evaluators/registry.ts";
+import { RunFields } from "../../src/evaluators/run-fields.ts";
+import type { EvaluatorModule } from "../../src/evaluators/module.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { openDb } from "../../src/db/client.ts";
 import worker from "../../src/index.ts";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { LOST_START_ERROR, START_GRACE_MS, sweepLostStarts } from "../../src/runs/recover.ts";
-import { call, fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson, tenantWithHook, hookEvents } from "./helpers.ts";
+import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson, tenantWithHook, hookEvents } from "./helpers.ts";
 
 const getRun = async (key: string, id: string) => (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson & { finished_at: string | null };
 
@@ -18,25 +23,46 @@ const pastGrace = () => new Date(Date.now() - START_GRACE_MS - 1000);
 
 
 
+/** A test evaluator with one unit whose id is `id_chars` long. */
+const longUnit = {
+  name: "toy-long-unit" as const,
+  schemas: {
+    request: z.strictObject({ id_chars: z.number().int().min(1), ...RunFields }).openapi("ToyLongUnitRunRequest"),
+    config: z.object({}),
+    result: z.object({}),
+    output: z.object({}),
+  },
+  route: { operationId: "createToyLongUnitRun", summary: "Long unit id", description: "A test evaluator." },
+  async create(body) {
+    return { config: { id_chars: body.id_chars }, publicConfig: {}, leaseMs: 60_000 };
+  },
+  plan: (config) => ["u".repeat(config.id_chars)],
+  async execute() {
+    return { status: "succeeded", output: {} };
+  },
+  aggregate: () => ({}),
+  parseOutput: (text) => JSON.parse(text),
+  failureOutput: () => ({}),
+  exportLine: (sample) => sample.output,
+} satisfies EvaluatorModule<{ id_chars: number; concurrency?: number; webhook_url?: string }, { id_chars: number }, Record<string, never>>;
+
+registerEvaluator(longUnit);
+// Made after the registration, so it routes the toy's POST /runs.
+const app = createApp();
+const fetchApp = (path: string, init: RequestInit) =>
+  app.fetch(new Request(`http://assay.test${path}`, init), env, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);
+
 describe("POST …/runs when the coordinator refuses the start", () => {
   it("ends the run failed saying why, answers 500 naming it, and its Idempotency-Key replay returns that failed run", async () => {
     const { key, url, hook } = await tenantWithHook("start-refused");
-    // A real way to make `start` throw: a reasoning-quality run carries its items in the config it hands
-    // its coordinator, and a Durable Object call carries at most 32 MiB. 10 items of 400 kB, referenced
-    // 9 times, make 36 MB of items (90 units, well inside every request limit).
-    const text = "q".repeat(400_000);
-    const upload = await send("POST", "/v1/reasoning-quality/datasets", key, {
-      name: "large",
-      format: "json",
-      items: Array.from({ length: 10 }, (_, i) => ({ question: `${text} ${i}`, answer: "5" })),
-    });
-    expect(upload.status).toBe(201);
-    const { id: dataset } = (await upload.json()) as { id: string };
+    // A real way to make `start` throw: the coordinator refuses to store a value over production's
+    // 2 MB (src/platform/sql-guard.ts), and a test evaluator's plan has one unit whose id is 2.1 MB.
+    // (Items too large are refused before anything is written, so a real evaluator cannot get here.)
     const create = () =>
-      call("/v1/reasoning-quality/runs", {
+      fetchApp("/v1/toy-long-unit/runs", {
         method: "POST",
         headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": "refused-1" },
-        body: JSON.stringify({ models: [{ model: "sim:reasoner" }], datasets: Array(9).fill({ id: dataset }), K: 1, P: 0, webhook_url: url }),
+        body: JSON.stringify({ id_chars: 2_100_000, webhook_url: url }),
       });
 
     const p = await problem(await create(), 500);
@@ -47,9 +73,10 @@ describe("POST …/runs when the coordinator refuses the start", () => {
 
     const run = await getRun(key, runId!);
     expect(run.status).toBe("failed");
-    expect(run.error).toMatch(/^the run could not be started: its settings are \d+ bytes serialized, over the 32\s*MiB/);
+    // The id as JSON: 2,100,000 characters, its quotes and the array's brackets.
+    expect(run.error).toMatch(/^the run could not be started: a piece of the plan \(unit ids 1 to 1\) is 2,100,004 bytes, over what a Durable Object storage value may hold/);
     expect(run.finished_at).not.toBeNull();
-    expect(run.progress).toEqual({ done: 0, failed: 0, total: 90 });
+    expect(run.progress).toEqual({ done: 0, failed: 0, total: 1 });
 
     // The key's request is not made twice: the replay returns the run it made, failed, every time.
     for (let i = 0; i < 2; i++) {
@@ -86,7 +113,7 @@ describe("a run whose start was lost (row written, coordinator never started)", 
 
     const viaEvents = await insertRunRow(tenantId, { createdAt: pastGrace() });
     const text = await (await send("GET", `/v1/runs/${viaEvents}/events`, key)).text();
-    const final = JSON.parse(text.trim().split("\n").at(-1)!.replace(/^data: /, "")) as RunJson;
+    const final = JSON.parse(/^event: final\ndata: (.*)$/m.exec(text)![1]) as RunJson;
     expect(final).toMatchObject({ id: viaEvents, status: "failed", error: LOST_START_ERROR });
 
     // Cancel reads the run first: it had already ended, so this is the 409 of any ended run.

@@ -90,7 +90,7 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     expect(events.filter((e) => e === "unit")).toHaveLength(5);
     expect(events.at(-1)).toBe("final");
     expect(events).toContain("progress");
-    const final = JSON.parse(text.trim().split("\n").at(-1)!.replace(/^data: /, ""));
+    const final = JSON.parse(/^event: final\ndata: (.*)$/m.exec(text)![1]);
     expect(final.status).toBe("succeeded");
   });
 

@@ -19,6 +19,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The query budget of one event-stream connection in these tests: a few polls each. */
+export const EVENT_STREAM_E2E_QUERIES = 12;
+
 export default async function ({ provide }: TestProject) {
   // The tests run what users run: the built SDK and CLI (npm ci builds them; this keeps them current).
   execFileSync("npm", ["run", "build", "--silent"], { cwd: new URL("../..", import.meta.url).pathname, stdio: "inherit" });
@@ -29,7 +32,9 @@ export default async function ({ provide }: TestProject) {
   mkdirSync(logDir, { recursive: true });
   const log = join(logDir, "wrangler-dev-e2e.txt");
   writeFileSync(log, "");
-  const dev = await startWranglerDev(await freePort(), "memory", (t) => appendFileSync(log, t));
+  // Every event stream of these tests ends after a few polls (EVENT_STREAM_QUERY_BUDGET can only lower
+  // the production budget), so the CLI and the dashboard follow each run across many reconnects.
+  const dev = await startWranglerDev(await freePort(), "memory", (t) => appendFileSync(log, t), { EVENT_STREAM_QUERY_BUDGET: String(EVENT_STREAM_E2E_QUERIES) });
   provide("assayUrl", dev.base);
   provide("fakeOpenAIUrl", openai.url);
   return async () => {

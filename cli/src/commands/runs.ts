@@ -1,6 +1,7 @@
-// `assay runs list|get|watch|cancel|samples|events`: any run, whatever its evaluator.
+// `assay runs list|get|watch|cancel|delete|samples|events`: any run, whatever its evaluator.
+import { createInterface } from "node:readline/promises";
 import { Command, Option } from "commander";
-import { cancelRun, listRuns, listSamples, type Run } from "@assay/sdk";
+import { cancelRun, deleteRun, listRuns, listSamples, type Run } from "@assay/sdk";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { followRun } from "../follow.ts";
 import { getFullRun } from "../run-result.ts";
@@ -111,6 +112,23 @@ export function register(program: Command): void {
     });
 
   runs
+    .command("delete")
+    .description("delete an ended run with its samples, result and everything stored of it (asks first unless --yes)")
+    .argument("<run>", "run id", runId)
+    .option("--yes", "do not ask; needed when stdin is not a terminal")
+    .action(async (id: string, opts: { yes?: boolean }, cmd: Command) => {
+      const s = session(cmd);
+      if (!opts.yes && !(await confirmed(`Delete run ${id} and all its data? This cannot be undone. [y/N] `))) {
+        throw new CliError("not deleted", EXIT.couldNotRun);
+      }
+      const answer = await call(s, deleteRun({ client: s.client, path: { run_id: id } }));
+      // 204 (no body): all gone. 202: the run is gone for every read; the server removes the rest.
+      const status = answer && typeof answer === "object" && "status" in answer ? "deleting" : "deleted";
+      if (s.json) return printJson({ id, status });
+      process.stdout.write(status === "deleted" ? `run ${id} deleted\n` : `run ${id} deleted; the server removes the rest of its data within minutes\n`);
+    });
+
+  runs
     .command("samples")
     .description("every sample of a run, one JSON object per line (all pages)")
     .argument("<run>", "run id", runId)
@@ -126,14 +144,28 @@ export function register(program: Command): void {
 
   runs
     .command("events")
-    .description("the run's events as they happen (unit, progress, final), one JSON object per line, until it ends")
+    .description("the run's events as they happen (unit, progress, final), one JSON object per line with its id, each once across the server's reconnects, until it ends")
     .argument("<run>", "run id", runId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = { ...session(cmd), json: true };
       const run = await followRun(s, id, {
         cancelOnInterrupt: false,
-        onEvent: (event, data) => process.stdout.write(JSON.stringify({ event, data }) + "\n"),
+        onEvent: (event, data, id) => process.stdout.write(JSON.stringify({ event, id, data }) + "\n"),
       });
       if (run && run.status !== "succeeded") process.exitCode = EXIT.couldNotRun;
     });
+}
+
+/**
+ * Asks on the terminal; without one (a script, CI) there is nobody to ask, and a destructive command
+ * must not go ahead silently: that is a usage error naming --yes (gh's convention).
+ */
+async function confirmed(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) throw usageError("stdin is not a terminal, so nobody can confirm: pass --yes to delete");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
 }

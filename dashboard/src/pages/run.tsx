@@ -1,10 +1,12 @@
-// One run: its state and live progress, cancel, links, then its evaluator's own view (plots and tables).
+// One run: its state and live progress, cancel or delete, links, then its evaluator's own view (plots and tables).
 import { useEffect, useState } from "preact/hooks";
 import { cancelRun, getRun, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
 import { age, FINAL, useLiveRun } from "../live.ts";
 import { useFullResult } from "../full-result.ts";
 import { ProgressBar } from "../components/progress.tsx";
+import { DeleteRun } from "../components/delete-run.tsx";
+import { href, navigate } from "../route.ts";
 import { ChainDeterminismView } from "../views/chain-determinism.tsx";
 import { RplView } from "../views/rpl.tsx";
 import { JudgeView } from "../views/judge.tsx";
@@ -39,6 +41,8 @@ export function RunPage({ id }: { id: string }) {
           <span title={live.created_at}>started {age(live.created_at)}</span>
           {!FINAL.has(live.status) && <button type="button" onClick={cancel}>Cancel run</button>}
         </p>
+        {/* Only an ended run can be deleted (the API answers 409 otherwise): cancel comes first. */}
+        {FINAL.has(live.status) && <DeleteRun id={live.id} onDeleted={() => navigate(href.runs())} />}
         {live.error && <p class="error">{live.error}</p>}
       </header>
       {live.status === "succeeded" ? (full.error ? <p role="alert" class="error">{full.error}</p> : full.run ? <ResultView run={full.run} /> : <p>Loading the result…</p>) : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}

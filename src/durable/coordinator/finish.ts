@@ -6,10 +6,12 @@
 // again with backoff, a bounded number of times.
 import { openDb } from "../../db/client.ts";
 import { getRunById, settleRun } from "../../db/runs.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluatorFor, moduleFor } from "../../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp, type StoredSample } from "../../evaluators/types.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
+import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
+import { storeBasis } from "../../runs/comparison-store.ts";
 import { runRedactor } from "../../runs/redact.ts";
 import { dropUnusedResult, storeResult } from "../../runs/result-store.ts";
 import { decryptSecret } from "../../secrets.ts";
@@ -34,6 +36,8 @@ const FINISH_BEAT_MS = 2_000;
  * result, saying why, rather than trying (and calling models in the aggregate) for ever.
  */
 const MAX_FINISH_TRIES = 10;
+/** Characters of a finish's error kept for the run's error. */
+const FINISH_ERROR_CHARS = 4_000;
 const finishRetryMs = (tries: number) => Math.min(FINISH_HEARTBEAT_MS * 2 ** (tries - 1), 5 * 60_000);
 /** How long an aggregate may wait on model calls (SS embeddings) before they are stopped and its fallback applies. */
 const AGGREGATE_CALLS_BUDGET_MS = 5 * 60_000;
@@ -109,7 +113,13 @@ export class Finish {
     } catch (err) {
       await heartbeat.stop();
       // Kept (redacted) for the run's error if the finish never succeeds; tried again with backoff.
-      store.put("finishError", runRedactor(await this.secrets()).text(err instanceof Error ? err.message : String(err)));
+      // A driver's message may quote the query's parameters, megabytes of them: the limit's own
+      // message names what was too large, and any message is cut to what an error needs.
+      const tooLarge = storedSizeLimitOf(err);
+      const message = tooLarge?.message ?? (err instanceof Error ? err.message : String(err));
+      store.put("finishError", runRedactor(await this.secrets()).text(message.slice(0, FINISH_ERROR_CHARS)));
+      // A value too large to store is as large on every try: the run ends failed now, saying what.
+      if (tooLarge) return this.giveUp(tries);
       await alarm.set(Date.now() + finishRetryMs(tries), "finish-retry");
       throw err;
     }
@@ -247,6 +257,17 @@ export class Finish {
     return { result: nextRunId ? withNextRun(follow.result, nextRunId) : follow.result, nextRunId };
   }
 
+  /**
+   * The comparer's basis of a succeeded run, built from its config, result and samples (read again from
+   * storage, page by page) and kept under the run's prefix in R2; nothing for an evaluator without one.
+   */
+  private async keepBasis(settings: RunSettings, result: unknown, samples: Iterable<StoredSample>, redact: ReturnType<typeof runRedactor>): Promise<void> {
+    const comparer = moduleFor(settings.evaluator).comparer;
+    if (!comparer) return;
+    const basis = await comparer.basis({ config: this.p.store.config(), result, samples });
+    if (basis !== null) await storeBasis(this.p.env().RESULTS, settings.runId, redact.value(basis));
+  }
+
   /** The finish up to this object's own end: progress, aggregate, follow-up, D1 and the event. */
   private async aggregateAndStore(): Promise<{ status: FinalStatus; calls: ModelCalls }> {
     const { store, lifecycle, outbox } = this.p;
@@ -288,6 +309,17 @@ export class Finish {
     const calls = addCalls(addCalls(noCalls(), progress.calls), tally.calls);
     // An aggregate's or follow-up's message may quote what an endpoint said: no key of the run is kept.
     const redact = runRedactor(await this.secrets());
+    // What a comparison of this run will read (per-item scores, a few figures of the result), kept in R2
+    // before the row says succeeded: a comparison never reads the samples (src/routes/compare.ts).
+    // A basis that cannot be built or kept does not fail the run: the run's result stands, and only its
+    // comparisons are affected (judge, rpl and chain-determinism rebuild a basis from the result; a
+    // reasoning-quality run without one is a 409 to compare).
+    if (status === "succeeded" && result !== null) {
+      await this.keepBasis(settings, result, samples, redact).catch((err: unknown) => {
+        const why = redact.text(err instanceof Error ? err.message : String(err));
+        console.error(JSON.stringify({ level: "error", run_id: settings.runId, error: `keeping the comparison basis failed: ${why}` }));
+      });
+    }
     // A result too large for the row goes to R2 first, the row then pointing at it.
     const stored = await storeResult(this.p.env(), settings.runId, settings.evaluator, result === null ? null : redact.value(result));
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no

@@ -7,6 +7,7 @@ import { insertSamples, updateRun, type SampleInsert } from "../../db/runs.ts";
 import type { samples } from "../../db/schema.ts";
 import { evaluatorFor } from "../../evaluators/registry.ts";
 import { LIMITS } from "../../limits.ts";
+import { utf8Bytes } from "../../platform/storage-guard.ts";
 import { addCalls, noCalls, type ModelCalls } from "../model-calls.ts";
 import { addColumns, type Store } from "./store.ts";
 import type { Progress, UnitSample } from "./types.ts";
@@ -157,7 +158,7 @@ export class Outbox {
       // never counts a unit whose sample it does not have yet.
       const counts = progressColumns(this.progress());
       await this.flushRecorded();
-      await updateRun(openDb(this.env().DB), this.store.settings()!.runId, counts);
+      await updateRun(openDb(this.env().DB), this.store.settings()!.runId, { ...counts, sampleBytes: this.flushedBytes() });
     } catch (err) {
       this.dirty = true;
       console.error(JSON.stringify({ level: "warn", run_id: this.store.settings()?.runId, error: `progress flush failed, retried at the next alarm: ${String(err)}` }));
@@ -167,7 +168,7 @@ export class Outbox {
   /** For a finish: D1 gets every sample, then the progress counting them all. Throws what D1 throws. */
   async flushAll(): Promise<void> {
     await this.flushRecorded();
-    await updateRun(openDb(this.env().DB), this.store.settings()!.runId, progressColumns(this.progress()));
+    await updateRun(openDb(this.env().DB), this.store.settings()!.runId, { ...progressColumns(this.progress()), sampleBytes: this.flushedBytes() });
   }
 
   /**
@@ -206,6 +207,11 @@ export class Outbox {
     return (this.flushedSeq ??= this.store.get<number>("flushed") ?? 0);
   }
 
+  /** UTF-8 bytes of the output and error text D1 holds of this run's samples (for `GET /v1/usage`). */
+  private flushedBytes(): number {
+    return this.store.get<number>("flushedBytes") ?? 0;
+  }
+
   /**
    * Flushes until D1 holds every sample recorded so far (a flush already under way may have read
    * the outbox before the latest were recorded, so one call may not be enough).
@@ -238,6 +244,9 @@ export class Outbox {
         .toArray();
       if (rows.length === 0) return;
       await insertSamples(db, rows.map((r) => sampleInsert(settings.runId, r)));
+      // Counted with the mark, in the same commit: a batch written twice (see above) counts once.
+      const bytes = rows.reduce((n, r) => n + utf8Bytes(r.output ?? "") + utf8Bytes(r.error ?? ""), 0);
+      this.store.put("flushedBytes", this.flushedBytes() + bytes);
       this.store.put("flushed", (this.flushedSeq = rows[rows.length - 1].seq));
       if (rows.length < FLUSH_ROWS) return;
     }

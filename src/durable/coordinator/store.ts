@@ -1,7 +1,9 @@
 // The coordinator's key-value table: the run's settings (with its final progress once it ends), its
-// config and encrypted secret, and the small marks the other modules keep (lifecycle, flush mark,
-// finish tries). The units and outbox tables belong to units.ts and outbox.ts.
+// encrypted secret, and the small marks the other modules keep (lifecycle, flush mark, finish
+// tries); and the run's config, in pieces. The units and outbox tables belong to units.ts and outbox.ts.
 import type { RunStatus } from "../../db/schema.ts";
+import { guardStoredText } from "../../platform/storage-guard.ts";
+import { chunksOf } from "../../platform/text-chunks.ts";
 import { noCalls } from "../model-calls.ts";
 import type { Progress, RunSettings } from "./types.ts";
 
@@ -22,12 +24,16 @@ export function addColumns(sql: SqlStorage, table: string, columns: Record<strin
 
 export class Store {
   private metaCache: StoredMeta | undefined;
+  private configCache: unknown;
 
   readonly sql: SqlStorage;
 
   constructor(sql: SqlStorage) {
     this.sql = sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
+    // A config may be far larger than one stored value may be (2 MB): its JSON text is kept in
+    // pieces, each a row, and joined when read (putConfig, config).
+    sql.exec(`CREATE TABLE IF NOT EXISTS config_parts (n INTEGER PRIMARY KEY, text TEXT NOT NULL)`);
   }
 
   get<T>(k: string): T | undefined {
@@ -35,8 +41,11 @@ export class Store {
     return row ? (JSON.parse(row.v) as T) : undefined;
   }
 
+  /** Stores one value; one over what a stored value may be is refused, naming its key (nothing is written). */
   put(k: string, v: unknown): void {
-    this.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, JSON.stringify(v));
+    const text = JSON.stringify(v);
+    guardStoredText("durableObjectValueBytes", `the run's stored '${k}'`, k + text);
+    this.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, text);
     if (k === "meta") this.metaCache = v as StoredMeta;
   }
 
@@ -61,9 +70,23 @@ export class Store {
     this.put("meta", { runId, tenantId, evaluator, concurrency, leaseMs, maxAttempts, total, ...progress } satisfies StoredMeta);
   }
 
-  /** Read each time, not kept: a config may be large, and only a lane's first unit and the finish need it. */
+  /** Stores the run's config, in pieces of at most CHUNK_UNITS (a reasoning-quality run's items may be megabytes). */
+  putConfig(config: unknown): void {
+    this.sql.exec("DELETE FROM config_parts");
+    chunksOf(JSON.stringify(config)).forEach((text, n) => this.sql.exec("INSERT INTO config_parts (n, text) VALUES (?, ?)", n, text));
+    this.configCache = undefined;
+  }
+
+  /**
+   * The run's config, read once per instance and kept: where lanes get a part per unit
+   * (Evaluator.unitConfig) every report needs it, and it is at most LIMITS.runConfigBytes of JSON.
+   * Not a copy: callers only read it. An object started before configs were kept in pieces has its
+   * config in the kv table.
+   */
   config(): unknown {
-    return this.get("config");
+    if (this.configCache !== undefined) return this.configCache;
+    const parts = this.sql.exec<{ text: string }>("SELECT text FROM config_parts ORDER BY n").toArray();
+    return (this.configCache = parts.length ? JSON.parse(parts.map((p) => p.text).join("")) : this.get("config"));
   }
 
   /** The run's provider secrets, encrypted; null once the run ended (or when it has none). */

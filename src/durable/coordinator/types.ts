@@ -2,6 +2,7 @@
 // own modules. Types only, so any module may import them without pulling in another's code.
 import type { EndpointObservation } from "../endpoint-gate.ts";
 import type { ModelCalls } from "../model-calls.ts";
+import type { UnitMessage } from "../../runs/messages.ts";
 
 export type StartRun = {
   runId: string;
@@ -33,8 +34,18 @@ export type RunSettings = {
 /** The counts of ended units and their model calls (a finished run's include its aggregate's calls). */
 export type Progress = { done: number; failed: number; calls: ModelCalls };
 
-/** `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts). */
+/**
+ * `config`: the run's, or only what the unit needs where its evaluator says (Evaluator.unitConfig);
+ * `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts).
+ */
 export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null; checkpoint: string | null };
+
+/**
+ * The next unit a lane is handed in the reply to its report. `config`: what that unit needs, where its
+ * evaluator hands lanes a config per unit (Evaluator.unitConfig); otherwise absent, and the lane's
+ * context serves.
+ */
+export type NextUnit = UnitMessage & { config?: unknown };
 
 /**
  * A unit's sample as its lane reports it: the output already JSON text, so exact number lexemes

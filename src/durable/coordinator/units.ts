@@ -1,5 +1,6 @@
 // The units table: one row per unit of the plan, moved only by the moves of unit-state.ts (each one
 // UPDATE that also checks the state it moves from), and read for the guards, the lanes and the alarm.
+import { guardStoredText } from "../../platform/storage-guard.ts";
 import { addColumns } from "./store.ts";
 import { dispatchLeaseMs, UNIT_MOVES, type InflightUnit, type Unit, type UnitMove, type UnitState } from "./unit-state.ts";
 import type { ModelCalls } from "../model-calls.ts";
@@ -73,6 +74,9 @@ const MOVE_SQL: Record<UnitMove, string> = {
   end: moveSql("end", "lease_until = NULL"),
 };
 
+/** Unit ids per seeding statement: 5,000 ids of up to 100 characters stay under a stored value's 2 MB. */
+const SEED_IDS = 5_000;
+
 export class Units {
   private readonly sql: SqlStorage;
 
@@ -100,9 +104,16 @@ export class Units {
     sql.exec(`CREATE INDEX IF NOT EXISTS units_inflight ON units (lease_until) WHERE state = 'inflight'`);
   }
 
-  /** The plan, every unit pending, in one statement (up to 10,000 units), each id at its index. */
+  /**
+   * The plan, every unit pending, each id at its index: a statement per SEED_IDS ids, each binding one
+   * JSON array (a bound value is at most 2 MB; 60,000 ids in one could pass it).
+   */
   seed(unitIds: string[]): void {
-    this.sql.exec("INSERT INTO units (id, ord, state) SELECT value, key, 'pending' FROM json_each(?)", JSON.stringify(unitIds));
+    for (let at = 0; at < unitIds.length; at += SEED_IDS) {
+      const ids = JSON.stringify(unitIds.slice(at, at + SEED_IDS));
+      guardStoredText("durableObjectValueBytes", `a piece of the plan (unit ids ${at + 1} to ${Math.min(at + SEED_IDS, unitIds.length)})`, ids);
+      this.sql.exec("INSERT INTO units (id, ord, state) SELECT value, key + ?, 'pending' FROM json_each(?)", at, ids);
+    }
   }
 
   get(id: string): Unit | undefined {

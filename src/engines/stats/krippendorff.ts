@@ -103,3 +103,87 @@ function growSquare(o: Float64Array<ArrayBuffer>, oldStride: number, newStride: 
   for (let c = 0; c < oldStride; c++) out.set(o.subarray(c * oldStride, (c + 1) * oldStride), c * newStride);
   return out;
 }
+
+/**
+ * `nominalAlpha(indices.map((i) => units[i])).alpha` for many resamples of the same units (a paired
+ * bootstrap): the matrix is read once, and each resample then costs one pass over its units' few
+ * coincidence terms, with no string or row handled. The result is the same bit for bit: a unit adds the
+ * same term to each cell of the coincidence matrix whichever resample it is in, each cell is summed in
+ * resample order as `nominalAlpha` sums it, and the totals are folded in the order in which the resample
+ * first shows each category, which is the order `nominalAlpha` indexes them by.
+ */
+export function nominalAlphaResampler(units: ReadonlyArray<ReadonlyArray<string | null | undefined>>): (indices: ArrayLike<number>) => number | null {
+  const index = new Map<string, number>();
+  // Per unit: its categories in the order its row shows them, and its terms (c, k, value) when it has two values or more.
+  const catStart = new Int32Array(units.length + 1);
+  const cats: number[] = [];
+  const termStart = new Int32Array(units.length + 1);
+  const termC: number[] = [];
+  const termK: number[] = [];
+  const values: number[] = [];
+  const rowCats: number[] = [];
+  const counts = new Map<number, number>();
+  units.forEach((row, u) => {
+    rowCats.length = 0;
+    counts.clear();
+    let m = 0;
+    for (const label of row) {
+      if (label === null || label === undefined) continue;
+      let c = index.get(label);
+      if (c === undefined) index.set(label, (c = index.size));
+      if (!counts.has(c)) rowCats.push(c);
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+      m++;
+    }
+    cats.push(...rowCats);
+    catStart[u + 1] = cats.length;
+    if (m >= 2) {
+      for (const c of rowCats) {
+        for (const k of rowCats) {
+          termC.push(c);
+          termK.push(k);
+          values.push((counts.get(c)! * (counts.get(k)! - (c === k ? 1 : 0))) / (m - 1));
+        }
+      }
+    }
+    termStart[u + 1] = values.length;
+  });
+  const G = index.size;
+  const cell = Int32Array.from(termC, (c, t) => c * G + termK[t]);
+  const value = Float64Array.from(values);
+  const unitCats = Int32Array.from(cats);
+  const o = new Float64Array(G * G);
+  const seen = new Uint8Array(G);
+  const order = new Int32Array(G);
+  return (indices) => {
+    o.fill(0);
+    seen.fill(0);
+    let K = 0;
+    for (let j = 0; j < indices.length; j++) {
+      const u = indices[j];
+      if (K < G) {
+        for (let x = catStart[u]; x < catStart[u + 1]; x++) {
+          const c = unitCats[x];
+          if (!seen[c]) {
+            seen[c] = 1;
+            order[K++] = c;
+          }
+        }
+      }
+      for (let t = termStart[u]; t < termStart[u + 1]; t++) o[cell[t]] += value[t];
+    }
+    let diagonal = 0;
+    let sumSq = 0;
+    let n = 0;
+    for (let a = 0; a < K; a++) {
+      const c = order[a];
+      let nc = 0;
+      for (let b = 0; b < K; b++) nc += o[c * G + order[b]];
+      diagonal += o[c * G + c];
+      sumSq += nc * nc;
+      n += nc;
+    }
+    const denom = n * n - sumSq;
+    return n < 2 || denom <= 0 ? null : 1 - ((n - 1) * (n - diagonal)) / denom;
+  };
+}

@@ -46,6 +46,21 @@ export function pairedBootstrapCi(
     const v = statistic(indices);
     if (!Number.isNaN(v)) dist[kept++] = v;
   }
+  return percentileInterval(dist.subarray(0, kept), confidence);
+}
+
+/**
+ * The percentile interval of a bootstrap distribution as {@link pairedBootstrapCi} takes it: NaNs left
+ * out, the (1−c)/2 and 1−(1−c)/2 percentiles (numpy's linear interpolation) of the rest; null when
+ * nothing is left. For several statistics of the same resamples, each one's values can be kept and
+ * passed here, with the same result as a second bootstrap of the same seed, without drawing again.
+ * `dist` is sorted in place.
+ * @throws RangeError when confidence is not in (0, 1).
+ */
+export function percentileInterval(dist: Float64Array, confidence: number): [number, number] | null {
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`percentileInterval: confidence must be in (0, 1), got ${confidence}`);
+  let kept = 0;
+  for (let b = 0; b < dist.length; b++) if (!Number.isNaN(dist[b])) dist[kept++] = dist[b];
   if (kept === 0) return null;
   const sorted = dist.subarray(0, kept).sort();
   const tail = (1 - confidence) / 2;

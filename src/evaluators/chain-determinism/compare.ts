@@ -16,12 +16,38 @@
 import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombeDifference, newcombePairedDifference, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
+import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
 import type { ChainDeterminismConfig as ConfigSchema, ChainDeterminismResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, ChainDeterminismResult>;
-type QueryResult = ChainDeterminismResult["per_query"][number];
+type QueryResult = Pick<ChainDeterminismResult["per_query"][number], "query_id" | "status" | "diverged" | "n_total" | "n_success" | "modal_share">;
+
+/** What a comparison reads of a run's result, kept when it is aggregated: the counts and each query's outcome. */
+export type ChainDeterminismBasis = Pick<ChainDeterminismResult, "n_queries" | "n_measurable" | "n_diverged" | "n_errors" | "n_total" | "divergence_rate"> & {
+  per_query: QueryResult[];
+};
+
+type Run = ComparedRun<PublicConfig, ChainDeterminismBasis>;
+
+function chainDeterminismBasis({ result: r }: BasisInput<ChainDeterminismResult>): ChainDeterminismBasis {
+  return {
+    n_queries: r.n_queries,
+    n_measurable: r.n_measurable,
+    n_diverged: r.n_diverged,
+    n_errors: r.n_errors,
+    n_total: r.n_total,
+    divergence_rate: r.divergence_rate,
+    // A result stored before modal shares were reported has none, and its basis none either.
+    per_query: r.per_query.map((q) => ({
+      query_id: q.query_id,
+      status: q.status,
+      diverged: q.diverged,
+      n_total: q.n_total,
+      n_success: q.n_success,
+      ...(q.modal_share === undefined ? {} : { modal_share: q.modal_share }),
+    })),
+  };
+}
 
 /** Settings two runs must share for their divergence rates to measure the same thing. */
 const HELD_EQUAL = ["n_replays", "min_success"] as const;
@@ -33,16 +59,16 @@ function unpairedReason(base: Run, head: Run): string | null {
   if (base.config.suite.sha256 !== head.config.suite.sha256) {
     return `different suites (base '${base.config.suite.id}', head '${head.config.suite.id}')`;
   }
-  const ids = (r: Run) => r.result.per_query.map((q) => q.query_id).sort().join("\u0000");
-  if (ids(base) !== ids(head)) return `different queries of the suite (base ${base.result.n_queries}, head ${head.result.n_queries})`;
+  const ids = (r: Run) => r.basis.per_query.map((q) => q.query_id).sort().join("\u0000");
+  if (ids(base) !== ids(head)) return `different queries of the suite (base ${base.basis.n_queries}, head ${head.basis.n_queries})`;
   return null;
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 function pairedMetrics(base: Run, head: Run, confidence: number, minEffect: number) {
-  const headBy = new Map(head.result.per_query.map((q) => [q.query_id, q]));
-  const pairs = base.result.per_query.map((b) => [b, headBy.get(b.query_id)!] as const);
+  const headBy = new Map(head.basis.per_query.map((q) => [q.query_id, q]));
+  const pairs = base.basis.per_query.map((b) => [b, headBy.get(b.query_id)!] as const);
   const measurable = pairs.filter(([b, h]) => b.status === "measurable" && h.status === "measurable");
   const flipped: FlippedItem[] = [];
   const t = { both: 0, baseOnly: 0, headOnly: 0, neither: 0 };
@@ -103,8 +129,8 @@ function pairedMetrics(base: Run, head: Run, confidence: number, minEffect: numb
 }
 
 function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: number, reason: string) {
-  const b = base.result;
-  const h = head.result;
+  const b = base.basis;
+  const h = head.basis;
   const rateCi = b.n_measurable && h.n_measurable ? newcombeDifference(b.n_diverged, b.n_measurable, h.n_diverged, h.n_measurable, confidence) : null;
   const errorCi = b.n_total && h.n_total ? newcombeDifference(b.n_errors, b.n_total, h.n_errors, h.n_total, confidence) : null;
   const metrics = [
@@ -112,7 +138,7 @@ function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: nu
     // Replays counted as independent trials: without pairing there is no better unit to resample.
     metric("error_rate", b.n_total ? b.n_errors / b.n_total : null, h.n_total ? h.n_errors / h.n_total : null, errorCi, { higherIsBetter: false, method: "newcombe", minEffect }),
   ];
-  const sharesOf = (r: ChainDeterminismResult) => r.per_query.flatMap((q) => (q.modal_share === undefined ? [] : [{ query_id: q.query_id, modal_share: q.modal_share }]));
+  const sharesOf = (r: ChainDeterminismBasis) => r.per_query.flatMap((q) => (q.modal_share === undefined ? [] : [{ query_id: q.query_id, modal_share: q.modal_share }]));
   const [bs, hs] = [sharesOf(b), sharesOf(h)];
   const details = {
     pairing: { paired: false, reason },
@@ -122,7 +148,9 @@ function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: nu
   return { metrics, flipped: [], details };
 }
 
-export const chainDeterminismComparer: Comparer<PublicConfig, ChainDeterminismResult> = {
+export const chainDeterminismComparer: Comparer<PublicConfig, ChainDeterminismResult, ChainDeterminismBasis> = {
+  basis: chainDeterminismBasis,
+
   incomparable(base, head) {
     const errors: FieldError[] = [];
     for (const key of HELD_EQUAL) {

@@ -10,58 +10,104 @@
  * - `agreement`: the mean per-item agreement_pct, with a paired bootstrap interval over items;
  * - `batch_alpha`: nominal Krippendorff's alpha over the items × critics matrix; its interval is a
  *   paired bootstrap over items that recomputes both runs' alpha on each resample of items.
- * Metrics read the stored result (each item's verdicts rebuild the matrix the aggregate measured);
- * the samples are not needed.
+ * What the metrics read is kept when the run is aggregated (issue 23), out of the result: per item its
+ * id, expected label, consensus, agreement and valid verdicts, and its row of the items × critics matrix
+ * the aggregate measured alpha on, labels as small numbers. A comparison of two 10,000-item runs then
+ * reads about 60 bytes per item, not the 10,000 items' verdicts of each result.
  */
 import type { z } from "@hono/zod-openapi";
-import { mcnemarExact, newcombePairedDifference, nominalAlpha, pairedBootstrapCi } from "../../engines/stats/index.ts";
+import { mcnemarExact, newcombePairedDifference, nominalAlphaResampler, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
-import type { JudgeConfig as ConfigSchema, JudgeItemResult, JudgeResult } from "./schemas.ts";
+import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
+import type { JudgeConfig as ConfigSchema, JudgeResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, JudgeResult>;
+
+/** One run's items as columns, in the result's item order. */
+export type JudgeBasis = {
+  ids: string[];
+  expected: (string | null)[];
+  consensus: string[];
+  agreement_pct: number[];
+  /** Valid verdicts per item. */
+  valid: number[];
+  /** The labels the matrix uses; `matrix` holds their index per item and critic, −1 where there is no valid verdict. */
+  labels: string[];
+  matrix: number[][];
+  batch_alpha: number | null;
+  per_critic: { critic: string; rate: number | null }[];
+  contested: number;
+};
+
+type Run = ComparedRun<PublicConfig, JudgeBasis>;
+
+/**
+ * The basis from the result: each item's row of the items × critics label matrix the aggregate measured
+ * alpha on (a critic's valid verdict, else none), in the config's critic order.
+ */
+function judgeBasis({ config, result }: BasisInput<JudgeResult>): JudgeBasis {
+  const critics = (config as { critics: { name: string }[] }).critics.map((c) => c.name);
+  const labels: string[] = [];
+  const code = new Map<string, number>();
+  const codeOf = (label: string) => {
+    let c = code.get(label);
+    if (c === undefined) code.set(label, (c = labels.push(label) - 1));
+    return c;
+  };
+  const matrix = result.items.map((it) => {
+    const byCritic = new Map(it.verdicts.filter((v) => v.error === null || v.error === undefined).map((v) => [v.critic, v.kind]));
+    return critics.map((c) => {
+      const label = byCritic.get(c);
+      return label === undefined || label === null ? -1 : codeOf(label);
+    });
+  });
+  return {
+    ids: result.items.map((it) => it.id),
+    expected: result.items.map((it) => it.expected),
+    consensus: result.items.map((it) => it.consensus),
+    agreement_pct: result.items.map((it) => it.agreement_pct),
+    valid: result.items.map((it) => it.counts.valid),
+    labels,
+    matrix,
+    batch_alpha: result.batch.alpha.alpha,
+    per_critic: result.batch.per_critic.map((c) => ({ critic: c.critic, rate: c.rate })),
+    contested: result.contested.count,
+  };
+}
 
 /** A short list of ids for a message. */
 const some = (ids: string[]) => ids.slice(0, 5).map((id) => `'${id}'`).join(", ") + (ids.length > 5 ? ", …" : "");
 
 function itemErrors(base: Run, head: Run): string | null {
-  const headBy = new Map(head.result.items.map((it) => [it.id, it]));
-  const baseIds = new Set(base.result.items.map((it) => it.id));
-  const onlyBase = [...baseIds].filter((id) => !headBy.has(id));
-  const onlyHead = [...headBy.keys()].filter((id) => !baseIds.has(id));
+  const [b, h] = [base.basis, head.basis];
+  const headAt = new Map(h.ids.map((id, i) => [id, i]));
+  const baseIds = new Set(b.ids);
+  const onlyBase = [...baseIds].filter((id) => !headAt.has(id));
+  const onlyHead = [...headAt.keys()].filter((id) => !baseIds.has(id));
   if (onlyBase.length || onlyHead.length) {
-    const parts = [`base has ${baseIds.size} items, head ${headBy.size}`];
+    const parts = [`base has ${baseIds.size} items, head ${headAt.size}`];
     if (onlyBase.length) parts.push(`only in base: ${some(onlyBase)}`);
     if (onlyHead.length) parts.push(`only in head: ${some(onlyHead)}`);
     return parts.join("; ");
   }
-  const moved = base.result.items.filter((it) => it.expected !== headBy.get(it.id)!.expected);
+  const moved = b.ids.map((id, i) => [i, headAt.get(id)!] as const).filter(([i, j]) => b.expected[i] !== h.expected[j]);
   if (moved.length) {
-    const it = moved[0];
-    return `items expect different labels (${moved.length}; '${it.id}' expects ${it.expected ?? "nothing"} in base, ${headBy.get(it.id)!.expected ?? "nothing"} in head)`;
+    const [i, j] = moved[0];
+    return `items expect different labels (${moved.length}; '${b.ids[i]}' expects ${b.expected[i] ?? "nothing"} in base, ${h.expected[j] ?? "nothing"} in head)`;
   }
   return null;
 }
 
-/** The items × critics label matrix the aggregate measured alpha on: a critic's valid verdict, else null. */
-function labelMatrix(run: Run, items: readonly JudgeItemResult[]): (string | null)[][] {
-  const critics = run.config.critics.map((c) => c.name);
-  return items.map((it) => {
-    const byCritic = new Map(it.verdicts.filter((v) => v.error === null || v.error === undefined).map((v) => [v.critic, v.kind]));
-    return critics.map((c) => byCritic.get(c) ?? null);
-  });
-}
+/** The pairs of item positions (base, head), in base's item order. */
+type Pairs = readonly (readonly [number, number])[];
 
-const pick = <T>(rows: readonly T[], idx: ArrayLike<number>): T[] => Array.from({ length: idx.length }, (_, i) => rows[idx[i]]);
-
-function accuracyMetric(pairs: readonly (readonly [JudgeItemResult, JudgeItemResult])[], confidence: number, minEffect: number) {
+function accuracyMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: number, minEffect: number) {
   // Items with a known label and a valid verdict in both runs: the result's accuracy counts the same items per run.
-  const known = pairs.filter(([b, h]) => b.expected !== null && b.counts.valid > 0 && h.counts.valid > 0);
+  const known = pairs.filter(([i, j]) => b.expected[i] !== null && b.valid[i] > 0 && h.valid[j] > 0);
   if (!known.length) return { metric: null, table: null };
   const t = { both: 0, baseOnly: 0, headOnly: 0, neither: 0 };
-  for (const [b, h] of known) {
-    const [rb, rh] = [b.consensus === b.expected, h.consensus === h.expected];
+  for (const [i, j] of known) {
+    const [rb, rh] = [b.consensus[i] === b.expected[i], h.consensus[j] === h.expected[j]];
     if (rb && rh) t.both++;
     else if (rb) t.baseOnly++;
     else if (rh) t.headOnly++;
@@ -80,31 +126,37 @@ function accuracyMetric(pairs: readonly (readonly [JudgeItemResult, JudgeItemRes
   };
 }
 
-function agreementMetric(pairs: readonly (readonly [JudgeItemResult, JudgeItemResult])[], confidence: number, minEffect: number): MetricComparison {
+function agreementMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: number, minEffect: number): MetricComparison {
   // An item without a valid verdict has agreement_pct 0 by the library's rule, which measures nothing.
-  const judged = pairs.filter(([b, h]) => b.counts.valid > 0 && h.counts.valid > 0);
+  const judged = pairs.filter(([i, j]) => b.valid[i] > 0 && h.valid[j] > 0);
   const n = judged.length;
-  const mean = (side: 0 | 1) => judged.reduce((s, p) => s + p[side].agreement_pct, 0) / n;
+  const [pb, ph] = [Float64Array.from(judged, ([i]) => b.agreement_pct[i]), Float64Array.from(judged, ([, j]) => h.agreement_pct[j])];
+  const mean = (xs: Float64Array) => xs.reduce((s, x) => s + x, 0) / n;
   const ci = pairedBootstrapCi(n, (idx) => {
     let d = 0;
-    for (let i = 0; i < idx.length; i++) d += judged[idx[i]][1].agreement_pct - judged[idx[i]][0].agreement_pct;
+    for (let i = 0; i < idx.length; i++) d += ph[idx[i]] - pb[idx[i]];
     return d / idx.length;
   }, { confidence });
-  return metric("agreement", n ? mean(0) : null, n ? mean(1) : null, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
+  return metric("agreement", n ? mean(pb) : null, n ? mean(ph) : null, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
 }
 
-function alphaMetric(base: Run, head: Run, pairs: readonly (readonly [JudgeItemResult, JudgeItemResult])[], confidence: number, minEffect: number): MetricComparison {
-  const mb = labelMatrix(base, pairs.map((p) => p[0]));
-  const mh = labelMatrix(head, pairs.map((p) => p[1]));
+/** A run's label rows in the order of `positions`, labels as the strings they stand for (null: no valid verdict). */
+const rowsAt = (basis: JudgeBasis, positions: readonly number[]) => positions.map((p) => basis.matrix[p].map((c) => (c < 0 ? null : basis.labels[c])));
+
+function alphaMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: number, minEffect: number): MetricComparison {
+  const alphaB = nominalAlphaResampler(rowsAt(b, pairs.map((p) => p[0])));
+  const alphaH = nominalAlphaResampler(rowsAt(h, pairs.map((p) => p[1])));
   // A resample on which either alpha is undefined (one label only, say) is NaN, which the bootstrap leaves out.
   const ci = pairedBootstrapCi(pairs.length, (idx) => {
-    const [ab, ah] = [nominalAlpha(pick(mb, idx)).alpha, nominalAlpha(pick(mh, idx)).alpha];
+    const [ab, ah] = [alphaB(idx), alphaH(idx)];
     return ab === null || ah === null ? NaN : ah - ab;
   }, { confidence });
-  return metric("batch_alpha", base.result.batch.alpha.alpha, head.result.batch.alpha.alpha, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
+  return metric("batch_alpha", b.batch_alpha, h.batch_alpha, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
 }
 
-export const judgeComparer: Comparer<PublicConfig, JudgeResult> = {
+export const judgeComparer: Comparer<PublicConfig, JudgeResult, JudgeBasis> = {
+  basis: judgeBasis,
+
   incomparable(base, head) {
     const errors: FieldError[] = [];
     const items = itemErrors(base, head);
@@ -115,20 +167,21 @@ export const judgeComparer: Comparer<PublicConfig, JudgeResult> = {
   },
 
   async compare(base, head, { confidence, minEffect }) {
-    const headBy = new Map(head.result.items.map((it) => [it.id, it]));
-    const pairs = base.result.items.map((b) => [b, headBy.get(b.id)!] as const);
-    const flipped: FlippedItem[] = pairs.filter(([b, h]) => b.consensus !== h.consensus).map(([b, h]) => ({ id: b.id, base: b.consensus, head: h.consensus }));
-    const accuracy = accuracyMetric(pairs, confidence, minEffect);
-    const metrics = [...(accuracy.metric ? [accuracy.metric] : []), agreementMetric(pairs, confidence, minEffect), alphaMetric(base, head, pairs, confidence, minEffect)];
+    const [b, h] = [base.basis, head.basis];
+    const headAt = new Map(h.ids.map((id, j) => [id, j]));
+    const pairs = b.ids.map((id, i) => [i, headAt.get(id)!] as const);
+    const flipped: FlippedItem[] = pairs.filter(([i, j]) => b.consensus[i] !== h.consensus[j]).map(([i, j]) => ({ id: b.ids[i], base: b.consensus[i], head: h.consensus[j] }));
+    const accuracy = accuracyMetric(b, h, pairs, confidence, minEffect);
+    const metrics = [...(accuracy.metric ? [accuracy.metric] : []), agreementMetric(b, h, pairs, confidence, minEffect), alphaMetric(b, h, pairs, confidence, minEffect)];
     // Each critic's agreement with its run's consensus, matched by name: where a changed critic shows.
-    const rate = (r: Run, name: string) => r.result.batch.per_critic.find((c) => c.critic === name)?.rate ?? null;
+    const rate = (r: JudgeBasis, name: string) => r.per_critic.find((c) => c.critic === name)?.rate ?? null;
     const names = [...new Set([...base.config.critics, ...head.config.critics].map((c) => c.name))];
     const details = {
       items: pairs.length,
       consensus_changes: flipped.length,
       accuracy: accuracy.table,
-      per_critic: names.map((critic) => ({ critic, base: rate(base, critic), head: rate(head, critic) })),
-      contested: { base: base.result.contested.count, head: head.result.contested.count },
+      per_critic: names.map((critic) => ({ critic, base: rate(b, critic), head: rate(h, critic) })),
+      contested: { base: b.contested, head: h.contested },
     };
     return { paired: true, metrics, flipped, details };
   },

@@ -42,7 +42,7 @@ const UNIT_ID = /^(\d+):(\d+):(p|r\d+|x\d+)$/;
  * in recorded order they end close together: the outputs held are those of the items still open (about
  * as many as the run's concurrency), never the run's. Items with calls never run are reduced at the end.
  */
-async function keepAll(config: RqConfig, samples: Iterable<StoredSample>): Promise<KeptModel[]> {
+export async function keepAll(config: RqConfig, samples: Iterable<StoredSample>): Promise<KeptModel[]> {
   const kept = config.models.map(() => keptModel(config));
   const planned = plansOf(config).map((plan) => new Set(callKeys(plan).map((c) => c.key)));
   const open = new Map<string, Map<string, RqOutput | null>>();

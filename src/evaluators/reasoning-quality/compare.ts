@@ -9,9 +9,10 @@
  * the datasets as much as the models. The models themselves (endpoint, temperature, simulator knobs) and
  * the weights may differ: they are what one compares.
  *
- * Per model in both runs, each item's scores are rebuilt from the samples exactly as the aggregate does
- * (records → the engine's `scoreItems`), and the set figure of any resample of items is the engine's
- * `summarise`, so every interval is about the figures the results show:
+ * Per model in both runs, each item's scores were kept when the run was aggregated (compare-basis.ts:
+ * the engine's `scoreItems` of each item's record, as the aggregate scored it), and the set figure of any
+ * resample of items is the engine's `summarise` (`setFigures`, its twin over columns), so every interval
+ * is about the figures the results show:
  * - `correctness`: per-item outcomes are binary, so Newcombe's paired interval and McNemar's exact test on
  *   the items that became right or wrong (as the judge and chain-determinism comparers do); a bootstrap of
  *   a handful of discordant items gives a degenerate interval;
@@ -21,39 +22,20 @@
  * A figure whose recomputation does not reproduce the result's (SS by embeddings, which are not stored;
  * a result aggregated by older code) keeps its two values but has no interval (`method: none`).
  *
- * The samples carry no gold answers: the items are rebuilt as the run's create step built them, synthetic
- * ones from their seed (the generator is deterministic) and uploaded ones from the tenant's dataset (which
- * never changes once stored). When a dataset has been deleted since, the runs are compared on the
- * results' figures alone, unpaired and without intervals, and `details.unpaired_reason` says why.
+ * Pairing reads the items of the tenant's uploaded datasets (their ids in `flipped`) only while they
+ * exist: when a dataset has been deleted since, the runs are compared on the results' figures alone,
+ * unpaired and without intervals, and `details.unpaired_reason` says why (such an answer is not kept).
  */
 import type { z } from "@hono/zod-openapi";
-import {
-  aggregate,
-  buildRecord,
-  generateSynthetic,
-  mergeStrategies,
-  planItem,
-  resolveWeightTable,
-  scoreItems,
-  summarise,
-  type CallOutcome,
-  type EvalItem,
-  type ItemScores,
-  type LsBackend,
-  type MetricKey,
-  type SsBackend,
-  type Weights,
-} from "../../engines/reasoning-quality/index.ts";
-import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../../engines/stats/index.ts";
+import { aggregate, mergeStrategies, resolveWeightTable, type MetricKey, type Weights } from "../../engines/reasoning-quality/index.ts";
+import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi, percentileInterval } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import type { StoredSample } from "../types.ts";
 import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
-import type { RqConfig as ConfigSchema, RqModelResult, RqResult } from "./schemas.ts";
-import type { RqOutput } from "./units.ts";
+import { columnsOf, rqBasis, setFigures, type Columns, type RqBasis, type RqModelBasis } from "./compare-basis.ts";
+import type { RqConfig as ConfigSchema, RqResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, RqResult>;
-type Item = EvalItem & { id: string };
+type Run = ComparedRun<PublicConfig, RqBasis>;
 
 /** The metrics compared by a paired bootstrap (correctness has its own paired interval). */
 const BOOTSTRAPPED: readonly MetricKey[] = ["consistency", "robustness", "logical_coherence", "efficiency", "stability"];
@@ -68,67 +50,16 @@ function describeDataset(ref: Record<string, unknown>): string {
   return ref.num_samples === undefined ? String(ref.id) : `${String(ref.id)} (first ${String(ref.num_samples)})`;
 }
 
-const modelNames = (run: Run) => run.result.models.map((m) => m.model);
+const modelNames = (run: Run) => run.basis.models.map((m) => m.model);
+const modelOf = (run: Run, name: string): RqModelBasis => run.basis.models.find((m) => m.model === name)!;
 
-/**
- * The run's items as its create step made them (create.ts `loadItems`): synthetic ones regenerated from
- * their seed, uploaded ones read back from the tenant's dataset (immutable once stored). Null when a
- * dataset has been deleted since, or the items do not add up to the run's count.
- */
-async function itemsOf(run: Run, datasetItems: CompareOptions["datasetItems"]): Promise<Item[] | null> {
-  const items: EvalItem[] = [];
-  for (const ref of run.config.datasets) {
-    const s = ref.synthetic as { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number } | undefined;
-    if (s) {
-      for (const it of generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness })) {
-        items.push({ ...it, dataset: "synthetic" });
-      }
-      continue;
-    }
-    const stored = datasetItems ? await datasetItems(String(ref.id)) : null;
-    if (!stored) return null;
-    const n = typeof ref.num_samples === "number" ? ref.num_samples : stored.length;
-    items.push(...(stored.slice(0, n) as EvalItem[]));
-  }
-  if (items.length !== run.config.n_items) return null;
-  return items.map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
-}
+/** The uploaded datasets the run's items came from (synthetic ones are regenerated, never deleted). */
+const uploaded = (run: { config: PublicConfig }): string[] => run.config.datasets.filter((ref) => !ref.synthetic).map((ref) => String(ref.id));
 
-/** The LS and SS backends that reproduce a model's figures, from the methods its result says were used. */
-function backendsOf(model: RqModelResult, m: number, items: readonly Item[], byUnit: ReadonlyMap<string, RqOutput | null>): { ls: LsBackend; ss: SsBackend; ssStored: boolean } {
-  const e = model.extensions;
-  const ls: LsBackend =
-    e.ls_method === "model"
-      ? // The checker's labels were recorded with each primary generation; a missing one reads as neutral, as the aggregate's did.
-        { method: "model", labels: items.map((_, i) => byUnit.get(`${m}:${i}:p`)?.nli?.labels ?? null), fallback: "neutral" }
-      : { method: e.ls_method === "none" ? "none" : "lexical" };
-  // Embedding vectors are not stored, so SS by embeddings cannot be recomputed per item.
-  const ssStored = e.ss_method !== "embeddings";
-  const ss: SsBackend = { method: e.ss_method === "jaccard" ? "jaccard" : "none" };
-  return { ls, ss, ssStored };
-}
-
-/** Model m's per-item scores, from its samples as the aggregate rebuilds each item's record (aggregate.ts). */
-async function itemScores(run: Run, m: number, items: readonly Item[], byUnit: ReadonlyMap<string, RqOutput | null>): Promise<{ scores: ItemScores; ssStored: boolean }> {
-  const metrics = run.config.metrics;
-  const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
-    !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
-  const records = items.map((item, i) => {
-    const plan = planItem(item, i, { metrics });
-    const get = (key: string) => outcome(byUnit.get(`${m}:${i}:${key}`));
-    return buildRecord(
-      item,
-      plan,
-      {
-        primary: get("p") ?? { ok: false, error: "not run" },
-        extras: plan.extras.map((c) => get(`r${c.run}`)),
-        perturbations: plan.perturbations.map((c) => (c ? get(`x${c.slot}`) : null)),
-      },
-      { metrics },
-    );
-  });
-  const { ls, ss, ssStored } = backendsOf(run.result.models[m], m, items, byUnit);
-  return { scores: await scoreItems(records, metrics, { matcher: run.config.matcher, ls, ss }), ssStored };
+/** Whether an uploaded dataset of the runs has been deleted since (then only the figures are compared). */
+async function datasetGone(base: { config: PublicConfig }, head: { config: PublicConfig }, exists: CompareOptions["datasetExists"]): Promise<boolean> {
+  for (const id of new Set([...uploaded(base), ...uploaded(head)])) if (!exists || !(await exists(id))) return true;
+  return false;
 }
 
 /** Each run's weights for a strategy, exactly as its aggregate used them. */
@@ -140,8 +71,8 @@ function weightsOf(run: Run): Record<string, Weights> {
 function sharedStrategies(base: Run, head: Run): { shared: string[]; skipped: { strategy: string; reason: string }[] } {
   const shared: string[] = [];
   const skipped: { strategy: string; reason: string }[] = [];
-  for (const s of new Set([...Object.keys(base.result.strategies), ...Object.keys(head.result.strategies)])) {
-    const [wb, wh] = [base.result.strategies[s], head.result.strategies[s]];
+  for (const s of new Set([...Object.keys(base.basis.strategies), ...Object.keys(head.basis.strategies)])) {
+    const [wb, wh] = [base.basis.strategies[s], head.basis.strategies[s]];
     if (!wb || !wh) skipped.push({ strategy: s, reason: `only in ${wb ? "base" : "head"}` });
     else if (JSON.stringify(wb) !== JSON.stringify(wh)) skipped.push({ strategy: s, reason: "the runs weigh it differently" });
     else shared.push(s);
@@ -151,63 +82,57 @@ function sharedStrategies(base: Run, head: Run): { shared: string[]; skipped: { 
 
 /**
  * Percentile intervals of several statistics over the same bootstrap resamples. `row` computes every
- * statistic of one resample at once (two `summarise` calls, not one per statistic); the bootstrap is
- * deterministic for its seed, so the later passes see the same resamples in the same order and read the
- * stored rows back instead of recomputing them.
+ * statistic of one resample at once (two `setFigures` calls, not one per statistic); the first
+ * statistic's interval is the bootstrap's, and the others' are the same percentiles of their own column
+ * of values, as a bootstrap of the same seed (the same resamples in the same order) would give them.
  */
-function bootstrapRows(n: number, width: number, row: (idx: number[]) => number[], confidence: number): ([number, number] | null)[] {
+function bootstrapRows(n: number, width: number, row: (idx: Uint32Array) => number[], confidence: number): ([number, number] | null)[] {
   if (width === 0) return [];
-  const rows: number[][] = [];
+  const columns: number[][] = Array.from({ length: width }, () => []);
   const first = pairedBootstrapCi(n, (idx) => {
-    const r = row(Array.from(idx));
-    rows.push(r);
+    const r = row(idx);
+    for (let j = 0; j < width; j++) columns[j].push(r[j]);
     return r[0];
   }, { confidence });
-  const out = [first];
-  for (let j = 1; j < width; j++) {
-    let b = 0;
-    out.push(pairedBootstrapCi(n, () => rows[b++][j], { confidence }));
-  }
-  return out;
+  // Fewer than two items: no resample was drawn, and no statistic has an interval.
+  return [first, ...columns.slice(1).map((values) => (n < 2 ? null : percentileInterval(Float64Array.from(values), confidence)))];
 }
 
-const outcomeOf = (s: ItemScores, i: number) => (s.failed[i] ? "failed" : s.cq[i] === 1 ? "correct" : "wrong");
+const outcomeOf = (c: Columns, i: number) => (c.failed[i] ? "failed" : c.cq[i] === 1 ? "correct" : "wrong");
 const nullToNaN = (x: number | null) => (x === null ? NaN : x);
 
 /** One model's comparison, item by item. */
-async function compareModel(
+function compareModel(
   name: string,
   base: Run,
   head: Run,
-  sides: { items: readonly Item[]; byUnit: [ReadonlyMap<string, RqOutput | null>, ReadonlyMap<string, RqOutput | null>] },
   strategies: readonly string[],
   o: { confidence: number; minEffect: number },
-): Promise<{ metrics: MetricComparison[]; flipped: FlippedItem[]; unverified: string[]; correctness: Record<string, number> }> {
-  const runs = [base, head] as const;
-  const [mb, mh] = runs.map((r) => r.result.models.findIndex((x) => x.model === name));
-  const [rb, rh] = [base.result.models[mb], head.result.models[mh]];
-  const [sb, sh] = await Promise.all([itemScores(base, mb, sides.items, sides.byUnit[0]), itemScores(head, mh, sides.items, sides.byUnit[1])]);
-  const n = sides.items.length;
+): { metrics: MetricComparison[]; flipped: FlippedItem[]; unverified: string[]; correctness: Record<string, number> } {
+  const [rb, rh] = [modelOf(base, name), modelOf(head, name)];
+  const [sb, sh] = [columnsOf(rb), columnsOf(rh)];
+  const items = base.basis.items;
+  const n = items.length;
   const [wb, wh] = [weightsOf(base), weightsOf(head)];
   const missing = [rb.extensions.missing_metric, rh.extensions.missing_metric];
-  const figures = (s: ItemScores, idx: number[] | undefined, weights: Record<string, Weights>, missingMetric: "renormalize" | "zero") => {
-    const set = summarise(s, idx);
-    return { raw: set.raw, rounded: set.raw_metrics, q: strategies.map((st) => aggregate(set.raw_metrics, weights[st], { missingMetric })) };
+  const figures = (s: Columns, idx: ArrayLike<number> | undefined, weights: Record<string, Weights>, missingMetric: "renormalize" | "zero") => {
+    const set = setFigures(s, idx);
+    return { raw: set.raw, rounded: set.rounded, q: strategies.map((st) => aggregate(set.rounded, weights[st], { missingMetric })) };
   };
 
-  // Only figures the samples reproduce get an interval (the whole set gives back the result's value).
-  const [fb, fh] = [figures(sb.scores, undefined, wb, missing[0]), figures(sh.scores, undefined, wh, missing[1])];
+  // Only figures the kept scores reproduce get an interval (the whole set gives back the result's value).
+  const [fb, fh] = [figures(sb, undefined, wb, missing[0]), figures(sh, undefined, wh, missing[1])];
   const unverified = new Set<string>();
   for (const k of ALL_METRICS) {
     if (fb.rounded[k] !== rb.raw_metrics[k] || fh.rounded[k] !== rh.raw_metrics[k]) unverified.add(k);
   }
-  if (!sb.ssStored || !sh.ssStored) unverified.add("stability");
+  if (!rb.ss_stored || !rh.ss_stored) unverified.add("stability");
   strategies.forEach((st, j) => {
     if (Math.abs(fb.q[j] - rb.aggregated[st]) > 1e-12 || Math.abs(fh.q[j] - rh.aggregated[st]) > 1e-12) unverified.add(`q.${st}`);
   });
 
   const rows = bootstrapRows(n, BOOTSTRAPPED.length + strategies.length, (idx) => {
-    const [b, h] = [figures(sb.scores, idx, wb, missing[0]), figures(sh.scores, idx, wh, missing[1])];
+    const [b, h] = [figures(sb, idx, wb, missing[0]), figures(sh, idx, wh, missing[1])];
     return [...BOOTSTRAPPED.map((k) => nullToNaN(h.raw[k]) - nullToNaN(b.raw[k])), ...strategies.map((_, j) => h.q[j] - b.q[j])];
   }, o.confidence);
 
@@ -216,13 +141,13 @@ async function compareModel(
   const t = { both: 0, baseOnly: 0, headOnly: 0, neither: 0 };
   const flipped: FlippedItem[] = [];
   for (let i = 0; i < n; i++) {
-    const [cb, ch] = [sb.scores.cq[i] === 1, sh.scores.cq[i] === 1];
+    const [cb, ch] = [sb.cq[i] === 1, sh.cq[i] === 1];
     if (cb && ch) t.both++;
     else if (cb) t.baseOnly++;
     else if (ch) t.headOnly++;
     else t.neither++;
-    const [ob, oh] = [outcomeOf(sb.scores, i), outcomeOf(sh.scores, i)];
-    if (ob !== oh) flipped.push({ id: `${name}/${sides.items[i].id}`, base: ob, head: oh });
+    const [ob, oh] = [outcomeOf(sb, i), outcomeOf(sh, i)];
+    if (ob !== oh) flipped.push({ id: `${name}/${items[i]}`, base: ob, head: oh });
   }
   const cqOk = !unverified.has("correctness") && n > 0;
   metrics.push(
@@ -250,9 +175,9 @@ async function compareModel(
   };
 }
 
-/** The results' figures alone, when the items cannot be rebuilt: no pairing, no interval. */
+/** The results' figures alone, when the items may not be paired: no pairing, no interval. */
 function resultsOnly(name: string, base: Run, head: Run, strategies: readonly string[], minEffect: number): MetricComparison[] {
-  const [rb, rh] = [base, head].map((r) => r.result.models.find((x) => x.model === name)!);
+  const [rb, rh] = [modelOf(base, name), modelOf(head, name)];
   return [
     ...ALL_METRICS.map((k) => metric(`${name}.${k}`, rb.raw_metrics[k], rh.raw_metrics[k], null, { higherIsBetter: true, method: "none", minEffect })),
     ...strategies.map((st) => metric(`${name}.q.${st}`, rb.aggregated[st], rh.aggregated[st], null, { higherIsBetter: true, method: "none", minEffect })),
@@ -261,7 +186,7 @@ function resultsOnly(name: string, base: Run, head: Run, strategies: readonly st
 
 /** Per strategy, the models present in both runs whose rank changed. */
 function rankChanges(base: Run, head: Run, strategies: readonly string[], models: readonly string[]) {
-  const rankIn = (r: Run, st: string, model: string) => r.result.rankings[st]?.find((x) => x.model === model)?.rank ?? null;
+  const rankIn = (r: Run, st: string, model: string) => r.basis.rankings[st]?.find((x) => x.model === model)?.rank ?? null;
   return Object.fromEntries(
     strategies.map((st) => [
       st,
@@ -272,11 +197,9 @@ function rankChanges(base: Run, head: Run, strategies: readonly string[], models
   );
 }
 
-function byUnitOf(samples: readonly StoredSample[]): Map<string, RqOutput | null> {
-  return new Map(samples.map((s) => [s.unitId, s.output as RqOutput | null]));
-}
+export const rqComparer: Comparer<PublicConfig, RqResult, RqBasis> = {
+  basis: rqBasis,
 
-export const rqComparer: Comparer<PublicConfig, RqResult> = {
   incomparable(base, head) {
     const errors: FieldError[] = [];
     const differ = (path: string, a: unknown, b: unknown, show = shown) => {
@@ -300,7 +223,7 @@ export const rqComparer: Comparer<PublicConfig, RqResult> = {
     if (!common.length) errors.push({ path: "config.models", message: `no model name is in both runs (base: ${modelNames(base).join(", ")}; head: ${modelNames(head).join(", ")})` });
     // A fallback can leave a model scored by another LS or SS method than its config asked for.
     for (const name of common) {
-      const [eb, eh] = [base, head].map((r) => r.result.models.find((m) => m.model === name)!.extensions);
+      const [eb, eh] = [base, head].map((r) => modelOf(r, name).extensions);
       differ(`result.models.${name}.extensions.ls_method`, eb.ls_method, eh.ls_method);
       differ(`result.models.${name}.extensions.ss_method`, eb.ss_method, eh.ss_method);
     }
@@ -317,27 +240,29 @@ export const rqComparer: Comparer<PublicConfig, RqResult> = {
       rank_changes: rankChanges(base, head, shared, common),
       ...(skipped.length ? { strategies_not_compared: skipped } : {}),
     };
-    const items = await itemsOf(base, o.datasetItems);
-    if (!items) {
-      details.unpaired_reason = "a dataset of the runs has been deleted since, so their items cannot be read back: the runs are compared on their results' figures only, without intervals";
+    if (await datasetGone(base, head, o.datasetExists)) {
+      // Its items (their ids, which item flipped) are not shown once the tenant deleted them.
+      details.unpaired_reason = "a dataset of the runs has been deleted since, so their items are not paired: the runs are compared on their results' figures only, without intervals";
       return { paired: false, metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)), flipped: [], details };
     }
-    const [sb, sh] = await Promise.all([base.samples(), head.samples()]);
-    const byUnit = [byUnitOf(sb), byUnitOf(sh)] as [Map<string, RqOutput | null>, Map<string, RqOutput | null>];
     const metrics: MetricComparison[] = [];
     const flipped: FlippedItem[] = [];
     const correctness: Record<string, unknown> = {};
     const noInterval: Record<string, string[]> = {};
     for (const name of common) {
-      const c = await compareModel(name, base, head, { items, byUnit }, shared, o);
+      const c = compareModel(name, base, head, shared, o);
       metrics.push(...c.metrics);
       flipped.push(...c.flipped);
       correctness[name] = c.correctness;
       if (c.unverified.length) noInterval[name] = c.unverified;
     }
-    details.items = items.length;
+    details.items = base.basis.items.length;
     details.correctness = correctness;
     if (Object.keys(noInterval).length) details.no_interval = noInterval;
     return { paired: true, metrics, flipped, details };
+  },
+
+  async cacheable(base, head, o) {
+    return !(await datasetGone(base, head, o.datasetExists));
   },
 };

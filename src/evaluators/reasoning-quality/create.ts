@@ -1,6 +1,8 @@
 import { checkWeights, generateSynthetic, goldInOurWords, METRIC_KEYS, type DatasetItem } from "../../engines/reasoning-quality/index.ts";
 import { datasetItems, getDataset } from "../../db/datasets.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
+import { LIMITS } from "../../limits.ts";
+import { utf8Bytes } from "../../platform/storage-guard.ts";
 import { singleCallLeaseMs } from "../../runs/lease.ts";
 import { resolveProviders, type ResolvedProvider } from "../connections.ts";
 import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
@@ -93,6 +95,17 @@ function resolveModels(body: RqBody, providers: Providers): { models: RqModel[];
 async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<{ items: (DatasetItem & { id: string })[]; ownWording: string[] }> {
   const items: DatasetItem[] = [];
   const ours = new Set<DatasetItem>();
+  // The items are nearly all of the run's config, which has a size limit: past it, the dataset that
+  // passed it is named, before any further one is read.
+  let bytes = 0;
+  const count = (i: number, added: DatasetItem[]) => {
+    bytes += utf8Bytes(JSON.stringify(added));
+    if (bytes > LIMITS.runConfigBytes) {
+      throw ApiError.validation([
+        { path: `datasets.${i}`, message: `the items so far are ${bytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes} (use num_samples, or split the run)` },
+      ]);
+    }
+  };
   for (const [i, ref] of body.datasets.entries()) {
     if ("synthetic" in ref) {
       const s = ref.synthetic;
@@ -102,12 +115,14 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
         if (goldInOurWords(it)) ours.add(item);
         items.push(item);
       }
+      count(i, items.slice(items.length - generated.length));
       continue;
     }
     const row = await getDataset(db, tenantId, ref.id);
     if (!row) throw ApiError.validation([{ path: `datasets.${i}.id`, message: `no dataset '${ref.id}' for this tenant` }]);
-    const stored = await datasetItems<DatasetItem>(db, row.id);
-    items.push(...stored.slice(0, ref.num_samples ?? stored.length));
+    const taken = (await datasetItems<DatasetItem>(db, row.id)).slice(0, ref.num_samples);
+    count(i, taken);
+    items.push(...taken);
   }
   if (items.length === 0) throw ApiError.validation([{ path: "datasets", message: "no items to evaluate" }]);
   // Records are keyed by position; ids only need to be unique for the samples' readers.

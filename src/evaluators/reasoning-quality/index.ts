@@ -16,7 +16,7 @@ import { rqComparer } from "./compare.ts";
 import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
 import { RqConfig as ConfigSchema, RqOutput as OutputSchema, RqResult } from "./schemas.ts";
-import { execute, failureOutput, plan, type RqConfig } from "./units.ts";
+import { execute, failureOutput, plan, unitConfig, type RqConfig } from "./units.ts";
 
 export { aggregateRq } from "./aggregate.ts";
 export { modelSecret, type RqConfig, type RqModel, type RqOutput } from "./units.ts";
@@ -33,6 +33,8 @@ export const reasoningQuality = {
   },
   create: createRqRun,
   plan,
+  // Lanes get a unit's item, not the run's thousands (units.ts).
+  unitConfig,
   execute,
   aggregate: (config, samples, ctx) => aggregateRq(config, samples, ctx),
   parseOutput: (text) => JSON.parse(text),

@@ -39,6 +39,8 @@ export type RqConfig = {
   /** Extra strategies: name → weights over the six metrics (auto-normalised). */
   custom_strategies: Record<string, Record<string, number>>;
   seed: number;
+  /** Only in what a lane is handed for one unit (see unitConfig): that unit's item; `items` is then empty. */
+  unit_item?: { index: number; item: EvalItem & { id: string } };
 };
 
 export type RqOutput = {
@@ -71,6 +73,27 @@ export function plansOf(config: RqConfig): ItemPlan[] {
   return p;
 }
 
+/** Item i's plan: from the unit's own item where the config is a unit's (unitConfig), else from the run's items. */
+function planOf(config: RqConfig, i: number): ItemPlan {
+  const own = config.unit_item;
+  return own?.index === i ? planItem(own.item, i, { metrics: config.metrics }) : plansOf(config)[i];
+}
+
+function itemOf(config: RqConfig, i: number): EvalItem {
+  const own = config.unit_item;
+  return own?.index === i ? own.item : config.items[i];
+}
+
+/**
+ * What a lane is handed for unit `id`: the config with that unit's item alone. The items are nearly
+ * all of a config (10,000 are about 3.3 MB) and a unit reads one, so lanes neither receive nor hold them.
+ */
+export function unitConfig(config: RqConfig, id: string): RqConfig {
+  const { i } = parseUnit(id);
+  const { own_wording_golds: _golds, ...rest } = config;
+  return { ...rest, items: [], unit_item: { index: i, item: config.items[i] } };
+}
+
 export function parseUnit(id: string): { m: number; i: number; call: string } {
   const match = /^(\d+):(\d+):(p|r\d+|x\d+)$/.exec(id);
   if (!match) throw new Error(`reasoning-quality: bad unit id '${id}'`);
@@ -90,13 +113,13 @@ export function plan(config: RqConfig): string[] {
 function modelSpec(config: RqConfig, m: number, i: number, call: string): ModelSpec {
   const model = config.models[m];
   if (!model.simulator) return { kind: "endpoint", base_url: model.base_url!, secret: modelSecret(m), timeout_s: model.timeout_s };
-  const index = call === "p" ? 0 : 1 + callKeys(plansOf(config)[i]).findIndex((c) => c.key === call);
+  const index = call === "p" ? 0 : 1 + callKeys(planOf(config, i)).findIndex((c) => c.key === call);
   return {
     kind: "simulator",
     model: model.model,
     seed: config.seed,
     latency_ms: model.simulator.latency_ms,
-    responders: [reasonerResponder({ model: model.name, item: String(i), gold: config.items[i].answer, call: index, ...model.simulator })],
+    responders: [reasonerResponder({ model: model.name, item: String(i), gold: itemOf(config, i).answer, call: index, ...model.simulator })],
   };
 }
 
@@ -105,7 +128,7 @@ export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: Ab
   const { m, i, call } = parseUnit(id);
   const { config } = ctx;
   const model = config.models[m];
-  const prompt = callKeys(plansOf(config)[i]).find((c) => c.key === call)!.prompt;
+  const prompt = callKeys(planOf(config, i)).find((c) => c.key === call)!.prompt;
   const client = unitModel(ctx, modelSpec(config, m, i, call));
   const base = { model: model.name, item: i, call };
   try {

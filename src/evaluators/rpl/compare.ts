@@ -17,11 +17,23 @@ import type { z } from "@hono/zod-openapi";
 import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, metricVerdict, type ComparedRun, type Comparer, type MetricComparison } from "../compare.ts";
+import { metric, metricVerdict, type BasisInput, type ComparedRun, type Comparer, type MetricComparison } from "../compare.ts";
 import type { RplConfig as ConfigSchema, RplResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, RplResult>;
+
+/** What a comparison reads of a run's result, kept when it is aggregated: its figures. */
+export type RplBasis = {
+  aggregates: Pick<RplResult["aggregates"], "prob_true_rpl" | "ci95" | "ci_width" | "stability_score">;
+  quality: Pick<RplResult["quality"], "pqs">;
+};
+
+type Run = ComparedRun<PublicConfig, RplBasis>;
+
+function rplBasis({ result: r }: BasisInput<RplResult>): RplBasis {
+  const a = r.aggregates;
+  return { aggregates: { prob_true_rpl: a.prob_true_rpl, ci95: a.ci95, ci_width: a.ci_width, stability_score: a.stability_score }, quality: { pqs: r.quality.pqs } };
+}
 
 /** The confidence of each run's own interval: the frozen estimator takes the 2.5 and 97.5 percentiles. */
 const RUN_CONFIDENCE = 0.95;
@@ -39,7 +51,7 @@ function atConfidence(estimate: number, ci: readonly [number, number], confidenc
 
 /** The figures the engine's comparison reads, as GET /v1/rpl/compare builds them. */
 function engineRun(run: Run): EngineRun {
-  const r = run.result;
+  const r = run.basis;
   return {
     run_id: run.id,
     config: run.config as EngineRun["config"],
@@ -53,7 +65,9 @@ function engineRun(run: Run): EngineRun {
 
 const shown = (v: unknown) => (v === undefined ? "none" : JSON.stringify(v));
 
-export const rplComparer: Comparer<PublicConfig, RplResult> = {
+export const rplComparer: Comparer<PublicConfig, RplResult, RplBasis> = {
+  basis: rplBasis,
+
   incomparable(base, head) {
     try {
       compareRuns([engineRun(base), engineRun(head)]);
@@ -75,7 +89,7 @@ export const rplComparer: Comparer<PublicConfig, RplResult> = {
 
   async compare(base, head, { confidence, minEffect }) {
     const engine = compareRuns([engineRun(base), engineRun(head)]);
-    const [b, h] = [base.result.aggregates, head.result.aggregates];
+    const [b, h] = [base.basis.aggregates, head.basis.aggregates];
     const ci = moverDifference(
       b.prob_true_rpl,
       atConfidence(b.prob_true_rpl, b.ci95, confidence),
@@ -90,7 +104,7 @@ export const rplComparer: Comparer<PublicConfig, RplResult> = {
       p,
       metric("ci_width", b.ci_width, h.ci_width, null, { higherIsBetter: false, method: "none", minEffect: Math.max(minEffect, WIDTH_EPSILON) }),
       metric("stability_score", b.stability_score, h.stability_score, null, { higherIsBetter: true, method: "none", minEffect }),
-      metric("pqs", base.result.quality.pqs, head.result.quality.pqs, null, { higherIsBetter: true, method: "none", minEffect }),
+      metric("pqs", base.basis.quality.pqs, head.basis.quality.pqs, null, { higherIsBetter: true, method: "none", minEffect }),
     ];
     return {
       paired: false,

@@ -1,0 +1,113 @@
+// `assay admin tenants create|list`, `assay admin keys create|list|revoke`: the operator's commands
+// (/v1/admin/*), authenticated with the deployment's ADMIN_TOKEN instead of a tenant's key. This is how
+// a new deployment gets its first tenant and key. The token is read from the environment, never from a
+// flag, so it stays out of shell history and `ps`; a new key's secret is printed once, as the API
+// returns it once.
+import { Command, Option } from "commander";
+import { createClient } from "@assay/sdk/client";
+import { adminCreateKey, adminCreateTenant, adminListKeys, adminListTenants, adminRevokeKey, type ApiKey, type CreatedApiKey, type Tenant } from "@assay/sdk";
+import { usageError } from "../errors.ts";
+import { printJson, table } from "../output.ts";
+import { call, isLocalDefault, serverFor, type GlobalOptions, type Session } from "../session.ts";
+
+/** The operator token `npm start` puts in .dev.vars (.dev.vars.example): valid on the local dev server only. */
+export const LOCAL_ADMIN_TOKEN = "assay-local-admin-token";
+
+/** A session whose credential is the operator token: ADMIN_TOKEN, or the local one for the local default server. */
+export function adminSessionFor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Session {
+  const server = serverFor(options, env);
+  const token = env.ADMIN_TOKEN || (isLocalDefault(server) ? LOCAL_ADMIN_TOKEN : undefined);
+  if (!token) throw usageError(`set ADMIN_TOKEN to the operator token of ${server} (the Worker secret ADMIN_TOKEN)`);
+  return { client: createClient({ baseUrl: server, auth: () => token }), server, json: Boolean(options.json) };
+}
+
+const adminSession = (cmd: Command) => adminSessionFor(cmd.optsWithGlobals<GlobalOptions>());
+
+// The API's id shapes (`ten_…`, `key_…`); checked here so a slip is a usage error, not a 404.
+const idOf = (prefix: string) => (raw: string) => {
+  if (!new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(raw)) throw usageError(`not a ${prefix === "ten" ? "tenant" : "key"} id: "${raw}" (${prefix}_…)`);
+  return raw;
+};
+
+/** Every page of an admin list. */
+async function all<T>(page: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean; next_cursor: string | null }>): Promise<T[]> {
+  const out: T[] = [];
+  let after: string | undefined;
+  do {
+    const p = await page(after);
+    out.push(...p.data);
+    after = p.has_more && p.next_cursor ? p.next_cursor : undefined;
+  } while (after);
+  return out;
+}
+
+/** People's lines for a new key: the secret on stdout, the warning that it is shown once on stderr. */
+function printNewKey(key: CreatedApiKey): void {
+  process.stdout.write(`API key ${key.id} ("${key.name}") of tenant ${key.tenant_id}:\n${key.key}\n`);
+  process.stderr.write("This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n");
+}
+
+const keyRow = (k: ApiKey) => [k.id, k.name, `${k.prefix}…`, k.created_at, k.revoked_at ?? ""];
+
+export function register(program: Command): void {
+  const admin = program
+    .command("admin")
+    .description("operator commands: tenants and their API keys, with the deployment's ADMIN_TOKEN (environment variable)");
+
+  const tenants = admin.command("tenants").description("tenants: each with its own runs, keys and settings");
+  tenants
+    .command("create")
+    .description("create a tenant and its first API key; the key is printed once")
+    .argument("<name>", "the tenant's name (1 to 200 characters)")
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const s = adminSession(cmd);
+      const created = await call(s, adminCreateTenant({ client: s.client, body: { name } }));
+      if (s.json) return printJson(created);
+      process.stdout.write(`created tenant ${created.id} ("${created.name}")\n`);
+      printNewKey(created.api_key);
+    });
+  tenants
+    .command("list")
+    .description("every tenant, newest first")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const s = adminSession(cmd);
+      const list = await all<Tenant>((after) => call(s, adminListTenants({ client: s.client, query: { limit: 100, after } })));
+      if (s.json) return printJson({ data: list });
+      if (!list.length) return void process.stdout.write("no tenants\n");
+      process.stdout.write(table(["id", "name", "created"], list.map((t) => [t.id, t.name, t.created_at])));
+    });
+
+  const keys = admin.command("keys").description("a tenant's API keys (a tenant manages its own with its key: /v1/keys)");
+  keys
+    .command("create")
+    .description("create an API key for a tenant; the key is printed once")
+    .argument("<tenant-id>", "the tenant (ten_…)", idOf("ten"))
+    .addOption(new Option("--name <name>", "a name to tell the key apart").default("default"))
+    .action(async (tenantId: string, opts: { name: string }, cmd: Command) => {
+      const s = adminSession(cmd);
+      const created = await call(s, adminCreateKey({ client: s.client, path: { tenant_id: tenantId }, body: { name: opts.name } }));
+      if (s.json) return printJson(created);
+      printNewKey(created);
+    });
+  keys
+    .command("list")
+    .description("a tenant's keys, newest first: names and prefixes, never the secrets")
+    .argument("<tenant-id>", "the tenant (ten_…)", idOf("ten"))
+    .action(async (tenantId: string, _opts: unknown, cmd: Command) => {
+      const s = adminSession(cmd);
+      const list = await all<ApiKey>((after) => call(s, adminListKeys({ client: s.client, path: { tenant_id: tenantId }, query: { limit: 100, after } })));
+      if (s.json) return printJson({ data: list });
+      if (!list.length) return void process.stdout.write("no keys\n");
+      process.stdout.write(table(["id", "name", "prefix", "created", "revoked"], list.map(keyRow)));
+    });
+  keys
+    .command("revoke")
+    .description("revoke any API key (it stops working everywhere within 120 s, at once on the server that answers)")
+    .argument("<key-id>", "the key (key_…)", idOf("key"))
+    .action(async (keyId: string, _opts: unknown, cmd: Command) => {
+      const s = adminSession(cmd);
+      const revoked = await call(s, adminRevokeKey({ client: s.client, path: { key_id: keyId } }));
+      if (s.json) return printJson(revoked);
+      process.stdout.write(`revoked API key ${revoked.id} ("${revoked.name}") of tenant ${revoked.tenant_id}\n`);
+    });
+}
