@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { listPage } from "./page.ts";
+import { utf8Bytes } from "../platform/storage-guard.ts";
 
 export type RunRow = typeof runs.$inferSelect;
 export type RunInsert = typeof runs.$inferInsert;
@@ -17,7 +18,7 @@ export type IdempotencyKeyRow = typeof idempotencyKeys.$inferInsert;
  * taken meanwhile by a concurrent request makes the whole batch fail, the run included.
  */
 export async function insertRun(db: Db, given: RunInsert, key?: IdempotencyKeyRow): Promise<void> {
-  const row = { ...given, configBytes: new TextEncoder().encode(JSON.stringify(given.config ?? null)).byteLength };
+  const row = { ...given, configBytes: utf8Bytes(JSON.stringify(given.config ?? null)) };
   if (key) await db.batch([db.insert(idempotencyKeys).values(key), db.insert(runs).values(row)]);
   else await db.insert(runs).values(row);
 }
