@@ -29,13 +29,10 @@ import { countedEnv } from "../platform/counted-env.ts";
 const PERMIT_MARGIN_MS = 30_000;
 
 /**
- * What a lane keeps free in its invocation before it starts a unit: a unit that does not run in steps
- * must fit whole. Nine minutes of the fourteen means new units start during the first five (a unit is
- * one call and its retries for most evaluators); 1,000 subrequests is more than such a unit makes (a
- * call's 23 attempts at most, with their limiter requests, and its report). A unit of many steps
- * (chain-determinism) also checks each step (UnitSteps), so it hands over mid-unit if it must.
+ * What a lane keeps free in its invocation before it starts a unit whose evaluator does not say what
+ * its units need (`Evaluator.unitCost`; every built-in one does), or before it has the run's config.
  */
-const UNIT_COST: StepCost = { ms: 9 * 60_000, subrequests: 1_000 };
+const DEFAULT_UNIT_COST: StepCost = { ms: 9 * 60_000, subrequests: 1_000 };
 
 /** Where a unit that handed over mid-way stopped, as the coordinator keeps it: its own state and the calls so far. */
 type Checkpoint = { state: string; calls: ModelCalls };
@@ -176,7 +173,7 @@ export class UnitRunner extends DurableObject<Env> {
   }
 
   /**
-   * Runs units back to back while the invocation has room for the next (see UNIT_COST), then hands
+   * Runs units back to back while the invocation has room for the next (see unitCost), then hands
    * over to a fresh invocation (its alarm); a unit of many steps may hand over mid-way (UnitSteps).
    */
   private async runLane(): Promise<void> {
@@ -187,7 +184,7 @@ export class UnitRunner extends DurableObject<Env> {
         if (this.msg === undefined) this.msg = await this.resume();
         const msg = this.msg;
         if (!msg || this.aborted) return;
-        if (!budget.take(UNIT_COST)) {
+        if (!budget.take(this.unitCost(msg))) {
           handover = "before a unit";
           await this.ctx.storage.setAlarm(Date.now());
           return;
@@ -213,6 +210,17 @@ export class UnitRunner extends DurableObject<Env> {
       if (handover) this.handovers++;
       this.report(budget, handover);
     }
+  }
+
+  /**
+   * What the unit's first step may need (for a unit of many steps, its largest), as its evaluator says:
+   * a lane starts the unit only while its invocation has that much left. A unit of many steps also asks
+   * before each further step (UnitSteps), so it hands over mid-unit if it must.
+   */
+  private unitCost(msg: NextUnit): StepCost {
+    const context = this.context;
+    if (!context) return DEFAULT_UNIT_COST;
+    return evaluatorFor(context.evaluator).unitCost?.(msg.config ?? context.config, msg.unitId) ?? DEFAULT_UNIT_COST;
   }
 
   /** One line per activation that called an endpoint (simulator runs stay quiet): what it cost, and whether it handed over. */

@@ -6,6 +6,7 @@ import { destinationProblem, endpointPolicy } from "../net/destination.ts";
 import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../providers/index.ts";
 import { resolveProviders, type ProviderRef } from "./connections.ts";
 import type { CreateContext } from "./module.ts";
+import { callTimeoutField } from "./step-limits.ts";
 
 /**
  * A provider key. It is sent in an HTTP header (`Authorization: Bearer …`), which holds only ASCII, so
@@ -96,7 +97,7 @@ export const LatencySimulator = z.strictObject({ latency_ms: SimLatency }).optio
 export const ModelFields = {
   model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the built-in simulator", example: "sim:agent" }),
   provider: Provider.optional(),
-  timeout_s: z.number().positive().max(600).default(60).openapi({ description: "Per model call; timed-out calls are retried twice" }),
+  timeout_s: callTimeoutField(),
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional().openapi({ description: "Sent as `seed` to providers that take one; seeds the simulator" }),
 };
 

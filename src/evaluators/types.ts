@@ -1,5 +1,6 @@
 import type { ChatClient, EmbeddingClient } from "../providers/index.ts";
 import type { SampleCache } from "../db/sample-cache.ts";
+import type { StepCost } from "../platform/invocation-budget.ts";
 
 /**
  * An evaluator's name: its `POST /v1/<name>/runs` path and the `evaluator` of its runs. Any string a
@@ -51,7 +52,7 @@ export type UnitSteps = {
   /** The state the unit saved when it last stopped, or null when it starts afresh. */
   readonly saved: string | null;
   /** Whether a step needing at most `ms` of wall time and `subrequests` subrequests fits now (the first step of an invocation always does). */
-  fits(step: { ms: number; subrequests: number }): boolean;
+  fits(step: StepCost): boolean;
   /** Saves `state` and ends this invocation of the unit: it rejects, always (the lane takes it from there). */
   pause(state: string): Promise<never>;
 };
@@ -90,6 +91,13 @@ export interface Evaluator<Config, Result = unknown> {
    * instead of the whole config; `execute` gets it as `ctx.config`. Without it, lanes get the config.
    */
   unitConfig?(config: Config, unitId: string): Config;
+  /**
+   * The most one step of unit `unitId` may need (`config` as `execute` gets it): for a unit of one
+   * call, that call with its retries; for a unit of many steps, its largest step. A lane starts the unit
+   * only while its invocation has that much left, and hands over to a fresh one otherwise. Every
+   * built-in evaluator says; a module that does not is budgeted as DEFAULT_UNIT_COST (src/durable/unit-runner.ts).
+   */
+  unitCost?(config: Config, unitId: string): StepCost;
   /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
   execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
   /**

@@ -14,7 +14,7 @@ import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request
 import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
 import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
-import { fitsOneInvocation, PRODUCTION_INVOCATION_LIMITS } from "../../platform/invocation-budget.ts";
+import { requireStepsFit } from "../step-limits.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
 export type { ChainDeterminismConfig, ReplayRow } from "./units.ts";
@@ -38,12 +38,9 @@ export const chainDeterminism = {
     if (body.n_queries > suite.suite.queries.length) {
       throw ApiError.validation([{ path: "n_queries", message: `The suite has ${suite.suite.queries.length} queries.` }]);
     }
+    // A replay hands over to a fresh invocation between turns, never inside one (its call's attempts).
     const turn = turnCost(model.config);
-    if (!fitsOneInvocation(turn.ms)) {
-      // A replay hands over to a fresh invocation between turns, never inside one (its call's attempts).
-      const most = Math.floor((PRODUCTION_INVOCATION_LIMITS.wallMs / 1000 - 15) / 3);
-      throw ApiError.validation([{ path: "timeout_s", message: `A replay's turn (its call's 3 attempts, each up to timeout_s, and 15 s of waits) must fit in one lane invocation (${PRODUCTION_INVOCATION_LIMITS.wallMs / 60_000} min): timeout_s may be at most ${most}.` }]);
-    }
+    requireStepsFit([{ path: "timeout_s", what: "A replay's turn (one call and its retries)", cost: turn }]);
     const publicConfig = {
       ...model.config,
       suite: { id: suite.id, name: suite.name, sha256: suite.sha256 },
@@ -60,11 +57,13 @@ export const chainDeterminism = {
       publicConfig,
       secrets: model.secrets,
       // A replay makes at most max_turns calls, each with its own retries: past this, it is presumed lost.
-      leaseMs: (body.max_turns * (model.config.timeout_s * 3 + 15) + 60) * 1000,
+      leaseMs: body.max_turns * turn.ms + 60_000,
     };
   },
 
   plan,
+  // Every step is one turn, so the largest is any turn.
+  unitCost: (config) => turnCost(config),
   execute,
   aggregate,
   wireResult,

@@ -1,6 +1,7 @@
 // chain-determinism's units: one replay of one query each, through the engine's agent loop.
 import { stepReplay, type ReplayRecord, type ReplayState, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
-import { MAX_ABSORBED_RETRIES, ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
+import { ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
+import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel } from "../model-client.ts";
 import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
 
@@ -77,13 +78,9 @@ export function plan(config: ChainDeterminismConfig): string[] {
   return ids;
 }
 
-/**
- * The most one turn of a replay may take: its call's three attempts (the first and two retries), each
- * up to the timeout, and 15 s of waits between them (as the unit's lease counts it); its subrequests:
- * each attempt, the absorbed 429s' retries included, and a limiter request for each.
- */
-export function turnCost(config: Pick<ChainDeterminismConfig, "timeout_s">): { ms: number; subrequests: number } {
-  return { ms: (config.timeout_s * 3 + 15) * 1000, subrequests: 2 * (3 + MAX_ABSORBED_RETRIES) };
+/** The most one turn of a replay may need: its one call with the retry policy's attempts and waits (callCost). */
+export function turnCost(config: Pick<ChainDeterminismConfig, "timeout_s">): StepCost {
+  return callCost(config.timeout_s);
 }
 
 /** Where a replay that handed over mid-way stopped, as the unit saves it: the engine's state and the requests sent so far. */

@@ -2,6 +2,8 @@ import { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt } from "..
 import { VENDORS } from "../../providers/index.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { singleCallLeaseMs } from "../../runs/lease.ts";
+import { callCost } from "../../platform/invocation-budget.ts";
+import { requireStepsFit } from "../step-limits.ts";
 import { resolveProviders, type ResolvedProvider } from "../connections.ts";
 import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
 import type { CreateContext, NewRunOf } from "../module.ts";
@@ -117,6 +119,7 @@ function checkItemsAndVoting(body: JudgeBody): void {
 export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeConfig>> {
   const providers = await resolveProviders(ctx, body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]));
   checkItemsAndVoting(body);
+  requireStepsFit(body.critics.map((k, i) => ({ path: `critics.${i}.timeout_s`, what: `Critic ${k.name}'s call and its retries`, cost: callCost(k.timeout_s) })));
   const { critics, secrets } = await resolveCritics(body, providers, ctx);
   const { strategy, ...options } = body.voting;
   const kwargs: Record<string, unknown> = { ...options };

@@ -15,7 +15,7 @@ import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";
 import { JudgeRunRequest, type JudgeBody } from "./request.ts";
 import { JudgeConfig as ConfigSchema, JudgeOutput as OutputSchema, JudgeResult } from "./schemas.ts";
-import { execute, failureOutput, plan, type JudgeConfig, type JudgeOutput } from "./units.ts";
+import { execute, failureOutput, plan, unitCost, type JudgeConfig, type JudgeOutput } from "./units.ts";
 
 export { aggregateJudge, contestedReasons, readableAlpha } from "./aggregate.ts";
 export { criticSecret, templateContext, unitId, type JudgeConfig, type JudgeCriticConfig, type JudgeItem, type JudgeOutput } from "./units.ts";
@@ -33,6 +33,7 @@ export const judge = {
   },
   create: createJudgeRun,
   plan,
+  unitCost,
   execute,
   aggregate: (config, samples) => aggregateJudge(config, samples),
   parseOutput: (text) => JSON.parse(text),

@@ -3,6 +3,7 @@ import { VENDORS } from "../../providers/index.ts";
 import { LIMITS } from "../../limits.ts";
 import { Provider } from "../model-fields.ts";
 import { RunFields } from "../run-fields.ts";
+import { callTimeoutField } from "../step-limits.ts";
 import { DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
 
 export const DEFAULT_LABELS = ["KEEP", "REJECT", "SPLIT", "MERGE", "UNCLEAR"];
@@ -24,7 +25,7 @@ const Critic = z.strictObject({
   provider: Provider.optional(),
   temperature: z.number().min(0).max(2).default(0),
   max_tokens: z.number().int().min(1).max(32_768).default(2000),
-  timeout_s: z.number().positive().max(600).default(60).openapi({ description: "Per model call; timed-out calls are retried twice" }),
+  timeout_s: callTimeoutField(),
   weight: z.number().min(0).max(1000).default(1).openapi({ description: "This critic's weight in `weighted` voting" }),
   prompt: z
     .string()

@@ -1,6 +1,7 @@
 // judge's units: one critic call about one item each; the config they work from and what each stores.
 import { errorVerdict, judgeCritic, type Verdict } from "../../engines/judge/index.ts";
 import { criticResponder, type Usage } from "../../providers/index.ts";
+import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel, type ModelSpec } from "../model-client.ts";
 import type { UnitContext, UnitOutcome } from "../types.ts";
 import type { PromptRef } from "./prompts.ts";
@@ -84,6 +85,11 @@ function criticModel(config: JudgeConfig, c: number, i: number): ModelSpec {
     latency_ms: sim.latency_ms,
     responders: [criticResponder({ critic: critic.name, labels: config.labels, item: item.id, expected: item.expected, bias: sim.bias, noise: sim.noise })],
   };
+}
+
+/** The most a unit may need: its critic's one call with its retries. */
+export function unitCost(config: JudgeConfig, id: string): StepCost {
+  return callCost(config.critics[parseUnit(id).critic].timeout_s);
 }
 
 /** One unit per (item, critic) call, item-major. */

@@ -123,38 +123,54 @@ const MAX_LEASED_ROUNDS = 8;
 export type CheckerRecord = { labels: (NliLabel | null)[]; errors: string[]; calls: number; failed_calls: number; usage: Usage };
 
 /**
- * Labels a trace's pairs, `batch_size` per call, CHECKER_PARALLEL calls at a time. A failed call or an unusable answer leaves its pairs null and its reason in `errors`.
+ * A check stopped between two rounds (see `stepCheck`): the labels of each batch checked so far, in
+ * order, and the errors and usage of their calls. Plain JSON, so it can be saved and continued elsewhere.
+ */
+export type CheckState = { batches: (NliLabel | null)[][]; errors: string[]; usage: Usage };
+
+/**
+ * Labels a trace's pairs, `batch_size` per call, in rounds of CHECKER_PARALLEL calls at once. A failed
+ * call or an unusable answer leaves its pairs null and its reason in `errors`.
  */
 export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, client: (batch: readonly StepPair[]) => ChatClient, signal: AbortSignal): Promise<CheckerRecord> {
-  const record: CheckerRecord = { labels: [], errors: [], calls: 0, failed_calls: 0, usage: emptyUsage() };
+  return (await stepCheck(pairs, ls, client, signal)) as CheckerRecord;
+}
+
+/**
+ * `checkPairs` in steps, a round each: with `beforeRound`, the check stops before a round when it
+ * answers false and returns `{ paused }`, its state; `stepCheck(…, { from: paused })` continues at the
+ * next round, so the record is the same however many times it was stopped. A round's calls run at
+ * once and the next round starts when all have answered, so a round's worst case is one call's.
+ */
+export async function stepCheck(
+  pairs: readonly StepPair[],
+  ls: LsModelConfig,
+  client: (batch: readonly StepPair[]) => ChatClient,
+  signal: AbortSignal,
+  steps: { from?: CheckState; beforeRound?: () => boolean } = {},
+): Promise<CheckerRecord | { paused: CheckState }> {
   const batches: StepPair[][] = [];
   for (let i = 0; i < pairs.length; i += ls.batch_size) batches.push(pairs.slice(i, i + ls.batch_size));
-  // At most CHECKER_PARALLEL calls at once: a Worker invocation keeps only six connections open, and a
-  // call queued behind others would spend its timeout waiting.
-  const results: (NliLabel | null)[][] = new Array(batches.length);
-  let next = 0;
+  const state: CheckState = steps.from ?? { batches: [], errors: [], usage: emptyUsage() };
   const check = async (batch: StepPair[]): Promise<(NliLabel | null)[]> => {
     try {
       const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
-      addUsage(record.usage, res.usage);
+      addUsage(state.usage, res.usage);
       return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
     } catch (err) {
       if (signal.aborted) throw err;
-      record.errors.push(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      state.errors.push(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
       return batch.map(() => null);
     }
   };
-  const worker = async () => {
-    while (next < batches.length) {
-      const k = next++;
-      results[k] = await check(batches[k]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CHECKER_PARALLEL, batches.length) }, worker));
-  record.calls = batches.length;
-  record.failed_calls = record.errors.length;
-  record.labels = results.flat();
-  return record;
+  // At most CHECKER_PARALLEL calls at once: a Worker invocation keeps only six connections open, and a
+  // call queued behind others would spend its timeout waiting.
+  while (state.batches.length < batches.length) {
+    if (steps.beforeRound && !steps.beforeRound()) return { paused: state };
+    const round = batches.slice(state.batches.length, state.batches.length + CHECKER_PARALLEL);
+    state.batches.push(...(await Promise.all(round.map(check))));
+  }
+  return { labels: state.batches.flat(), errors: state.errors, calls: batches.length, failed_calls: state.errors.length, usage: state.usage };
 }
 
 /** The checker client for a batch: the simulator bound to the batch, or the endpoint's client. */

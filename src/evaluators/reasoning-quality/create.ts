@@ -9,7 +9,9 @@ import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
 import type { CreateContext, NewRunOf } from "../module.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
 import type { RqBody } from "./request.ts";
-import { modelSecret, type RqConfig, type RqModel } from "./units.ts";
+import { checkerRoundCost, modelSecret, type RqConfig, type RqModel } from "./units.ts";
+import { callCost } from "../../platform/invocation-budget.ts";
+import { requireStepsFit } from "../step-limits.ts";
 
 type Backends = { ls: RqLs; ss: RqSs };
 
@@ -141,6 +143,11 @@ export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<New
   ]);
   const n = body.models.length;
   const { models, secrets, ls, ss } = resolveModels(body, { models: resolved.slice(0, n), ls: resolved[n], ss: resolved[n + 1] });
+  // Each step of a unit (a generation, a round of checker calls) must fit in a fresh lane invocation.
+  requireStepsFit([
+    ...models.map((m, i) => ({ path: `models.${i}.timeout_s`, what: `Model ${m.name}'s call and its retries`, cost: callCost(m.timeout_s) })),
+    ...(ls.method === "model" ? [{ path: "ls.timeout_s", what: "A round of checker calls and their retries", cost: checkerRoundCost(ls) }] : []),
+  ]);
   const { items, ownWording } = await loadItems(body, ctx.db, ctx.tenantId);
   const config: RqConfig = {
     models,

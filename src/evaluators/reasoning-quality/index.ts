@@ -16,7 +16,7 @@ import { rqComparer } from "./compare.ts";
 import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
 import { RqConfig as ConfigSchema, RqOutput as OutputSchema, RqResult } from "./schemas.ts";
-import { execute, failureOutput, plan, unitConfig, type RqConfig } from "./units.ts";
+import { execute, failureOutput, plan, unitConfig, unitCost, type RqConfig } from "./units.ts";
 
 export { aggregateRq } from "./aggregate.ts";
 export { modelSecret, type RqConfig, type RqModel, type RqOutput } from "./units.ts";
@@ -35,6 +35,7 @@ export const reasoningQuality = {
   plan,
   // Lanes get a unit's item, not the run's thousands (units.ts).
   unitConfig,
+  unitCost,
   execute,
   aggregate: (config, samples, ctx) => aggregateRq(config, samples, ctx),
   parseOutput: (text) => JSON.parse(text),

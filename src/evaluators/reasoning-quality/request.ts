@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../limits.ts";
 import { Provider } from "../model-fields.ts";
 import { RunFields } from "../run-fields.ts";
+import { callTimeoutField } from "../step-limits.ts";
 
 const Model = z.strictObject({
   name: z.string().min(1).max(100).optional().openapi({ description: "Unique in the run; default the model name" }),
@@ -9,7 +10,7 @@ const Model = z.strictObject({
   provider: Provider.optional(),
   temperature: z.number().min(0).max(2).default(0.7).openapi({ description: "The paper's 0.7; at 0 CS and SS are trivially high" }),
   max_tokens: z.number().int().min(1).max(32_768).default(256).openapi({ description: "The original's 256 (1024 for thinking models)" }),
-  timeout_s: z.number().positive().max(600).default(60),
+  timeout_s: callTimeoutField(),
   simulator: z
     .strictObject({
       accuracy: z.number().min(0).max(1).default(0.7),
@@ -26,7 +27,7 @@ const LsModel = z
     model: z.string().min(1).max(200).openapi({ description: "A chat model used as contradiction checker, or `sim:<anything>` for the simulator's", example: "gpt-4o-mini" }),
     provider: Provider.optional(),
     batch_size: z.number().int().min(1).max(32).default(16).openapi({ description: "Step pairs per checker call" }),
-    timeout_s: z.number().positive().max(600).default(60),
+    timeout_s: callTimeoutField("Per checker call (up to 4 run at once, a round; a long check hands over to a fresh invocation between rounds)"),
     fallback: z.enum(["lexical", "none", "neutral"]).default("lexical").openapi({
       description: "If the checker fails on any pair: score LS with the lexical heuristic (default) or leave it out (none) for that model, saying so in `ls_fallback`; `neutral` keeps the original's rule (failed pairs count as neutral)",
     }),

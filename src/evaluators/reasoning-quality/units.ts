@@ -11,7 +11,8 @@ import {
 import { reasonerResponder, type Usage } from "../../providers/index.ts";
 import { unitModel, type ModelSpec } from "../model-client.ts";
 import type { UnitContext, UnitOutcome } from "../types.ts";
-import { checkerClient, checkPairs, LS_SECRET, type CheckerRecord, type RqLs, type RqSs } from "./backends.ts";
+import { callCost, largerStep, type StepCost } from "../../platform/invocation-budget.ts";
+import { CHECKER_PARALLEL, checkerClient, LS_SECRET, stepCheck, type CheckerRecord, type CheckState, type LsModelConfig, type RqLs, type RqSs } from "./backends.ts";
 
 export type RqModel = {
   /** Unique in the run; the result's `model`. */
@@ -123,32 +124,77 @@ function modelSpec(config: RqConfig, m: number, i: number, call: string): ModelS
   };
 }
 
-/** One generation; the primary one, under the LS `model` backend, also asks the checker about its trace. */
+/**
+ * The most one step of unit `id` may need: its call; a primary unit under the LS `model` backend also
+ * takes rounds of CHECKER_PARALLEL checker calls, each a step of its own.
+ */
+export function unitCost(config: RqConfig, id: string): StepCost {
+  const { m, call } = parseUnit(id);
+  const generation = callCost(config.models[m].timeout_s);
+  return call === "p" && config.ls.method === "model" ? largerStep(generation, checkerRoundCost(config.ls)) : generation;
+}
+
+/** A round of checker calls: CHECKER_PARALLEL calls at once, so one call's wall time and each call's subrequests. */
+export function checkerRoundCost(ls: LsModelConfig): StepCost {
+  return callCost(ls.timeout_s, CHECKER_PARALLEL);
+}
+
+/** Where a primary unit that handed over between checker rounds stopped: its generation and the check so far. */
+type Saved = { output: RqOutput; check: CheckState };
+
+/**
+ * One generation; the primary one, under the LS `model` backend, also asks the checker about its trace,
+ * a round of calls at a time. On the platform it asks before each round whether the round's worst
+ * case still fits in the lane's invocation; if not, it saves its generation and the labels so far and
+ * stops, and the unit's next run continues at the next round, with the sample an unbroken run writes.
+ */
 export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const { m, i, call } = parseUnit(id);
-  const { config } = ctx;
+  const { config, steps } = ctx;
   const model = config.models[m];
-  const prompt = callKeys(planOf(config, i)).find((c) => c.key === call)!.prompt;
-  const client = unitModel(ctx, modelSpec(config, m, i, call));
   const base = { model: model.name, item: i, call };
-  try {
-    // The raw question as one user message, no system prompt (spec §1.1).
-    const res = await client.chat({ model: model.model, messages: [{ role: "user", content: prompt }], temperature: model.temperature, max_tokens: model.max_tokens }, { signal });
-    const text = res.choices?.[0]?.message?.content;
-    if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
-    const output: RqOutput = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
-    const ls = config.ls;
-    if (call === "p" && ls.method === "model") {
-      // The same steps the aggregate's record will hold (buildRecord's default rule).
-      const pairs = stepPairs(storedTrace(splitSteps(text, "legacy_dot")));
-      const endpoint = () => unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
-      if (pairs.length > 0) output.nli = await checkPairs(pairs, ls, checkerClient(ls, config.seed, endpoint), signal);
-    }
-    return { status: "succeeded", output };
-  } catch (err) {
+  const failed = (err: unknown): UnitOutcome => {
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return { status: "failed", output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput, error };
+  };
+  const saved = steps?.saved ? (JSON.parse(steps.saved) as Saved) : null;
+  let output: RqOutput;
+  if (saved) output = saved.output;
+  else {
+    // The generation is the unit's first step: asked for, so that the rounds after it are asked for
+    // against what is left (the first step of an invocation always runs).
+    steps?.fits(callCost(model.timeout_s));
+    const prompt = callKeys(planOf(config, i)).find((c) => c.key === call)!.prompt;
+    const client = unitModel(ctx, modelSpec(config, m, i, call));
+    try {
+      // The raw question as one user message, no system prompt (spec §1.1).
+      const res = await client.chat({ model: model.model, messages: [{ role: "user", content: prompt }], temperature: model.temperature, max_tokens: model.max_tokens }, { signal });
+      const text = res.choices?.[0]?.message?.content;
+      if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
+      output = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
+    } catch (err) {
+      return failed(err);
+    }
   }
+  const ls = config.ls;
+  if (call === "p" && ls.method === "model") {
+    // The same steps the aggregate's record will hold (buildRecord's default rule).
+    const pairs = stepPairs(storedTrace(splitSteps(output.text!, "legacy_dot")));
+    const endpoint = () => unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
+    if (pairs.length > 0) {
+      const round = checkerRoundCost(ls);
+      let done;
+      try {
+        done = await stepCheck(pairs, ls, checkerClient(ls, config.seed, endpoint), signal, { from: saved?.check, beforeRound: steps && (() => steps.fits(round)) });
+      } catch (err) {
+        return failed(err);
+      }
+      // Outside the try: pausing ends this run of the unit by throwing, which is not its failure.
+      if ("paused" in done) return steps!.pause(JSON.stringify({ output, check: done.paused } satisfies Saved));
+      output.nli = done;
+    }
+  }
+  return { status: "succeeded", output };
 }
 
 /** The output of a unit that gave up: a failed call, as the record's failure policy expects. */

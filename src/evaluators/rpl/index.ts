@@ -31,7 +31,8 @@ import { planRpl, type RplConfig } from "./plan.ts";
 import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
 import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
-import { execute, invalidRow, plan, type RplSampleRow } from "./units.ts";
+import { execute, invalidRow, plan, unitCost, type RplSampleRow } from "./units.ts";
+import { requireStepsFit } from "../step-limits.ts";
 
 export { planRpl, providerModeOf, type RplConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
 export { rplUnitId, type RplInvalidReason, type RplSampleRow } from "./units.ts";
@@ -78,6 +79,7 @@ export const rpl = {
 
   async create(body, ctx) {
     const model = await modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, ctx);
+    requireStepsFit([{ path: "timeout_s", what: "A sample's call and its retries", cost: unitCost(model.config) }]);
     const banks = await banksOf(body, ctx);
     // Every version is planned (and its prompts checked) before any run is made.
     const parts = [];
@@ -122,6 +124,7 @@ export const rpl = {
   followUp: (config, result) => autoFollowUp(config, result),
 
   plan,
+  unitCost: (config) => unitCost(config),
   execute,
   aggregate,
 

@@ -1,6 +1,7 @@
 // rpl's units: one sample each, from the tenant's sample cache or one call of the run's model.
 import { logit, parseAnswer, sampleCacheKey, type InvalidReason } from "../../engines/rpl/index.ts";
 import { ProviderError, type ChatResponse } from "../../providers/index.ts";
+import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel } from "../model-client.ts";
 import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
 import { composeFor, providerModeOf, type RplConfig, type RplPlanSlot } from "./plan.ts";
@@ -91,6 +92,12 @@ export function plan(config: RplConfig): string[] {
   const ids: string[] = [];
   config.plan.slots.forEach((s, slot) => s.replicate_idx.forEach((_, r) => ids.push(rplUnitId(slot, r))));
   return ids;
+}
+
+/** The most a sample may need: its one call with its retries, and the sample cache's read and write (two D1 queries). */
+export function unitCost(config: Pick<RplConfig, "timeout_s">): StepCost {
+  const call = callCost(config.timeout_s);
+  return { ms: call.ms, subrequests: call.subrequests + 2 };
 }
 
 /**
