@@ -65,10 +65,11 @@ describe("a lane's invocation budget", () => {
 
   it("hands a long replay over between turns before its wall time runs out (injected clock)", async () => {
     const { key } = await newTenant();
-    // Every reading of the lane's clock is one second later; a turn may take 3 × 1 s + 15 s = 18 s, so
-    // with 25 s per invocation a lane starts about six turns per invocation.
+    // Every reading of the lane's clock is one second later; a turn may take 3 × 1 s + 2 × 60 s = 123 s
+    // (its tries and the waits between them), so with 130 s per invocation a lane starts a turn only
+    // while at most 7 s have gone: about six turns per invocation.
     let t = 0;
-    undo = setInvocationLimitsForTest({ wallMs: 25_000, now: () => (t += 1000) });
+    undo = setInvocationLimitsForTest({ wallMs: 130_000, now: () => (t += 1000) });
     const split = await replayRun(key, 1);
     expect(split.ended.status).toBe("succeeded");
     expect(split.lanes[0].handovers).toBeGreaterThanOrEqual(3);
@@ -104,12 +105,12 @@ describe("a lane's invocation budget", () => {
 
   it("refuses a chain-determinism run whose one turn could not fit in an invocation, naming timeout_s", async () => {
     const { key } = await newTenant();
-    // 14 min per invocation: (840 s − 15 s) / 3 attempts = 275 s at most per attempt.
-    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 276 });
+    // 14 min per invocation: (840 s − 2 × 60 s of waits) / 3 attempts = 240 s at most per attempt.
+    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 241 });
     const body = await problem(res, 400);
     expect(body.errors?.[0]).toMatchObject({ path: "timeout_s" });
-    expect(body.errors?.[0].message).toMatch(/at most 275/);
-    expect((await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 275 })).status).toBe(202);
+    expect(body.errors?.[0].message).toMatch(/at most 240/);
+    expect((await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 240 })).status).toBe(202);
   });
 });
 

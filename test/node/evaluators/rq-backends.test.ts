@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkerClient, checkerMessages, checkPairs, parseCheckerLabels, type LsModelConfig } from "../../../src/evaluators/reasoning-quality/backends.ts";
+import { checkerClient, checkerMessages, checkPairs, parseCheckerLabels, stepCheck, type CheckState, type LsModelConfig } from "../../../src/evaluators/reasoning-quality/backends.ts";
 import { createSimEmbeddingClient, simCheckerLabel, simEmbedding } from "../../../src/providers/index.ts";
 import { ProviderError, type ChatClient } from "../../../src/providers/types.ts";
 import { cosine } from "../../../src/engines/reasoning-quality/index.ts";
@@ -63,6 +63,34 @@ describe("checkPairs", () => {
     expect(got.labels.filter((l) => l === null).length).toBe(4);
     expect(got.labels.filter((l) => l === "neutral").length).toBe(2);
     expect(got.errors.join(" | ")).toMatch(/503 down.*no label list|no label list.*503 down/);
+  });
+});
+
+describe("stepCheck", () => {
+  const ls: LsModelConfig = { method: "model", model: "sim:checker", base_url: null, batch_size: 1, timeout_s: 5, fallback: "lexical" };
+  const many = Array.from({ length: 9 }, (_, i) => pairs[i % pairs.length]);
+  const client = () => checkerClient(ls, 0, () => { throw new Error("no endpoint for sim"); });
+  const signal = new AbortController().signal;
+
+  it("stopped before every round but the first of each call, and continued from a stored copy, gives the unbroken record", async () => {
+    const whole = await checkPairs(many, ls, client(), signal);
+    // 9 pairs, one per call, 4 calls a round: rounds of 4, 4 and 1, so it stops twice.
+    let from: CheckState | undefined;
+    let stops = 0;
+    for (;;) {
+      let asked = 0;
+      const done = await stepCheck(many, ls, client(), signal, { from, beforeRound: () => asked++ === 0 });
+      if ("paused" in done) {
+        stops++;
+        expect(done.paused.batches).toHaveLength(4 * stops);
+        from = JSON.parse(JSON.stringify(done.paused)) as CheckState;
+        continue;
+      }
+      expect(done).toEqual(whole);
+      break;
+    }
+    expect(stops).toBe(2);
+    expect(whole.labels).toEqual(many.map((p) => simCheckerLabel(p.premise, p.hypothesis)));
   });
 });
 
