@@ -1652,7 +1652,7 @@ export type ChainDeterminismRunRequest = {
     model: string;
     provider?: Provider;
     /**
-     * Per model call; timed-out calls are retried twice
+     * Per model call, in seconds; at most 240: a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (14 min)
      */
     timeout_s?: number;
     /**
@@ -1736,7 +1736,7 @@ export type RplRunRequest = {
     model: string;
     provider?: Provider;
     /**
-     * Per model call; timed-out calls are retried twice
+     * Per model call, in seconds; at most 240: a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (14 min)
      */
     timeout_s?: number;
     /**
@@ -1826,7 +1826,7 @@ export type JudgeRunRequest = {
         temperature?: number;
         max_tokens?: number;
         /**
-         * Per model call; timed-out calls are retried twice
+         * Per model call, in seconds; at most 240: a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (14 min)
          */
         timeout_s?: number;
         /**
@@ -1923,6 +1923,9 @@ export type ReasoningQualityRunRequest = {
          * The original's 256 (1024 for thinking models)
          */
         max_tokens?: number;
+        /**
+         * Per model call, in seconds; at most 240: a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (14 min)
+         */
         timeout_s?: number;
         simulator?: {
             accuracy?: number;
@@ -2014,6 +2017,9 @@ export type LsModelBackend = {
      * Step pairs per checker call
      */
     batch_size?: number;
+    /**
+     * Per checker call (up to 4 run at once, a round; a long check hands over to a fresh invocation between rounds), in seconds; at most 240: a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (14 min)
+     */
     timeout_s?: number;
     /**
      * If the checker fails on any pair: score LS with the lexical heuristic (default) or leave it out (none) for that model, saying so in `ls_fallback`; `neutral` keeps the original's rule (failed pairs count as neutral)
