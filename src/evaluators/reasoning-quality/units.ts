@@ -157,13 +157,15 @@ export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: Ab
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return { status: "failed", output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput, error };
   };
+  const ls = config.ls;
+  const checked = call === "p" && ls.method === "model";
   const saved = steps?.saved ? (JSON.parse(steps.saved) as Saved) : null;
   let output: RqOutput;
   if (saved) output = saved.output;
   else {
-    // The generation is the unit's first step: asked for, so that the rounds after it are asked for
-    // against what is left (the first step of an invocation always runs).
-    steps?.fits(callCost(model.timeout_s));
+    // Before checker rounds, the generation is the unit's first step: asked for, so that the rounds
+    // after it are asked for against what is left (the first step of an invocation always runs).
+    if (checked) steps?.fits(callCost(model.timeout_s));
     const prompt = callKeys(planOf(config, i)).find((c) => c.key === call)!.prompt;
     const client = unitModel(ctx, modelSpec(config, m, i, call));
     try {
@@ -176,8 +178,7 @@ export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: Ab
       return failed(err);
     }
   }
-  const ls = config.ls;
-  if (call === "p" && ls.method === "model") {
+  if (checked) {
     // The same steps the aggregate's record will hold (buildRecord's default rule).
     const pairs = stepPairs(storedTrace(splitSteps(output.text!, "legacy_dot")));
     const endpoint = () => unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
