@@ -121,7 +121,7 @@ function modelOf(r: ConfigReader, raw: unknown, i: number, deterministic: boolea
   const type = r.str(m.type, `models[${i}].type`) ?? "mock"; // the original's default type
   const name = r.str(m.name, `models[${i}].name`) ?? r.str(p.model_id, `models[${i}].params.model_id`) ?? `${type}-${i + 1}`;
   const where = `models[${i}] (${name})`;
-  const timeout = r.num(p.timeout, `${where}.params.timeout`, { min: 1, max: 600 });
+  const timeout = r.num(p.timeout, `${where}.params.timeout`, { min: 1, max: 240 });
 
   if (type === "local") {
     r.fail(where, "type local (a HuggingFace model on this machine) cannot run on an assay server; serve it with an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio …) and use type: openai with params.base_url pointing at it");
