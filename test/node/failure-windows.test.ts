@@ -39,7 +39,7 @@ describe("FailureWindows", () => {
     expect(w.size).toBe(2);
     expect(w.retryAfterMs("a", 2, 3)).toBe(windowMs - 3); // kept (failed again at 1); its window opened at 0
     expect(w.retryAfterMs("b", 1, 3)).toBe(0); // forgotten
-    expect(w.retryAfterMs("c", 1, 3)).toBe(windowMs - 2);
+    expect(w.retryAfterMs("c", 1, 3)).toBe(2 + windowMs - 3); // opened at 2
   });
 
   it("refuses a size or window that is not positive", () => {
