@@ -66,7 +66,10 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
 export async function deleteExpiredSessions(
   db: Db,
   now: Date,
-  { perStatement = SIGN_IN_LIMITS.expiredSessionsPerStatement, statements = SIGN_IN_LIMITS.expiredSessionStatementsPerTick } = {},
+  {
+    perStatement = SIGN_IN_LIMITS.expiredSessionsPerStatement,
+    statements = SIGN_IN_LIMITS.expiredSessionStatementsPerTick,
+  }: { perStatement?: number; statements?: number } = {},
 ): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < statements; i++) {
