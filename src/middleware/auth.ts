@@ -24,7 +24,7 @@ export function clientAddress(c: Context<AppEnv>): string | undefined {
 
 /**
  * Checks a presented credential under the failure throttle (auth/throttle.ts): 429 before `check` runs
- * when the address or the key's prefix is throttled; a `check` that answers false is counted (and may
+ * when the address or the key's prefix is throttled; a `check` that finds nothing is counted (and may
  * turn into a 429 when the location's count is over), then answered with `unauthenticated`.
  */
 export async function throttledCheck<T>(c: Context<AppEnv>, subjects: Subject[], check: () => Promise<T | undefined>, unauthenticated: string): Promise<T> {
