@@ -3744,6 +3744,10 @@ export type CreateSessionErrors = {
      */
     415: Problem;
     /**
+     * Too many requests; `Retry-After` says when to try again
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;

@@ -304,7 +304,13 @@ export const dashboardSessions = sqliteTable(
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [uniqueIndex("dashboard_sessions_token_hash").on(t.tokenHash), index("dashboard_sessions_key").on(t.keyId)],
+  (t) => [
+    uniqueIndex("dashboard_sessions_token_hash").on(t.tokenHash),
+    index("dashboard_sessions_key").on(t.keyId),
+    // A tenant's sessions newest first (the bound per tenant), and the expired ones (the cron).
+    index("dashboard_sessions_tenant").on(t.tenantId, t.id),
+    index("dashboard_sessions_expires").on(t.expiresAt),
+  ],
 );
 
 /** What a tenant's prompt is for: an rpl bank (`prompt_version`) or a judge critic's prompt (`prompt`). */

@@ -1,11 +1,12 @@
 // Dashboard sessions: the browser signs in once with an API key and then holds only a random session
 // token in an HttpOnly cookie. Only the token's SHA-256 is stored; a session dies with its key (revoked),
-// at its expiry, or when the user signs out.
-import { and, eq, gt, isNull, lt } from "drizzle-orm";
+// at its expiry, when the user signs out, or when its tenant opens too many (the oldest end).
+import { and, desc, eq, gt, inArray, isNull, lt, notInArray, or } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { apiKeys, dashboardSessions, tenants } from "./schema.ts";
 import { newId } from "../ids.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
+import { SIGN_IN_LIMITS } from "../auth/sign-in-limits.ts";
 
 export type DashboardSession = typeof dashboardSessions.$inferSelect;
 
@@ -23,10 +24,20 @@ export async function createSession(db: Db, key: { id: string; tenantId: string 
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_HOURS * 3600_000),
   };
-  // Expired sessions of the same key go when a new one is made: the table stays small without a sweep.
+  // In one batch (one transaction): the new session, then the tenant's expired ones and all but its newest
+  // `sessionsPerTenant` go. Ids begin with their creation time, so the newest are the greatest ids; two
+  // sign-ins at once each trim after their own insert, and the bound holds after both.
+  const newest = db
+    .select({ id: dashboardSessions.id })
+    .from(dashboardSessions)
+    .where(eq(dashboardSessions.tenantId, key.tenantId))
+    .orderBy(desc(dashboardSessions.id))
+    .limit(SIGN_IN_LIMITS.sessionsPerTenant);
   await db.batch([
-    db.delete(dashboardSessions).where(and(eq(dashboardSessions.keyId, key.id), lt(dashboardSessions.expiresAt, now))),
     db.insert(dashboardSessions).values(session),
+    db
+      .delete(dashboardSessions)
+      .where(and(eq(dashboardSessions.tenantId, key.tenantId), or(lt(dashboardSessions.expiresAt, now), notInArray(dashboardSessions.id, newest)))),
   ]);
   return { session, token };
 }
@@ -45,4 +56,28 @@ export async function findSession(db: Db, token: string, now = new Date()): Prom
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db.delete(dashboardSessions).where(eq(dashboardSessions.id, id));
+}
+
+/**
+ * Deletes sessions expired before `now`, at most `perStatement` rows a statement and `statements`
+ * statements (the cron's step, runs/housekeeping.ts): a backlog drains over ticks within the D1 budget
+ * of one invocation. Returns how many went.
+ */
+export async function deleteExpiredSessions(
+  db: Db,
+  now: Date,
+  {
+    perStatement = SIGN_IN_LIMITS.expiredSessionsPerStatement,
+    statements = SIGN_IN_LIMITS.expiredSessionStatementsPerTick,
+  }: { perStatement?: number; statements?: number } = {},
+): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < statements; i++) {
+    const expired = db.select({ id: dashboardSessions.id }).from(dashboardSessions).where(lt(dashboardSessions.expiresAt, now)).limit(perStatement);
+    const result = await db.delete(dashboardSessions).where(inArray(dashboardSessions.id, expired)).run();
+    const changes = result.meta.changes ?? 0;
+    deleted += changes;
+    if (changes < perStatement) break;
+  }
+  return deleted;
 }

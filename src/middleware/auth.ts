@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import { secretsEqual } from "../crypto.ts";
 import { verifyApiKey } from "../auth/verified-keys.ts";
 import { findSession } from "../db/sessions.ts";
+import { authThrottle, subjectsOf, type Subject } from "../auth/throttle.ts";
 import type { AppEnv } from "../routes/router.ts";
 import type { OpenedWith } from "../runs/stream-credential.ts";
 
@@ -15,6 +16,24 @@ function bearer(header: string | undefined): string | undefined {
 /** The dashboard's session cookie (routes/session.ts), sent only to the API's own paths. */
 export const SESSION_COOKIE = "assay_session";
 export const SESSION_COOKIE_PATH = "/v1";
+
+/** The client's address as Cloudflare's edge (or wrangler dev) gives it; absent for in-process calls. */
+export function clientAddress(c: Context<AppEnv>): string | undefined {
+  return c.req.header("cf-connecting-ip") || undefined;
+}
+
+/**
+ * Checks a presented credential under the failure throttle (auth/throttle.ts): 429 before `check` runs
+ * when the address or the key's prefix is throttled; a `check` that finds nothing is counted (and may
+ * turn into a 429 when the location's count is over), then answered with `unauthenticated`.
+ */
+export async function throttledCheck<T>(c: Context<AppEnv>, subjects: Subject[], check: () => Promise<T | undefined>, unauthenticated: string): Promise<T> {
+  authThrottle.assertOpen(subjects);
+  const found = await check();
+  if (found !== undefined) return found;
+  await authThrottle.failed(subjects, c.env);
+  throw ApiError.unauthenticated(unauthenticated);
+}
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -29,13 +48,19 @@ export function sameOriginOrAbsent(c: Context<AppEnv>): boolean {
  * sets the caller's tenant. A revoked key may still pass for a bounded while (auth/key-cache-limits.ts);
  * a session is looked up in D1 every time, so signing out or revoking its key ends it at once. With the cookie, a request that changes something must come from the
  * API's own origin and carry the session's `X-CSRF-Token`: a cookie alone never changes anything.
+ * Wrong keys are throttled per address and key prefix (auth/throttle.ts); a session token is 256 random
+ * bits that no key check can reveal, so a wrong cookie is not counted.
  */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (token) {
     // Usually answered from this isolate's memory or KV, not D1: see auth/key-cache-limits.ts.
-    const key = await verifyApiKey({ db: c.var.db, kv: c.env.KEY_CACHE }, token);
-    if (!key) throw ApiError.unauthenticated("The API key is unknown or has been revoked.");
+    const key = await throttledCheck(
+      c,
+      subjectsOf(clientAddress(c), token),
+      () => verifyApiKey({ db: c.var.db, kv: c.env.KEY_CACHE }, token),
+      "The API key is unknown or has been revoked.",
+    );
     c.set("tenantId", key.tenantId);
     return next();
   }
@@ -65,13 +90,20 @@ export function openedWith(c: Context<AppEnv>): OpenedWith {
   return { apiKey: bearer(c.req.header("authorization"))! };
 }
 
-/** Requires the operator secret `ADMIN_TOKEN`; with no secret configured, the admin routes are closed. */
+/**
+ * Requires the operator secret `ADMIN_TOKEN`; with no secret configured, the admin routes are closed.
+ * Wrong tokens are throttled per client address only: one secret has no prefix to count by, and a bound
+ * across all addresses would let anyone lock the operator out.
+ */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   const expected = c.env.ADMIN_TOKEN;
   if (!token) throw ApiError.unauthenticated("Send the operator token as `Authorization: Bearer <ADMIN_TOKEN>`.");
-  if (!expected || !(await secretsEqual(token, expected))) {
-    throw ApiError.unauthenticated("The operator token is wrong, or ADMIN_TOKEN is not configured.");
-  }
+  await throttledCheck(
+    c,
+    subjectsOf(clientAddress(c)),
+    async () => (expected && (await secretsEqual(token, expected)) ? true : undefined),
+    "The operator token is wrong, or ADMIN_TOKEN is not configured.",
+  );
   await next();
 };

@@ -22,6 +22,7 @@ const problemDescriptions: Record<number, string> = {
   413: "Request body larger than the route's limit",
   415: "Body is not `application/json`",
   422: "Well-formed request that cannot be processed",
+  429: "Too many requests; `Retry-After` says when to try again",
   500: "Unexpected error; quote `request_id` when reporting it",
 };
 

@@ -7,9 +7,11 @@ import type { Context } from "hono";
 import { createRouter, type AppEnv } from "./router.ts";
 import { bodyProblems, jsonBody, jsonResponse, problems, sessionSecurity } from "./openapi.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
-import { sameOriginOrAbsent, SESSION_COOKIE, SESSION_COOKIE_PATH } from "../middleware/auth.ts";
+import { clientAddress, sameOriginOrAbsent, SESSION_COOKIE, SESSION_COOKIE_PATH, throttledCheck } from "../middleware/auth.ts";
+import { subjectsOf } from "../auth/throttle.ts";
 import { ApiError } from "../errors.ts";
 import { LIMITS } from "../limits.ts";
+import { SIGN_IN_LIMITS } from "../auth/sign-in-limits.ts";
 import { findActiveKey, getTenant } from "../db/tenants.ts";
 import { createSession, deleteSession, SESSION_HOURS } from "../db/sessions.ts";
 
@@ -45,16 +47,18 @@ export const session = createRouter()
       description:
         `Answers with the session and sets \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Secure over HTTPS, path \`${SESSION_COOKIE_PATH}\`, ${SESSION_HOURS} h). ` +
         "The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. " +
-        "A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused.",
+        "A session ends at sign-out, at its expiry, when its key is revoked, or when its tenant signs in more than " +
+        `${SIGN_IN_LIMITS.sessionsPerTenant} times (the oldest ends). A request from another origin is refused. ` +
+        `Failed sign-ins are throttled per client address and key prefix: past the bound, 429 with \`Retry-After\` (at most ${SIGN_IN_LIMITS.windowSeconds} s), even for a right key.`,
       security: [],
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(SignIn) },
-      responses: { 201: jsonResponse(DashboardSessionSchema, "Signed in; the cookie is set"), ...problems(...bodyProblems) },
+      responses: { 201: jsonResponse(DashboardSessionSchema, "Signed in; the cookie is set"), ...problems(...bodyProblems, 429) },
     }),
     async (c) => {
       if (!sameOriginOrAbsent(c)) throw ApiError.unauthenticated("Sign in from this server's own pages.");
-      const key = await findActiveKey(c.var.db, c.req.valid("json").api_key);
-      if (!key) throw ApiError.unauthenticated("The API key is unknown or has been revoked.");
+      const apiKey = c.req.valid("json").api_key;
+      const key = await throttledCheck(c, subjectsOf(clientAddress(c), apiKey), () => findActiveKey(c.var.db, apiKey), "The API key is unknown or has been revoked.");
       const tenant = await getTenant(c.var.db, key.tenantId);
       const { session: s, token } = await createSession(c.var.db, key);
       setCookie(c, SESSION_COOKIE, token, {

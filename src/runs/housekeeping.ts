@@ -1,9 +1,11 @@
 // What the cron does every minute (wrangler.jsonc "triggers"), in one invocation: ends runs whose
-// start was lost, marks the runs past their tenant's retention for deletion, and continues every
-// deletion under way. Each part is bounded so the three fit one invocation's D1 budget together,
-// and one that fails does not stop the others: what it left is found again at the next tick.
+// start was lost, marks the runs past their tenant's retention for deletion, continues every
+// deletion under way, and deletes expired dashboard sessions. Each part is bounded so they fit one
+// invocation's D1 budget together, and one that fails does not stop the others: what it left is found
+// again at the next tick.
 import type { Db } from "../db/client.ts";
 import { markExpiredRuns } from "../db/lifetime.ts";
+import { deleteExpiredSessions } from "../db/sessions.ts";
 import { sweepDeletions } from "./delete.ts";
 import { sweepLostStarts } from "./recover.ts";
 
@@ -17,6 +19,7 @@ export async function housekeeping(env: Env, db: Db, now = Date.now()): Promise<
   await logged("lost starts", () => sweepLostStarts(env, db, { now }));
   await logged("retention", () => markExpiredRuns(db, new Date(now), EXPIRED_RUNS_PER_TICK));
   await logged("deletions", () => sweepDeletions(env, db));
+  await logged("expired sessions", () => deleteExpiredSessions(db, new Date(now)));
 }
 
 async function logged(what: string, work: () => Promise<unknown>): Promise<void> {
