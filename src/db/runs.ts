@@ -236,3 +236,18 @@ export function sampleToWire(s: SampleRow, parse: (text: string) => unknown) {
     created_at: s.createdAt.toISOString(),
   };
 }
+
+/**
+ * The ids of the tenant's runs that have not ended (queued or running), at most `limit` of them: what
+ * its concurrent-runs quota counts when it reconciles (src/quotas/tenant-quota.ts). Read through the
+ * (tenant_id, status, id) index.
+ */
+export async function unendedRunIds(db: Db, tenantId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), inArray(runs.status, ["queued", "running"])))
+    .limit(limit)
+    .all();
+  return rows.map((r) => r.id);
+}
