@@ -3,7 +3,7 @@ import { invocationsOf } from "../platform/invocation.ts";
 import { countedEnv } from "../platform/counted-env.ts";
 import { guardedSql } from "../platform/sql-guard.ts";
 import { openDb } from "../db/client.ts";
-import { unendedRunIds } from "../db/runs.ts";
+import { existingRunIds, unendedRunIds } from "../db/runs.ts";
 import { tenantUsage } from "../db/lifetime.ts";
 import { effectiveQuotas, QUOTA_MAX, type QuotaName, type Quotas } from "./defaults.ts";
 import { dayOf, dayRefusal, inWindow, windowRefusal, type Refusal } from "./windows.ts";
@@ -166,11 +166,17 @@ export class TenantQuota extends DurableObject<Env> {
     this.sql.exec("INSERT INTO quota (k, v) VALUES (1, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", JSON.stringify(s));
   }
 
-  /** The admitted runs, rebuilt: those D1 has not seen end, and admissions too recent for D1 to show. */
+  /**
+   * The admitted runs, rebuilt: those D1 has not seen end, and recent admissions whose row D1 does not
+   * have yet (a row that is there and not among the unended has ended, however recently).
+   */
   private async reconcile(s: State, now: number): Promise<void> {
-    const unended = await unendedRunIds(openDb(this.env.DB), this.tenantId, QUOTA_MAX.concurrent_runs + 1);
+    const db = openDb(this.env.DB);
+    const unended = await unendedRunIds(db, this.tenantId, QUOTA_MAX.concurrent_runs + 1);
     const known = new Set(unended);
-    const pending = s.active.filter((r) => !known.has(r.id) && r.at > now - PENDING_MS);
+    const recent = s.active.filter((r) => !known.has(r.id) && r.at > now - PENDING_MS);
+    const written = recent.length ? await existingRunIds(db, this.tenantId, recent.map((r) => r.id)) : new Set<string>();
+    const pending = recent.filter((r) => !written.has(r.id));
     const admittedAt = new Map(s.active.map((r) => [r.id, r.at]));
     s.active = [...unended.map((id) => ({ id, at: admittedAt.get(id) ?? 0 })), ...pending];
   }
