@@ -69,10 +69,13 @@ const QUOTA_FLAGS: [keyof Quotas, string, string][] = [
   ["heavy_reads_per_minute", "--heavy-reads-per-minute", "comparisons, exports and reports in any 60 s"],
 ];
 
-/** A quota's value: a whole number of at least 0, or `default` (null: back to the service's default). */
+/**
+ * A quota's value: a whole number of at least 0, or `default` (back to the service's default, sent as
+ * null; kept as the word here, since commander takes a null from a parser for "no value").
+ */
 function quotaValue(flag: string) {
-  return (raw: string): number | null => {
-    if (raw === "default") return null;
+  return (raw: string): number | "default" => {
+    if (raw === "default") return raw;
     const n = Number(raw);
     if (raw.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw usageError(`${flag} must be a whole number of at least 0, or "default", got "${raw}"`);
     return n;
@@ -116,10 +119,13 @@ export function register(program: Command): void {
     .description("a tenant's quotas (docs/quotas.md); with flags, set them (`default` returns one to the service's default)")
     .argument("<tenant_id>", "the tenant (ten_…)", idOf("ten"));
   for (const [, flag, what] of QUOTA_FLAGS) quotas.option(`${flag} <n>`, `${what}: a number, or "default"`, quotaValue(flag));
-  quotas.action(async (tenantId: string, opts: Record<string, number | null | undefined>, cmd: Command) => {
+  quotas.action(async (tenantId: string, opts: Record<string, number | "default" | undefined>, cmd: Command) => {
     const s = adminSession(cmd);
     const body: TenantQuotasUpdate = {};
-    for (const [name, flag] of QUOTA_FLAGS) if (opts[camel(flag)] !== undefined) body[name] = opts[camel(flag)];
+    for (const [name, flag] of QUOTA_FLAGS) {
+      const value = opts[camel(flag)];
+      if (value !== undefined) body[name] = value === "default" ? null : value;
+    }
     const path = { tenant_id: tenantId };
     const q = Object.keys(body).length
       ? await call(s, adminSetTenantQuotas({ client: s.client, path, body }))
