@@ -155,7 +155,7 @@ export class TenantQuota extends DurableObject<Env> {
   /** The stored state, with what has left its window dropped. */
   private load(now: number): State {
     const row = this.sql.exec<{ v: string }>("SELECT v FROM quota WHERE k = 1").toArray()[0];
-    const s: State = row ? { ...EMPTY, ...(JSON.parse(row.v) as State) } : structuredClone(EMPTY);
+    const s: State = { ...structuredClone(EMPTY), ...(row ? (JSON.parse(row.v) as Partial<State>) : {}) };
     s.created = inWindow(s.created, now);
     s.heavy = inWindow(s.heavy, now);
     if (s.day !== dayOf(now)) Object.assign(s, { day: dayOf(now), dayUnits: 0 });
