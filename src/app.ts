@@ -10,6 +10,7 @@ import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
 import { adminPlatform } from "./routes/admin-platform.ts";
+import { adminQuotas } from "./routes/admin-quotas.ts";
 import { vrty } from "./routes/vrty.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
@@ -85,6 +86,7 @@ export function createApp() {
   app.route("/", docs);
   app.route("/v1/admin", admin);
   app.route("/v1/admin", adminPlatform);
+  app.route("/v1/admin", adminQuotas);
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
   app.route("/v1/runs", runs);

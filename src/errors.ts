@@ -18,6 +18,7 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": "Method not allowed",
   conflict: "Conflict",
   "limit-exceeded": "Limit exceeded",
+  "quota-exceeded": "Quota exceeded",
   "idempotency-mismatch": "Idempotency key reused",
   internal: "Internal server error",
 } as const;
@@ -29,6 +30,8 @@ export type ApiErrorInit = {
   detail: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** RFC 9457 extension members, written beside the standard ones (a quota's name and limit). */
+  extensions?: { quota?: string; limit?: number };
   cause?: unknown;
 };
 
@@ -38,6 +41,7 @@ export class ApiError extends Error {
   readonly detail: string;
   readonly errors?: FieldError[];
   readonly headers?: Record<string, string>;
+  readonly extensions?: ApiErrorInit["extensions"];
 
   constructor(init: ApiErrorInit) {
     super(init.detail, { cause: init.cause });
@@ -47,6 +51,7 @@ export class ApiError extends Error {
     this.detail = init.detail;
     this.errors = init.errors;
     this.headers = init.headers;
+    this.extensions = init.extensions;
   }
 
   get title(): string {
@@ -84,6 +89,8 @@ export type Problem = {
   detail: string;
   request_id: string;
   errors?: FieldError[];
+  quota?: string;
+  limit?: number;
 };
 
 export function problemBody(err: ApiError, requestId: string): Problem {
@@ -95,7 +102,7 @@ export function problemBody(err: ApiError, requestId: string): Problem {
     request_id: requestId,
   };
   if (err.errors) body.errors = err.errors;
-  return body;
+  return { ...body, ...err.extensions };
 }
 
 /**

@@ -10,6 +10,7 @@ export { RunCoordinator } from "./durable/run-coordinator.ts";
 export { UnitRunner } from "./durable/unit-runner.ts";
 export { WebhookSender } from "./webhooks/sender.ts";
 export { EndpointLimiter } from "./durable/endpoint-limiter.ts";
+export { TenantQuota } from "./quotas/tenant-quota.ts";
 
 const app = createApp();
 

@@ -40,6 +40,14 @@ export type Problem = {
         path: string;
         message: string;
     }>;
+    /**
+     * With `quota-exceeded`: the quota that refused the request
+     */
+    quota?: string;
+    /**
+     * With `quota-exceeded`: the tenant's value of that quota
+     */
+    limit?: number;
 };
 
 export type Health = {
@@ -134,6 +142,86 @@ export type PlatformUsage = {
          */
         limit_bytes: number;
     };
+};
+
+export type TenantQuotas = {
+    tenant_id: string;
+    quotas: Quotas;
+    /**
+     * The quotas the operator set for this tenant; the others are the defaults
+     */
+    overrides: {
+        /**
+         * Runs created in any 60 s (default 120)
+         */
+        runs_per_minute?: number;
+        /**
+         * Runs not ended (queued or running) at once (default 50)
+         */
+        concurrent_runs?: number;
+        /**
+         * Units of the runs created in one UTC day, counted at creation (default 2000000)
+         */
+        units_per_day?: number;
+        /**
+         * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it (default 2147483648)
+         */
+        stored_bytes?: number;
+        /**
+         * Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s (default 60)
+         */
+        heavy_reads_per_minute?: number;
+    };
+    defaults: Quotas & unknown;
+};
+
+/**
+ * What applies to the tenant now
+ */
+export type Quotas = {
+    /**
+     * Runs created in any 60 s (default 120)
+     */
+    runs_per_minute: number;
+    /**
+     * Runs not ended (queued or running) at once (default 50)
+     */
+    concurrent_runs: number;
+    /**
+     * Units of the runs created in one UTC day, counted at creation (default 2000000)
+     */
+    units_per_day: number;
+    /**
+     * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it (default 2147483648)
+     */
+    stored_bytes: number;
+    /**
+     * Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s (default 60)
+     */
+    heavy_reads_per_minute: number;
+};
+
+export type TenantQuotasUpdate = {
+    /**
+     * Runs created in any 60 s: a value up to 10000, or null for the default (120); absent leaves it as it is
+     */
+    runs_per_minute?: number | null;
+    /**
+     * Runs not ended (queued or running) at once: a value up to 10000, or null for the default (50); absent leaves it as it is
+     */
+    concurrent_runs?: number | null;
+    /**
+     * Units of the runs created in one UTC day, counted at creation: a value up to 1000000000, or null for the default (2000000); absent leaves it as it is
+     */
+    units_per_day?: number | null;
+    /**
+     * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it: a value up to 1099511627776, or null for the default (2147483648); absent leaves it as it is
+     */
+    stored_bytes?: number | null;
+    /**
+     * Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s: a value up to 10000, or null for the default (60); absent leaves it as it is
+     */
+    heavy_reads_per_minute?: number | null;
 };
 
 export type VrtyResult = {
@@ -1643,6 +1731,78 @@ export type Usage = {
         r2: number;
         total: number;
     };
+    quotas: QuotaStanding;
+};
+
+/**
+ * Each quota and where the tenant stands against it; past a limit, the request it limits is answered 429
+ */
+export type QuotaStanding = {
+    /**
+     * Runs created in the last 60 s
+     */
+    runs_per_minute: {
+        /**
+         * The tenant's quota (docs/quotas.md; an operator may change it)
+         */
+        limit: number;
+        /**
+         * Runs created in the last 60 s
+         */
+        used: number;
+    };
+    /**
+     * Runs not ended (queued or running) now
+     */
+    concurrent_runs: {
+        /**
+         * The tenant's quota (docs/quotas.md; an operator may change it)
+         */
+        limit: number;
+        /**
+         * Runs not ended (queued or running) now
+         */
+        used: number;
+    };
+    /**
+     * Units of the runs created today (UTC)
+     */
+    units_per_day: {
+        /**
+         * The tenant's quota (docs/quotas.md; an operator may change it)
+         */
+        limit: number;
+        /**
+         * Units of the runs created today (UTC)
+         */
+        used: number;
+    };
+    /**
+     * Bytes stored: `bytes.total`
+     */
+    stored_bytes: {
+        /**
+         * The tenant's quota (docs/quotas.md; an operator may change it)
+         */
+        limit: number;
+        /**
+         * Bytes stored: `bytes.total`
+         */
+        used: number;
+    };
+    /**
+     * Reads of a whole run (comparisons, exports, reports) in the last 60 s
+     */
+    heavy_reads_per_minute: {
+        /**
+         * The tenant's quota (docs/quotas.md; an operator may change it)
+         */
+        limit: number;
+        /**
+         * Reads of a whole run (comparisons, exports, reports) in the last 60 s
+         */
+        used: number;
+    };
 };
 
 export type ChainDeterminismRunRequest = {
@@ -2502,6 +2662,88 @@ export type AdminPlatformUsageResponses = {
 
 export type AdminPlatformUsageResponse = AdminPlatformUsageResponses[keyof AdminPlatformUsageResponses];
 
+export type AdminGetTenantQuotasData = {
+    body?: never;
+    path: {
+        tenant_id: string;
+    };
+    query?: never;
+    url: '/v1/admin/tenants/{tenant_id}/quotas';
+};
+
+export type AdminGetTenantQuotasErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type AdminGetTenantQuotasError = AdminGetTenantQuotasErrors[keyof AdminGetTenantQuotasErrors];
+
+export type AdminGetTenantQuotasResponses = {
+    /**
+     * The tenant's quotas
+     */
+    200: TenantQuotas;
+};
+
+export type AdminGetTenantQuotasResponse = AdminGetTenantQuotasResponses[keyof AdminGetTenantQuotasResponses];
+
+export type AdminSetTenantQuotasData = {
+    body: TenantQuotasUpdate;
+    path: {
+        tenant_id: string;
+    };
+    query?: never;
+    url: '/v1/admin/tenants/{tenant_id}/quotas';
+};
+
+export type AdminSetTenantQuotasErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type AdminSetTenantQuotasError = AdminSetTenantQuotasErrors[keyof AdminSetTenantQuotasErrors];
+
+export type AdminSetTenantQuotasResponses = {
+    /**
+     * The tenant's quotas after the change
+     */
+    200: TenantQuotas;
+};
+
+export type AdminSetTenantQuotasResponse = AdminSetTenantQuotasResponses[keyof AdminSetTenantQuotasResponses];
+
 export type ListKeysData = {
     body?: never;
     path?: never;
@@ -3097,6 +3339,10 @@ export type ListSamplesErrors = {
      */
     404: Problem;
     /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;
@@ -3272,6 +3518,10 @@ export type GetReasoningQualityReportCsvErrors = {
      */
     409: Problem;
     /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;
@@ -3311,6 +3561,10 @@ export type GetReasoningQualityReportXlsxErrors = {
      */
     409: Problem;
     /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;
@@ -3349,6 +3603,10 @@ export type GetReasoningQualityRadarErrors = {
      * Conflict with the current state
      */
     409: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
     /**
      * Unexpected error; quote `request_id` when reporting it
      */
@@ -3744,7 +4002,7 @@ export type CreateSessionErrors = {
      */
     415: Problem;
     /**
-     * Too many requests; `Retry-After` says when to try again
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
      */
     429: Problem;
     /**
@@ -3809,6 +4067,10 @@ export type CompareRunsErrors = {
      * Well-formed request that cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
     /**
      * Unexpected error; quote `request_id` when reporting it
      */
@@ -4156,6 +4418,10 @@ export type CreateChainDeterminismRunErrors = {
      */
     422: Problem;
     /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;
@@ -4210,6 +4476,10 @@ export type CreateRplRunErrors = {
      * Well-formed request that cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
     /**
      * Unexpected error; quote `request_id` when reporting it
      */
@@ -4266,6 +4536,10 @@ export type CreateJudgeRunErrors = {
      */
     422: Problem;
     /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
      * Unexpected error; quote `request_id` when reporting it
      */
     500: Problem;
@@ -4320,6 +4594,10 @@ export type CreateReasoningQualityRunErrors = {
      * Well-formed request that cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
     /**
      * Unexpected error; quote `request_id` when reporting it
      */
@@ -4519,6 +4797,10 @@ export type CompareRplRunsErrors = {
      * Well-formed request that cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
     /**
      * Unexpected error; quote `request_id` when reporting it
      */

@@ -236,3 +236,29 @@ export function sampleToWire(s: SampleRow, parse: (text: string) => unknown) {
     created_at: s.createdAt.toISOString(),
   };
 }
+
+/**
+ * The ids of the tenant's runs that have not ended (queued or running), at most `limit` of them: what
+ * its concurrent-runs quota counts when it reconciles (src/quotas/tenant-quota.ts). Read through the
+ * (tenant_id, status, id) index.
+ */
+export async function unendedRunIds(db: Db, tenantId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), inArray(runs.status, ["queued", "running"])))
+    .limit(limit)
+    .all();
+  return rows.map((r) => r.id);
+}
+
+/** Which of `ids` are runs of the tenant (in any state); read in chunks under D1's 100 bound parameters. */
+export async function existingRunIds(db: Db, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const chunk = ids.slice(i, i + 90);
+    const rows = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.tenantId, tenantId), inArray(runs.id, chunk))).all();
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
+}

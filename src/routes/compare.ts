@@ -6,6 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
+import { heavyRead } from "../middleware/heavy-read.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, type RunRow } from "../db/runs.ts";
 import { getDataset } from "../db/datasets.ts";
@@ -94,8 +95,9 @@ export const compare = createRouter().openapi(
       "A comparison reads the per-item scores each run kept when it finished, never its samples, and its answer for the same " +
       "(base, head, confidence, min_effect) is computed once and kept. A reasoning-quality run that finished before per-item scores were kept is a 409.",
     security: tenantSecurity,
+    middleware: heavyRead,
     request: { query: CompareQuery },
-    responses: { 200: jsonResponse(ComparisonSchema, "The comparison"), ...problems(400, 401, 404, 409, 422) },
+    responses: { 200: jsonResponse(ComparisonSchema, "The comparison"), ...problems(400, 401, 404, 409, 422, 429) },
   }),
   async (c) => {
     const q = c.req.valid("query");

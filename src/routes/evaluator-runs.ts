@@ -14,6 +14,7 @@ import { LIMITS } from "../limits.ts";
 import { createRun, createRunGroup, type NewRun } from "../runs/create.ts";
 import type { EvaluatorModule, NewRunOf } from "../evaluators/module.ts";
 import { withConcurrencyBound, type RunFieldsBody } from "../evaluators/run-fields.ts";
+import { admitRuns } from "../quotas/index.ts";
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({ description: "The same key and body return the same run (202 again); the same key with another body is a 422" }),
@@ -39,7 +40,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { headers: IdempotencyHeader, body: jsonBody(module.schemas.request) },
-      responses: { 202: created, ...problems(...bodyProblems, 409, 422) },
+      responses: { 202: created, ...problems(...bodyProblems, 409, 422, 429) },
     }),
     async (c) => {
       const valid = c.req.valid("json") as Body;
@@ -48,6 +49,8 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
       const body = withConcurrencyBound(valid);
       const { db, tenantId } = c.var;
       const idempotencyKey = c.req.valid("header")["idempotency-key"];
+      // The tenant's quotas, asked once the request is known to make new runs (src/quotas).
+      const admit = (runs: { id: string; units: number }[]) => admitRuns(c.env, tenantId, runs);
       const creation = await module.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });
       const newRun = (r: NewRunOf<unknown>, partBody: unknown): NewRun => ({
         evaluator: module.name,
@@ -58,6 +61,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
         webhookUrl: body.webhook_url,
         concurrency: bound,
         body: partBody,
+        admit,
       });
       if (!("group" in creation)) {
         const { run } = await createRun(c.env, db, tenantId, { ...newRun(creation, body), idempotencyKey });
@@ -66,7 +70,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(module: EvaluatorModul
       // The runs of one request share a group id, kept in each run's config; a replay with the
       // Idempotency-Key returns the first request's group id and runs (see createRunGroup).
       const parts = creation.group.map((p) => ({ name: p.name, run: (groupId: string) => newRun(p.run(groupId), p.body) }));
-      const group = await createRunGroup(c.env, db, tenantId, { evaluator: module.name, body, idempotencyKey, parts });
+      const group = await createRunGroup(c.env, db, tenantId, { evaluator: module.name, body, idempotencyKey, admit, parts });
       return c.json({ object: "run_group" as const, group_id: group.groupId, runs: group.runs.map(runWire) }, 202);
     },
   );

@@ -10,6 +10,8 @@ export const ProblemSchema = z
     detail: z.string(),
     request_id: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    quota: z.string().optional().openapi({ description: "With `quota-exceeded`: the quota that refused the request", example: "runs_per_minute" }),
+    limit: z.number().int().optional().openapi({ description: "With `quota-exceeded`: the tenant's value of that quota", example: 120 }),
   })
   .openapi("Problem", { description: "RFC 9457 problem details" });
 
@@ -22,7 +24,7 @@ const problemDescriptions: Record<number, string> = {
   413: "Request body larger than the route's limit",
   415: "Body is not `application/json`",
   422: "Well-formed request that cannot be processed",
-  429: "Too many requests; `Retry-After` says when to try again",
+  429: "Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help",
   500: "Unexpected error; quote `request_id` when reporting it",
 };
 

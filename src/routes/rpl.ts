@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
+import { heavyRead } from "../middleware/heavy-read.ts";
 import { ApiError } from "../errors.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
 import { getRun } from "../db/runs.ts";
@@ -38,8 +39,9 @@ export const rplCompare = createRouter()
     description:
       "The runs must be succeeded rpl runs of this tenant that agree on claim, K, R, T, B and max_output_tokens, and differ in at most one of model or prompt_version; otherwise 422 naming the settings that differ. The winner: the narrowest CI if narrower by ≥ 0.003, else the highest PQS, then the highest stability, else a tie.",
     security: tenantSecurity,
+    middleware: heavyRead,
     request: { query: CompareQuery },
-    responses: { 200: jsonResponse(ComparisonSchema, "The comparison"), ...problems(400, 401, 422) },
+    responses: { 200: jsonResponse(ComparisonSchema, "The comparison"), ...problems(400, 401, 422, 429) },
   }),
   async (c) => {
     const ids = c.req.valid("query").runs;

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { IdParam, problems, tenantSecurity } from "./openapi.ts";
+import { heavyRead } from "../middleware/heavy-read.ts";
 import { ApiError } from "../errors.ts";
 import { getRun, type RunRow } from "../db/runs.ts";
 import type { Db } from "../db/client.ts";
@@ -31,8 +32,9 @@ const report = (path: string, operationId: string, summary: string, type: string
     tags: ["reasoning-quality"],
     summary,
     security: tenantSecurity,
+    middleware: heavyRead,
     request: { params: RunParam },
-    responses: { 200: { description: summary, content: { [type]: { schema: body(binary) } } }, ...problems(401, 404, 409) },
+    responses: { 200: { description: summary, content: { [type]: { schema: body(binary) } } }, ...problems(401, 404, 409, 429) },
   });
 
 export const rqReports = createRouter()

@@ -19,6 +19,7 @@ import { eventStreamQueries } from "../runs/event-limits.ts";
 import { streamCredential } from "../runs/stream-credential.ts";
 import { openedWith } from "../middleware/auth.ts";
 import type { Db } from "../db/client.ts";
+import { admitHeavyRead } from "../quotas/index.ts";
 
 const DeliverySchema = z
   .object({
@@ -195,7 +196,7 @@ export const runs = createRouter()
             "application/x-ndjson": { schema: z.string() },
           },
         },
-        ...problems(400, 401, 404),
+        ...problems(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -207,6 +208,7 @@ export const runs = createRouter()
         throw ApiError.validation([{ path: "after", message: "must be a next_cursor value" }]);
       }
       if ((c.req.header("accept") ?? "").includes("application/x-ndjson")) {
+        await admitHeavyRead(c.env, tenantId);
         const evaluator = evaluatorFor(run.evaluator);
         const encoder = new TextEncoder();
         // One D1 page per pull: the next page is read only when the client has taken the last one, so

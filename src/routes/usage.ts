@@ -2,6 +2,25 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
 import { tenantUsage } from "../db/lifetime.ts";
+import { QUOTA_NAMES, quotaStanding, type QuotaName } from "../quotas/index.ts";
+
+const Standing = (what: string) =>
+  z
+    .object({
+      limit: z.number().int().openapi({ description: "The tenant's quota (docs/quotas.md; an operator may change it)" }),
+      used: z.number().int().openapi({ description: what }),
+    })
+    .openapi({ description: what });
+
+const QuotaStandingSchema = z
+  .object({
+    runs_per_minute: Standing("Runs created in the last 60 s"),
+    concurrent_runs: Standing("Runs not ended (queued or running) now"),
+    units_per_day: Standing("Units of the runs created today (UTC)"),
+    stored_bytes: Standing("Bytes stored: `bytes.total`"),
+    heavy_reads_per_minute: Standing("Reads of a whole run (comparisons, exports, reports) in the last 60 s"),
+  })
+  .openapi("QuotaStanding", { description: "Each quota and where the tenant stands against it; past a limit, the request it limits is answered 429" });
 
 const UsageSchema = z
   .object({
@@ -14,6 +33,7 @@ const UsageSchema = z
         total: z.number().int(),
       })
       .openapi({ description: "What the tenant's data takes. The text itself, not indexes or storage overhead; samples of runs made before it was counted are not included." }),
+    quotas: QuotaStandingSchema,
   })
   .openapi("Usage");
 
@@ -23,13 +43,16 @@ export const usage = createRouter().openapi(
     path: "/",
     operationId: "getUsage",
     tags: ["settings"],
-    summary: "What the tenant stores: runs, samples and bytes",
-    description: "Counted from the runs' own rows, kept up to date as samples are written, so this is cheap at any size. See `GET /v1/settings` for how long runs are kept.",
+    summary: "What the tenant stores (runs, samples, bytes) and where it stands against its quotas",
+    description: "Counted from the runs' own rows, kept up to date as samples are written, so this is cheap at any size. See `GET /v1/settings` for how long runs are kept, and docs/quotas.md for the quotas.",
     security: tenantSecurity,
     responses: { 200: jsonResponse(UsageSchema, "Usage"), ...problems(401) },
   }),
   async (c) => {
-    const u = await tenantUsage(c.var.db, c.var.tenantId);
-    return c.json({ runs: u.runs, samples: u.samples, bytes: { d1: u.d1Bytes, r2: u.r2Bytes, total: u.d1Bytes + u.r2Bytes } }, 200);
+    const [u, q] = await Promise.all([tenantUsage(c.var.db, c.var.tenantId), quotaStanding(c.env, c.var.tenantId)]);
+    const total = u.d1Bytes + u.r2Bytes;
+    const used: Record<QuotaName, number> = { ...q.used, stored_bytes: total };
+    const quotas = Object.fromEntries(QUOTA_NAMES.map((n) => [n, { limit: q.quotas[n], used: used[n] }])) as Record<QuotaName, { limit: number; used: number }>;
+    return c.json({ runs: u.runs, samples: u.samples, bytes: { d1: u.d1Bytes, r2: u.r2Bytes, total }, quotas }, 200);
   },
 );

@@ -40,7 +40,18 @@ export type NewRun = {
   /** The parsed request body, for Idempotency-Key comparison. */
   body: unknown;
   idempotencyKey?: string;
+  /**
+   * The tenant's quotas (src/quotas), asked once the run is known to be new and just before it is
+   * written, so a refusal leaves nothing behind and a replay is never counted twice. Absent for the runs
+   * the platform makes itself (a follow-up run belongs to the request that was admitted).
+   */
+  admit?: Admit;
+  /** The run's id when the caller chose it (a group admitted as a whole). */
+  id?: string;
 };
+
+/** Admits the runs about to be written (their ids and units), or throws the refusal (a 429). */
+export type Admit = (runs: { id: string; units: number }[]) => Promise<void>;
 
 /** What an Idempotency-Key record stores to recognise the same request: a hash of the evaluator and body. */
 function requestHash(evaluator: string, body: unknown): Promise<string> {
@@ -100,7 +111,7 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
   // Everything that can fail before the start is done before the row is written.
   const secretEnc =
     r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
-  const runId = newId("run");
+  const runId = r.id ?? newId("run");
   const hash = r.idempotencyKey ? await requestHash(r.evaluator, r.body) : null;
   const startOf = (id: string): StartRun => ({
     runId: id,
@@ -117,6 +128,7 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
     const prior = await replayedRun(env, db, tenantId, r.idempotencyKey, hash);
     if (prior) return { run: await completeStart(env, db, prior, startOf(prior.id)), created: false };
   }
+  await r.admit?.([{ id: runId, units: unitIds.length }]);
 
   const run: RunInsert = {
     id: runId,
@@ -258,7 +270,7 @@ export async function createRunGroup(
   env: Env,
   db: Db,
   tenantId: string,
-  g: { evaluator: EvaluatorName; body: unknown; idempotencyKey?: string; parts: { name: string; run: (groupId: string) => NewRun }[] },
+  g: { evaluator: EvaluatorName; body: unknown; idempotencyKey?: string; admit?: Admit; parts: { name: string; run: (groupId: string) => NewRun }[] },
 ): Promise<{ groupId: string; runs: RunRow[] }> {
   let groupId = newId("grp");
   let claimed = false;
@@ -273,9 +285,14 @@ export async function createRunGroup(
   }
   const runs: RunRow[] = [];
   try {
-    for (const part of g.parts) {
-      const r = part.run(groupId);
-      const { run } = await createRun(env, db, tenantId, { ...r, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${part.name}` });
+    const made = g.parts.map((part) => ({ name: part.name, run: { ...part.run(groupId), id: newId("run") } }));
+    // A new request is admitted whole, so a refusal leaves none of its runs; a replay was admitted already.
+    const replay = g.idempotencyKey !== undefined && !claimed;
+    if (g.admit && !replay) {
+      await g.admit(made.map((m) => ({ id: m.run.id, units: evaluatorFor(m.run.evaluator).plan(m.run.config).length })));
+    }
+    for (const { name, run: r } of made) {
+      const { run } = await createRun(env, db, tenantId, { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` });
       runs.push(run);
     }
   } catch (err) {

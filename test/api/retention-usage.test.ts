@@ -81,7 +81,12 @@ describe("retention, applied by the cron", () => {
 describe("GET /v1/usage", () => {
   it("counts a tenant's runs, samples and bytes, and drops a deleted run from them", async () => {
     const { key } = await newTenant();
-    expect(await (await send("GET", "/v1/usage", key)).json()).toEqual({ runs: 0, samples: 0, bytes: { d1: 0, r2: 0, total: 0 } });
+    // What it stores; `quotas` (issue 30) is test/api/quotas.test.ts's.
+    const stored = async () => {
+      const { quotas: _quotas, ...rest } = (await (await send("GET", "/v1/usage", key)).json()) as Record<string, unknown>;
+      return rest;
+    };
+    expect(await stored()).toEqual({ runs: 0, samples: 0, bytes: { d1: 0, r2: 0, total: 0 } });
     const runs = [];
     for (const n of [2, 3]) {
       const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: n, min_success: 2 });
@@ -98,7 +103,7 @@ describe("GET /v1/usage", () => {
       d1 += utf8(row.config);
       d1 += utf8(await (await send("GET", `/v1/runs/${run.id}/result`, key)).text());
     }
-    expect(await (await send("GET", "/v1/usage", key)).json()).toEqual({ runs: 2, samples: 5, bytes: { d1, r2: 0, total: d1 } });
+    expect(await stored()).toEqual({ runs: 2, samples: 5, bytes: { d1, r2: 0, total: d1 } });
 
     expect((await send("DELETE", `/v1/runs/${runs[0].id}`, key)).status).toBe(204);
     const after = (await (await send("GET", "/v1/usage", key)).json()) as { runs: number; samples: number; bytes: { d1: number } };

@@ -67,13 +67,16 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
 
   it("shows the tenant's usage and sets its retention on the Storage page", async () => {
     await finishedRun();
-    const usage = (await (await api("/v1/usage")).json()) as { runs: number; samples: number };
+    const usage = (await (await api("/v1/usage")).json()) as { runs: number; samples: number; quotas: Record<string, { limit: number; used: number }> };
     const { page } = await openPage(browser);
     await signIn(page);
     await page.getByRole("link", { name: "Storage" }).click();
     await page.getByRole("heading", { name: "Storage" }).waitFor();
     await expect.poll(() => page.locator('[data-usage="runs"]').textContent()).toBe(String(usage.runs));
     expect(await page.locator('[data-usage="samples"]').textContent()).toBe(String(usage.samples));
+    // Issue 30: the tenant sees its quotas, each with its limit.
+    expect(await page.locator('[data-quota="concurrent_runs"] [data-limit]').textContent()).toBe(String(usage.quotas.concurrent_runs.limit));
+    expect(await page.locator('[data-quota="runs_per_minute"] [data-limit]').textContent()).toBe(String(usage.quotas.runs_per_minute.limit));
     expect(await page.locator("[data-retention]").textContent()).toContain("30 days");
 
     await page.getByLabel("Days to keep an ended run").fill("45");

@@ -90,3 +90,36 @@ describe("assay admin", () => {
     expect(badId.stderr).toContain('not a tenant id: "research"');
   });
 });
+
+// Issue 30: the operator shows and sets a tenant's quotas; `default` returns one to the service's default.
+describe("assay admin tenants quotas", () => {
+  it("shows the defaults, sets a quota the tenant then meets as a 429, and resets it", async () => {
+    const created = await assay(["--json", "admin", "tenants", "create", unique("quota")], { env: ADMIN });
+    const tenant = JSON.parse(created.stdout) as { id: string; api_key: { key: string } };
+    const shown = await assay(["--json", "admin", "tenants", "quotas", tenant.id], { env: ADMIN });
+    expect(shown.code, shown.stderr).toBe(0);
+    const initial = JSON.parse(shown.stdout) as { quotas: Record<string, number>; overrides: Record<string, number>; defaults: Record<string, number> };
+    expect(initial.overrides).toEqual({});
+    expect(initial.quotas).toEqual(initial.defaults);
+
+    const set = await assay(["admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "0", "--heavy-reads-per-minute", "5"], { env: ADMIN });
+    expect(set.code, set.stderr).toBe(0);
+    const row = (name: string) => set.stdout.split("\n").find((l) => l.startsWith(name))?.split(/\s{2,}/);
+    expect(row("runs_per_minute")).toEqual(["runs_per_minute", "0", `set (default ${initial.defaults.runs_per_minute})`]);
+    expect(row("heavy_reads_per_minute")).toEqual(["heavy_reads_per_minute", "5", `set (default ${initial.defaults.heavy_reads_per_minute})`]);
+    expect(row("concurrent_runs")).toEqual(["concurrent_runs", String(initial.defaults.concurrent_runs), "default"]);
+
+    // The tenant's next run is refused, naming the quota.
+    const refused = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "1", "--n-replays", "1", "--detach"], { env: { ASSAY_API_KEY: tenant.api_key.key } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("429");
+    expect(refused.stderr).toContain("runs_per_minute");
+
+    const reset = await assay(["--json", "admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "default"], { env: ADMIN });
+    expect((JSON.parse(reset.stdout) as { overrides: Record<string, number> }).overrides).toEqual({ heavy_reads_per_minute: 5 });
+
+    const bad = await assay(["admin", "tenants", "quotas", tenant.id, "--units-per-day", "-3"], { env: ADMIN });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--units-per-day");
+  });
+});

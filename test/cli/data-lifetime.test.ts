@@ -13,7 +13,7 @@ async function finishedRun(): Promise<string> {
   return id;
 }
 
-type Usage = { runs: number; samples: number; bytes: { d1: number; r2: number; total: number }; retention_days: number | null };
+type Usage = { runs: number; samples: number; bytes: { d1: number; r2: number; total: number }; retention_days: number | null; quotas: Record<string, { limit: number; used: number }> };
 
 async function usage(): Promise<Usage> {
   const out = await assay(["usage", "--json"]);
@@ -70,6 +70,11 @@ describe("assay usage and assay settings", () => {
     expect(text.stdout).toContain(`runs      ${u.runs}\n`);
     expect(text.stdout).toContain(`samples   ${u.samples}\n`);
     expect(text.stdout).toMatch(/^stored {4}.+ \(database .+, objects .+\)$/m);
+    // Issue 30: where the tenant stands against each quota (the limits are the service's, or the operator's).
+    // (What is used moves with the other files' runs on this server; the limits do not.)
+    expect(text.stdout).toMatch(new RegExp(`^  concurrent runs {7}\\d+ of ${u.quotas.concurrent_runs.limit}$`, "m"));
+    expect(text.stdout).toMatch(new RegExp(`^  runs per minute {7}\\d+ of ${u.quotas.runs_per_minute.limit}$`, "m"));
+    expect(u.quotas.stored_bytes.used).toBe(u.bytes.total);
     expect(u.bytes.total).toBe(u.bytes.d1 + u.bytes.r2);
 
     const forever = await assay(["settings", "--retention-days", "forever"]);

@@ -22,12 +22,16 @@ const WHERE: Record<string, (o: (typeof ops)[number]) => boolean> = {
   "413": (o) => !!o.op.requestBody,
   "415": (o) => !!o.op.requestBody,
   "422": (o) => (o.method === "post" && createsRuns(o.path)) || (o.method === "post" && o.path === "/v1/vrty/idf-tables"),
+  // Issue 30: the tenant's quotas (docs/quotas.md): creating runs, and the reads of a whole run.
+  "429": (o) =>
+    (o.method === "post" && createsRuns(o.path)) ||
+    ["/v1/compare", "/v1/rpl/compare", "/v1/runs/{run_id}/samples", "/v1/runs/{run_id}/report.csv", "/v1/runs/{run_id}/report.xlsx", "/v1/runs/{run_id}/radar.svg"].includes(o.path),
   "500": () => true,
 };
 
 describe("declared responses", () => {
   it("the Errors table lists the statuses this test knows where to look for", () => {
-    expect(promised.sort()).toEqual(["400", "401", "404", "405", "409", "413", "415", "422", "500"]);
+    expect(promised.sort()).toEqual(["400", "401", "404", "405", "409", "413", "415", "422", "429", "500"]);
   });
 
   it.each(promised.filter((s) => s !== "405"))("%s is declared on every operation where it can happen", (status) => {

@@ -1,11 +1,24 @@
-// `assay admin tenants create|list`, `assay admin keys create|list|revoke`: the operator's commands
+// `assay admin tenants create|list|quotas`, `assay admin keys create|list|revoke`: the operator's commands
 // (/v1/admin/*), authenticated with the deployment's ADMIN_TOKEN instead of a tenant's key. This is how
 // a new deployment gets its first tenant and key. The token is read from the environment, never from a
 // flag, so it stays out of shell history and `ps`; a new key's secret is printed once, as the API
 // returns it once.
 import { Command, Option } from "commander";
 import { createClient } from "@assay/sdk/client";
-import { adminCreateKey, adminCreateTenant, adminListKeys, adminListTenants, adminRevokeKey, type ApiKey, type CreatedApiKey, type Tenant } from "@assay/sdk";
+import {
+  adminCreateKey,
+  adminCreateTenant,
+  adminGetTenantQuotas,
+  adminListKeys,
+  adminListTenants,
+  adminRevokeKey,
+  adminSetTenantQuotas,
+  type ApiKey,
+  type CreatedApiKey,
+  type Quotas,
+  type Tenant,
+  type TenantQuotasUpdate,
+} from "@assay/sdk";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, isLocalDefault, serverFor, type GlobalOptions, type Session } from "../session.ts";
@@ -47,6 +60,30 @@ function printNewKey(key: CreatedApiKey): void {
   process.stderr.write("This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n");
 }
 
+/** The quotas' flags, in the API's order: `--runs-per-minute` sets `runs_per_minute`. */
+const QUOTA_FLAGS: [keyof Quotas, string, string][] = [
+  ["runs_per_minute", "--runs-per-minute", "runs created in any 60 s"],
+  ["concurrent_runs", "--concurrent-runs", "runs not ended (queued or running) at once"],
+  ["units_per_day", "--units-per-day", "units of the runs created in one UTC day"],
+  ["stored_bytes", "--stored-bytes", "bytes stored (as `assay usage` counts them)"],
+  ["heavy_reads_per_minute", "--heavy-reads-per-minute", "comparisons, exports and reports in any 60 s"],
+];
+
+/**
+ * A quota's value: a whole number of at least 0, or `default` (back to the service's default, sent as
+ * null; kept as the word here, since commander takes a null from a parser for "no value").
+ */
+function quotaValue(flag: string) {
+  return (raw: string): number | "default" => {
+    if (raw === "default") return raw;
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw usageError(`${flag} must be a whole number of at least 0, or "default", got "${raw}"`);
+    return n;
+  };
+}
+
+const camel = (flag: string) => flag.slice(2).replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+
 const keyRow = (k: ApiKey) => [k.id, k.name, `${k.prefix}…`, k.created_at, k.revoked_at ?? ""];
 
 export function register(program: Command): void {
@@ -76,6 +113,27 @@ export function register(program: Command): void {
       if (!list.length) return void process.stdout.write("no tenants\n");
       process.stdout.write(table(["id", "name", "created"], list.map((t) => [t.id, t.name, t.created_at])));
     });
+
+  const quotas = tenants
+    .command("quotas")
+    .description("a tenant's quotas (docs/quotas.md); with flags, set them (`default` returns one to the service's default)")
+    .argument("<tenant_id>", "the tenant (ten_…)", idOf("ten"));
+  for (const [, flag, what] of QUOTA_FLAGS) quotas.option(`${flag} <n>`, `${what}: a number, or "default"`, quotaValue(flag));
+  quotas.action(async (tenantId: string, opts: Record<string, number | "default" | undefined>, cmd: Command) => {
+    const s = adminSession(cmd);
+    const body: TenantQuotasUpdate = {};
+    for (const [name, flag] of QUOTA_FLAGS) {
+      const value = opts[camel(flag)];
+      if (value !== undefined) body[name] = value === "default" ? null : value;
+    }
+    const path = { tenant_id: tenantId };
+    const q = Object.keys(body).length
+      ? await call(s, adminSetTenantQuotas({ client: s.client, path, body }))
+      : await call(s, adminGetTenantQuotas({ client: s.client, path }));
+    if (s.json) return printJson(q);
+    const rows = QUOTA_FLAGS.map(([name]) => [name, String(q.quotas[name]), q.overrides[name] === undefined ? "default" : `set (default ${q.defaults[name]})`]);
+    process.stdout.write(`quotas of tenant ${q.tenant_id}:\n` + table(["quota", "limit", "source"], rows));
+  });
 
   const keys = admin.command("keys").description("a tenant's API keys (a tenant manages its own with its key: /v1/keys)");
   keys

@@ -1,6 +1,6 @@
 // `assay usage` and `assay settings`: what the tenant stores, and how long its ended runs are kept.
 import { Command } from "commander";
-import { getSettings, getUsage, putSettings, type Settings } from "@assay/sdk";
+import { getSettings, getUsage, putSettings, type Settings, type Usage } from "@assay/sdk";
 import { usageError } from "../errors.ts";
 import { printJson } from "../output.ts";
 import { call, session } from "../session.ts";
@@ -18,6 +18,19 @@ export function humanBytes(n: number): string {
   return `${v.toPrecision(3)} ${units[u]}`;
 }
 
+/** One line per quota: what the tenant used of its limit (docs/quotas.md). */
+function quotaLines(q: Usage["quotas"]): string[] {
+  const line = (label: string, s: { used: number; limit: number }, show = (n: number) => String(n)) => `  ${label.padEnd(22)}${show(s.used)} of ${show(s.limit)}`;
+  return [
+    "quotas",
+    line("runs per minute", q.runs_per_minute),
+    line("concurrent runs", q.concurrent_runs),
+    line("units today (UTC)", q.units_per_day),
+    line("stored", q.stored_bytes, humanBytes),
+    line("heavy reads per minute", q.heavy_reads_per_minute),
+  ];
+}
+
 const retentionText = (s: Settings) => (s.retention_days === null ? "kept for ever" : `kept ${s.retention_days} days after they end`);
 
 /** `--retention-days`: a whole number of days, or `forever` (kept as the word: commander takes a null from a parser for "no value"). */
@@ -31,7 +44,7 @@ function retentionDays(raw: string): number | "forever" {
 export function register(program: Command): void {
   program
     .command("usage")
-    .description("what your tenant stores: runs, samples, bytes in the database and in object storage, and how long runs are kept")
+    .description("what your tenant stores (runs, samples, bytes in the database and in object storage), how long runs are kept, and where it stands against its quotas")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = session(cmd);
       const [usage, settings] = await Promise.all([call(s, getUsage({ client: s.client })), call(s, getSettings({ client: s.client }))]);
@@ -42,6 +55,7 @@ export function register(program: Command): void {
           `samples   ${usage.samples}`,
           `stored    ${humanBytes(usage.bytes.total)} (database ${humanBytes(usage.bytes.d1)}, objects ${humanBytes(usage.bytes.r2)})`,
           `retention ended runs ${retentionText(settings)}`,
+          ...quotaLines(usage.quotas),
         ].join("\n") + "\n",
       );
     });

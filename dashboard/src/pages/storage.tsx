@@ -1,5 +1,6 @@
-// Storage: what the tenant keeps (runs, samples, bytes; GET /v1/usage) and how long ended runs are kept
-// (GET/PUT /v1/settings), which the server applies by deleting older runs.
+// Storage: what the tenant keeps (runs, samples, bytes; GET /v1/usage), where it stands against its
+// quotas (the same call), and how long ended runs are kept (GET/PUT /v1/settings), which the server
+// applies by deleting older runs.
 import { useEffect, useState } from "preact/hooks";
 import { getSettings, getUsage, putSettings, type Settings, type Usage } from "@assay/sdk";
 import { call, client } from "../api.ts";
@@ -39,8 +40,39 @@ export function StoragePage() {
           <div class="card"><div class="label">Database / objects</div><div class="value">{bytes(usage.bytes.d1)} / {bytes(usage.bytes.r2)}</div></div>
         </div>
       )}
+      {usage && <QuotaTable quotas={usage.quotas} />}
       {settings && <RetentionForm settings={settings} onSaved={setSettings} />}
     </section>
+  );
+}
+
+/** Each quota, what the tenant used of it and its limit; an operator changes a limit (docs/quotas.md). */
+const QUOTA_ROWS: [keyof Usage["quotas"], string, (n: number) => string][] = [
+  ["runs_per_minute", "Runs created in the last minute", String],
+  ["concurrent_runs", "Runs not ended (queued or running)", String],
+  ["units_per_day", "Units of runs created today (UTC)", String],
+  ["stored_bytes", "Stored", bytes],
+  ["heavy_reads_per_minute", "Comparisons, exports and reports in the last minute", String],
+];
+
+function QuotaTable({ quotas }: { quotas: Usage["quotas"] }) {
+  return (
+    <>
+      <h2>Quotas</h2>
+      <p class="hint">Past a limit the request is refused (429) and says when to try again. The operator sets each tenant's limits.</p>
+      <table aria-label="Quotas">
+        <thead><tr><th scope="col">Quota</th><th scope="col">Used</th><th scope="col">Limit</th></tr></thead>
+        <tbody>
+          {QUOTA_ROWS.map(([name, label, show]) => (
+            <tr key={name} data-quota={name}>
+              <th scope="row">{label}</th>
+              <td data-used>{show(quotas[name].used)}</td>
+              <td data-limit>{show(quotas[name].limit)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 
