@@ -13,7 +13,7 @@ import { noCalls, type ModelCalls } from "./model-calls.ts";
 import { Alarm, type AlarmNow } from "./coordinator/alarm-plan.ts";
 import { Checkpoints } from "./coordinator/checkpoints.ts";
 import { Finish } from "./coordinator/finish.ts";
-import { Lifecycle, statusOf, type Phase } from "./coordinator/lifecycle.ts";
+import { Lifecycle, statusOf, type FinalStatus, type Phase } from "./coordinator/lifecycle.ts";
 import { Outbox } from "./coordinator/outbox.ts";
 import { Scheduler } from "./coordinator/scheduler.ts";
 import { Store } from "./coordinator/store.ts";
@@ -225,21 +225,34 @@ export class RunCoordinator extends DurableObject<Env> {
   /**
    * Cancels the run: no unit is dispatched again, and every in-flight UnitRunner is told to abort
    * before this returns, so no new model call starts afterwards. Samples already written are kept.
+   *
+   * Answers the run's status once the cancel has taken effect, never `running`: `canceled`, or the
+   * status the run ended with first (a finish past its last look at the phase keeps its own end). A
+   * cancel arriving while another one is still ending the run waits for that end too, so no caller
+   * answers before the run's final state is written (or its finish failed and is left to the alarm).
    */
-  async cancel(): Promise<RunStatus> {
+  async cancel(): Promise<FinalStatus> {
     const phase = this.lifecycle.phase;
     // Never started here: a start arriving after this must not run it (the caller ends it in D1).
     if (phase.kind === "new" || phase.kind === "abandoned") {
       await this.abandon("canceled");
-      return "canceled";
+      return phase.kind === "abandoned" ? phase.as : "canceled";
     }
-    if (phase.kind !== "running" && phase.kind !== "finishing") return statusOf(phase)!;
-    this.lifecycle.move({ kind: "canceled" });
-    await Promise.all(this.scheduler.busyLaneNames().map((name) => this.env.UNITS.getByName(name).abort()));
-    // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
-    this.finish.stopCalls();
-    await this.finish.run();
-    return "canceled";
+    if (phase.kind === "running" || phase.kind === "finishing") {
+      this.lifecycle.move({ kind: "canceled" });
+      // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
+      this.finish.stopCalls();
+    }
+    if (this.lifecycle.phase.kind === "canceled") {
+      // Every cancel until the run has ended tells the busy lanes (an abort is idempotent), so a second
+      // cancel cannot answer while the first one's lanes are still being stopped.
+      await Promise.all(this.scheduler.busyLaneNames().map((name) => this.env.UNITS.getByName(name).abort()));
+      // Joins a finish under way (another cancel's, the alarm's) rather than answering before it ends.
+      await this.finish.run();
+    }
+    const after = this.lifecycle.phase;
+    // Still `canceled` only when the finish failed: its alarm retries it, and the run can only end canceled.
+    return after.kind === "finished" ? after.status : "canceled";
   }
 
   /**
