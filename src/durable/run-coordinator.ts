@@ -222,6 +222,9 @@ export class RunCoordinator extends DurableObject<Env> {
     ));
   }
 
+  /** The ending of a cancel under way, which every cancel arriving meanwhile waits for. */
+  private canceling: Promise<void> | null = null;
+
   /**
    * Cancels the run: no unit is dispatched again, and every in-flight UnitRunner is told to abort
    * before this returns, so no new model call starts afterwards. Samples already written are kept.
@@ -238,21 +241,29 @@ export class RunCoordinator extends DurableObject<Env> {
       await this.abandon("canceled");
       return phase.kind === "abandoned" ? phase.as : "canceled";
     }
-    if (phase.kind === "running" || phase.kind === "finishing") {
+    const moved = phase.kind === "running" || phase.kind === "finishing";
+    if (moved) {
       this.lifecycle.move({ kind: "canceled" });
       // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
       this.finish.stopCalls();
     }
-    if (this.lifecycle.phase.kind === "canceled") {
-      // Every cancel until the run has ended tells the busy lanes (an abort is idempotent), so a second
-      // cancel cannot answer while the first one's lanes are still being stopped.
-      await Promise.all(this.scheduler.busyLaneNames().map((name) => this.env.UNITS.getByName(name).abort()));
-      // Joins a finish under way (another cancel's, the alarm's) rather than answering before it ends.
-      await this.finish.run();
-    }
+    // Concurrent cancels share one ending: none answers before the lanes are stopped and the finish is over.
+    if (this.lifecycle.phase.kind === "canceled") await (this.canceling ??= this.endCanceled(moved).finally(() => (this.canceling = null)));
     const after = this.lifecycle.phase;
     // Still `canceled` only when the finish failed: its alarm retries it, and the run can only end canceled.
     return after.kind === "finished" ? after.status : "canceled";
+  }
+
+  /**
+   * Stops the busy lanes (again, after an eviction: an abort is idempotent) and ends the run: the cancel
+   * that moved it to `canceled` runs the finish (joining one the alarm began); a later one only waits for
+   * a finish under way, so a finish that failed stays the alarm's to retry with its backoff, however
+   * often cancel is called.
+   */
+  private async endCanceled(finish: boolean): Promise<void> {
+    await Promise.all(this.scheduler.busyLaneNames().map((name) => this.env.UNITS.getByName(name).abort()));
+    if (finish) await this.finish.run();
+    else await this.finish.underWay();
   }
 
   /**
