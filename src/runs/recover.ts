@@ -112,7 +112,7 @@ export async function cancelRun(env: Env, db: Db, run: RunRow): Promise<RunRow> 
   if (await stub.abandon("canceled")) return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
   const status = await stub.cancel();
   const after = (await getRunById(db, run.id)) ?? run;
-  // Not final in D1 only when the coordinator's finish failed to write it: the cancel stands (the run can
-  // end no other way now) and the finish's alarm retries the write.
+  // Not final in D1 only when the coordinator's finish has not written it (it failed, or an eviction cut
+  // it short): the cancel stands, since the run can end no other way now, and the alarm finishes it.
   return FINAL_STATUSES.includes(after.status) ? after : { ...after, status };
 }
