@@ -2,8 +2,9 @@
 // cancel answers the run once the cancel has taken effect: 200 `canceled`, or 409 naming how it ended.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { fakeScenario, newTenant, send, startRq, startRun, waitForRun, WAIT } from "./helpers.ts";
+import { fakeScenario, insertRunRow, newTenant, send, startRq, startRun, waitForRun, WAIT } from "./helpers.ts";
 
 const LONG = 90_000;
 const CANCELS = 8;
@@ -58,4 +59,18 @@ describe("POST /v1/runs/{run_id}/cancel, racing the run's end", () => {
     for (const a of answers) expect(a.status).toBe(run.status);
     if (run.status === "succeeded") expect(answers.every((a) => a.http === 409)).toBe(true);
   }, LONG);
+
+  it("a run canceled at its coordinator whose end is not stored yet (the alarm's to finish) answers canceled, not running", async () => {
+    const { tenantId, key } = await newTenant();
+    const id = await insertRunRow(tenantId, { status: "running", done: 1, total: 2 });
+    // The coordinator holds the run, canceled, its finish not yet run: what an eviction between the
+    // cancel and its finish leaves (written the way an earlier version stored it, as the lifecycle reads it).
+    await runInDurableObject(env.RUNS.get(env.RUNS.idFromName(id)), async (_, ctx) => {
+      const meta = { runId: id, tenantId, evaluator: "chain-determinism", concurrency: 1, leaseMs: 60_000, maxAttempts: 3, total: 2, status: "canceled", done: 1, failed: 0 };
+      ctx.storage.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", "meta", JSON.stringify(meta));
+    });
+    const res = await send("POST", `/v1/runs/${id}/cancel`, key);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe("canceled");
+  });
 });
