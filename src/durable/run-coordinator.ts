@@ -250,7 +250,7 @@ export class RunCoordinator extends DurableObject<Env> {
     // Concurrent cancels share one ending: none answers before the lanes are stopped and the finish is over.
     if (this.lifecycle.phase.kind === "canceled") await (this.canceling ??= this.endCanceled(moved).finally(() => (this.canceling = null)));
     const after = this.lifecycle.phase;
-    // Still `canceled` only when the finish failed: its alarm retries it, and the run can only end canceled.
+    // Still `canceled` when the finish failed or an eviction cut it short: the alarm finishes it, and only as canceled.
     return after.kind === "finished" ? after.status : "canceled";
   }
 
