@@ -348,7 +348,7 @@ export const getRunResult = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Cancel a run
  *
- * No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. A run that has ended (including one whose start was lost, which this request finds `failed`) is a 409.
+ * No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. The answer is the run once the cancel has taken effect, never `running`: `canceled`, or a 409 naming the status of a run that had ended (including one whose start was lost, which this request finds `failed`), also one that ended while this request was on its way. Of concurrent cancels, those that reach the run before it has ended answer 200 `canceled` and later ones 409 `canceled`.
  */
 export const cancelRun = <ThrowOnError extends boolean = false>(options: Options<CancelRunData, ThrowOnError>): RequestResult<CancelRunResponses, CancelRunErrors, ThrowOnError> => (options.client ?? client).post<CancelRunResponses, CancelRunErrors, ThrowOnError>({
     security: [{

@@ -13,7 +13,7 @@ import { noCalls, type ModelCalls } from "./model-calls.ts";
 import { Alarm, type AlarmNow } from "./coordinator/alarm-plan.ts";
 import { Checkpoints } from "./coordinator/checkpoints.ts";
 import { Finish } from "./coordinator/finish.ts";
-import { Lifecycle, statusOf, type Phase } from "./coordinator/lifecycle.ts";
+import { Lifecycle, statusOf, type FinalStatus, type Phase } from "./coordinator/lifecycle.ts";
 import { Outbox } from "./coordinator/outbox.ts";
 import { Scheduler } from "./coordinator/scheduler.ts";
 import { Store } from "./coordinator/store.ts";
@@ -222,24 +222,48 @@ export class RunCoordinator extends DurableObject<Env> {
     ));
   }
 
+  /** The ending of a cancel under way, which every cancel arriving meanwhile waits for. */
+  private canceling: Promise<void> | null = null;
+
   /**
    * Cancels the run: no unit is dispatched again, and every in-flight UnitRunner is told to abort
    * before this returns, so no new model call starts afterwards. Samples already written are kept.
+   *
+   * Answers the run's status once the cancel has taken effect, never `running`: `canceled`, or the
+   * status the run ended with first (a finish past its last look at the phase keeps its own end). A
+   * cancel arriving while another one is still ending the run waits for that end too, so no caller
+   * answers before the run's final state is written (or its finish failed and is left to the alarm).
    */
-  async cancel(): Promise<RunStatus> {
+  async cancel(): Promise<FinalStatus> {
     const phase = this.lifecycle.phase;
     // Never started here: a start arriving after this must not run it (the caller ends it in D1).
     if (phase.kind === "new" || phase.kind === "abandoned") {
       await this.abandon("canceled");
-      return "canceled";
+      return phase.kind === "abandoned" ? phase.as : "canceled";
     }
-    if (phase.kind !== "running" && phase.kind !== "finishing") return statusOf(phase)!;
-    this.lifecycle.move({ kind: "canceled" });
+    const moved = phase.kind === "running" || phase.kind === "finishing";
+    if (moved) {
+      this.lifecycle.move({ kind: "canceled" });
+      // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
+      this.finish.stopCalls();
+    }
+    // Concurrent cancels share one ending: none answers before the lanes are stopped and the finish is over.
+    if (this.lifecycle.phase.kind === "canceled") await (this.canceling ??= this.endCanceled(moved).finally(() => (this.canceling = null)));
+    const after = this.lifecycle.phase;
+    // Still `canceled` when the finish failed or an eviction cut it short: the alarm finishes it, and only as canceled.
+    return after.kind === "finished" ? after.status : "canceled";
+  }
+
+  /**
+   * Stops the busy lanes (again, after an eviction: an abort is idempotent) and ends the run: the cancel
+   * that moved it to `canceled` runs the finish (joining one the alarm began); a later one only waits for
+   * a finish under way, so a finish that failed stays the alarm's to retry with its backoff, however
+   * often cancel is called.
+   */
+  private async endCanceled(finish: boolean): Promise<void> {
     await Promise.all(this.scheduler.busyLaneNames().map((name) => this.env.UNITS.getByName(name).abort()));
-    // A finish already under way (the aggregate calling models) stops its calls and ends the run canceled.
-    this.finish.stopCalls();
-    await this.finish.run();
-    return "canceled";
+    if (finish) await this.finish.run();
+    else await this.finish.underWay();
   }
 
   /**

@@ -15,7 +15,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { parsePyJson, pyRepr } from "../engines/python/index.ts";
 import { destinationProblem, endpointPolicy, isLoopbackDestination } from "../net/destination.ts";
-import { guardedFetch } from "../net/guarded-fetch.ts";
+import { DestinationRefused, guardedFetch } from "../net/guarded-fetch.ts";
 import { redactText } from "../engines/redact/index.ts";
 import { checkRetryPolicy, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
@@ -57,6 +57,7 @@ export type OpenAIClientOptions = {
  * | --- | --- | --- |
  * | attempt exceeded `timeoutMs` | `APITimeoutError` | timeout |
  * | DNS, refused, reset | `APIConnectionError` | connection |
+ * | endpoint or a redirect refused by the destination policy (nothing sent) | `APIConnectionError` | bad_request |
  * | 400 / 404 / 422 | `BadRequestError` / `NotFoundError` / `UnprocessableEntityError` | bad_request |
  * | 401 / 403 | `AuthenticationError` / `PermissionDeniedError` | auth |
  * | 408 / 409 | `APIStatusError` / `ConflictError` | transient |
@@ -249,6 +250,10 @@ const timeoutError = (target: Target, timeoutMs: number) =>
 
 function toProviderError(error: unknown, secrets: string[], target: Target, timeoutMs: number): ProviderError {
   if (error instanceof ProviderError) return error;
+  // A redirect the destination policy refused was never requested: not a network failure, and the
+  // same redirect would be refused on every try, so it is a bad request (not retried) saying why.
+  const refused = causeOf(error, DestinationRefused);
+  if (refused) return new ProviderError({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: destination refused, not sent: ${refused.message}` });
   const status = causeOf(error, HttpStatus);
   if (status) return statusError(status.status, pythonStatusMessage(status.status, status.body), status.headers, secrets);
   if (error instanceof APIConnectionTimeoutError) return timeoutError(target, timeoutMs);

@@ -163,7 +163,8 @@ export const runs = createRouter()
       tags: ["runs"],
       summary: "Cancel a run",
       description:
-        "No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. A run that has ended (including one whose start was lost, which this request finds `failed`) is a 409.",
+        "No model call starts after this returns. Any run that has not ended ends `canceled`, also one whose start never reached its coordinator; samples already finished are kept and its result aggregates them. " +
+        "The answer is the run once the cancel has taken effect, never `running`: `canceled`, or a 409 naming the status of a run that had ended (including one whose start was lost, which this request finds `failed`), also one that ended while this request was on its way. Of concurrent cancels, those that reach the run before it has ended answer 200 `canceled` and later ones 409 `canceled`.",
       security: tenantSecurity,
       request: { params: RunParam },
       responses: { 200: jsonResponse(RunSchema, "The canceled run"), ...problems(401, 404, 409) },
@@ -171,10 +172,12 @@ export const runs = createRouter()
     async (c) => {
       const { db, tenantId } = c.var;
       const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
-      if (FINAL_STATUSES.includes(run.status)) {
-        throw new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${run.status}).` });
-      }
-      return c.json(runWire(await cancelRun(c.env, db, run)), 200);
+      const ended = (status: string) => new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${status}).` });
+      if (FINAL_STATUSES.includes(run.status)) throw ended(run.status);
+      const after = await cancelRun(c.env, db, run);
+      // It ended first, on its own (a finish that came before this cancel) or by a lost start.
+      if (after.status !== "canceled") throw ended(after.status);
+      return c.json(runWire(after), 200);
     },
   )
   .openapi(

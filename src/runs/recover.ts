@@ -1,5 +1,5 @@
 import type { Db } from "../db/client.ts";
-import { getRunById, listQueuedBefore, settleRun, type RunRow } from "../db/runs.ts";
+import { FINAL_STATUSES, getRunById, listQueuedBefore, settleRun, type RunRow } from "../db/runs.ts";
 import type { RunStatus } from "../db/schema.ts";
 import { enqueueRunEvent } from "../webhooks/enqueue.ts";
 
@@ -96,17 +96,23 @@ export async function sweepLostStarts(env: Env, db: Db, { now = Date.now(), limi
 }
 
 /**
- * Cancels a run that has not ended. The coordinator's `cancel` stops its units and writes the final
- * state itself; a run it has no record of (never started) or does not change (it answers without
- * writing D1) would stay as it was, so the run is then ended `canceled` here, progress as it is, with
- * its `run.canceled` event. Throws what the coordinator's cancel throws: the run is not touched
- * then, because units may still be running.
+ * Cancels a run that has not ended, and returns it as it is once the cancel has taken effect: ended
+ * `canceled`, or ended as it was first (a run whose finish, or whose settling as a lost start, came
+ * before this cancel keeps that end; the caller answers it as a conflict). Never `running`.
+ *
+ * The coordinator's `cancel` stops its units and writes the final state itself, returning once it is
+ * written; a run it has no record of (never started) would stay as it was, so the run is then ended
+ * `canceled` here, progress as it is, with its `run.canceled` event. Throws what the coordinator's
+ * cancel throws: the run is not touched then, because units may still be running.
  */
 export async function cancelRun(env: Env, db: Db, run: RunRow): Promise<RunRow> {
   const stub = coordinator(env, run.id);
   // A coordinator that never held the run gives it up (a late start then does nothing), and the run is
   // ended here; one that holds it ends it itself, or is already finishing it (its own end stands).
   if (await stub.abandon("canceled")) return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
-  await stub.cancel();
-  return (await getRunById(db, run.id)) ?? run;
+  const status = await stub.cancel();
+  const after = (await getRunById(db, run.id)) ?? run;
+  // Not final in D1 only when the coordinator's finish has not written it (it failed, or an eviction cut
+  // it short): the cancel stands, since the run can end no other way now, and the alarm finishes it.
+  return FINAL_STATUSES.includes(after.status) ? after : { ...after, status };
 }

@@ -115,6 +115,26 @@ describe("redirects are checked before they are followed", () => {
     expect(requested.every((u) => new URL(u).hostname === "127.0.0.1")).toBe(true);
   });
 
+  // Issue 30: a refused redirect was reported as "network error" and retried against the origin.
+  it.each([
+    ["metadata", "http://169.254.169.254/latest/meta-data/iam", "redirected to 169.254.169.254: metadata address 169.254.169.254 is not allowed"],
+    ["private", "http://10.0.0.1:8000/v1/chat/completions", "redirected to 10.0.0.1:8000: private address 10.0.0.1 is not allowed"],
+  ])("a redirect to a %s address is reported as a refused destination and not retried: the origin gets one request", async (_, target, refusal) => {
+    requested.length = 0;
+    origin.seen.length = 0;
+    const sleeps: number[] = [];
+    const baseURL = `http://127.0.0.1:${origin.port}/v1`;
+    // The default retry budget (2 retries): a network error would be tried three times.
+    const chat = createOpenAIClient({ baseURL, apiKey: "sk-test-key-12345678", allowLoopback: true, fetch: guardedRedirectProbe(target), sleep: async (ms) => void sleeps.push(ms) });
+    const err = await rejection(chat.chat(chatRequest));
+    expect(err).toMatchObject({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: destination refused, not sent: ${refusal}` });
+    expect(err.retryable).toBe(false);
+    expect(err.message).not.toContain("network error");
+    expect(sleeps).toEqual([]);
+    expect(origin.seen.map((r) => r.url)).toEqual([`/v1/chat/completions?to=${encodeURIComponent(target)}`]);
+    expect(requested.map((u) => new URL(u).hostname)).toEqual(["127.0.0.1"]);
+  });
+
   it.each([
     ["http://10.0.0.1/x", "redirected to 10.0.0.1: private address 10.0.0.1 is not allowed"],
     ["http://0xa9fea9fe/latest", "redirected to 169.254.169.254: metadata address 169.254.169.254 is not allowed"],

@@ -1,7 +1,8 @@
 // One run: its state and live progress, cancel or delete, links, then its evaluator's own view (plots and tables).
 import { useEffect, useState } from "preact/hooks";
-import { cancelRun, getRun, type Run } from "@assay/sdk";
+import { getRun, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
+import { cancelOrEnded } from "../cancel.ts";
 import { age, FINAL, useLiveRun } from "../live.ts";
 import { useFullResult } from "../full-result.ts";
 import { ProgressBar } from "../components/progress.tsx";
@@ -27,7 +28,7 @@ export function RunPage({ id }: { id: string }) {
   if (!live) return <p>Loading…</p>;
   const cancel = async () => {
     try {
-      setRun(await call(cancelRun({ client, path: { run_id: id } })));
+      setRun(await cancelOrEnded(id));
     } catch (e) {
       setError((e as Error).message);
     }

@@ -1,7 +1,8 @@
 // Runs: newest first, filtered by evaluator and status, each with its live progress and a cancel button.
 import { useEffect, useState } from "preact/hooks";
-import { cancelRun, listRuns, type Run } from "@assay/sdk";
+import { listRuns, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
+import { cancelOrEnded } from "../cancel.ts";
 import { EVALUATORS } from "../evaluators.ts";
 import { age, FINAL, useLiveRun } from "../live.ts";
 import { href } from "../route.ts";
@@ -74,7 +75,7 @@ function RunRow({ run }: { run: Run }) {
   useEffect(() => setCurrent(live), [live]);
   const cancel = async () => {
     try {
-      setCurrent(await call(cancelRun({ client, path: { run_id: run.id } })));
+      setCurrent(await cancelOrEnded(run.id));
     } catch (e) {
       setError((e as Error).message);
     }

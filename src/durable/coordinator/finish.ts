@@ -95,6 +95,11 @@ export class Finish {
       .finally(() => (this.running = null)));
   }
 
+  /** The finish under way, if any: a cancel that finds the run already canceled waits for it. */
+  underWay(): Promise<void> | null {
+    return this.running;
+  }
+
   /** A cancel: the aggregate under way, if any, stops calling models and the run ends canceled. */
   stopCalls(): void {
     this.aggregateCalls?.abort(new Error("the run was canceled, and no model call is made after cancel"));

@@ -129,11 +129,11 @@ describe("reportCsv", () => {
     }
   });
 
-  it("quotes fields with commas, quotes and line breaks (RFC 4180)", () => {
+  it("quotes every text field, doubling inner quotes (RFC 4180)", () => {
     const names = ['Acme "Turbo", v2', "line\nbreak", "cr\rhere", "plain"];
     const text = reportCsv(report(names.map((n) => model(n, { aggregated: { balanced: 0.5 } }))));
-    expect(text).toContain('"Acme ""Turbo"", v2",balanced');
-    expect(text).toContain("plain,balanced");
+    expect(text).toContain('"Acme ""Turbo"", v2","balanced"');
+    expect(text).toContain('"plain","balanced"');
     expect(rows(text).map((r) => r.model)).toEqual(names);
   });
 
