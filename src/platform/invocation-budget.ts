@@ -4,7 +4,7 @@
  * any invocation at its subrequest limit, so a lane checks before each unit, and a unit of many steps
  * (a replay of many turns) before each step, that the worst the next one may need still fits.
  */
-import { MAX_ABSORBED_RETRIES, MAX_RETRY_AFTER_MS } from "../providers/retry.ts";
+import { callDeadlineMs, DEFAULT_MAX_RETRIES, MAX_ABSORBED_RETRIES } from "../providers/retry.ts";
 import { currentUsage } from "./invocation.ts";
 import { PLATFORM_LIMITS } from "./limits.ts";
 
@@ -76,24 +76,16 @@ export class InvocationBudget {
 }
 
 /**
- * Attempts a call counts against its retries: the first and `maxRetries` = 2 more, the default of
- * `createOpenAIClient` (src/providers/openai.ts), which every lane's endpoint client uses.
- */
-const COUNTED_ATTEMPTS = 3;
-
-/**
  * The most `parallel` model calls made at once may need, from the one retry policy
- * (src/providers/retry.ts): in wall time, the counted attempts each up to the timeout and, between
- * them, the waits a server may ask for (`Retry-After`, honoured up to MAX_RETRY_AFTER_MS; the backoff
- * without one is shorter); in subrequests, every attempt the policy may send (the counted ones and up
- * to MAX_ABSORBED_RETRIES 429s the limiter absorbs) with a limiter request each.
- *
- * The absorbed 429s' own waits are not in the wall time: the policy does not bound them by time (up to
- * 20 waits of up to a minute), so no step could be shown to fit with them; see docs/production-limits.md.
+ * (src/providers/retry.ts) with the retries every lane's endpoint client counts (DEFAULT_MAX_RETRIES):
+ * in wall time, the call's deadline, which the policy keeps (every counted attempt up to its timeout
+ * and, between them, the longest `Retry-After` it honours; absorbed 429s and waits for a permit come out
+ * of the same time); in subrequests, every attempt the policy may send (the counted ones and up to
+ * MAX_ABSORBED_RETRIES 429s the limiter absorbs) with a limiter request each.
  */
 export function callCost(timeoutS: number, parallel = 1): StepCost {
-  const attempts = COUNTED_ATTEMPTS + MAX_ABSORBED_RETRIES;
-  return { ms: COUNTED_ATTEMPTS * timeoutS * 1000 + (COUNTED_ATTEMPTS - 1) * MAX_RETRY_AFTER_MS, subrequests: parallel * attempts * 2 };
+  const attempts = DEFAULT_MAX_RETRIES + 1 + MAX_ABSORBED_RETRIES;
+  return { ms: callDeadlineMs(timeoutS * 1000), subrequests: parallel * attempts * 2 };
 }
 
 /** The larger of two steps, dimension by dimension (a unit of several kinds of step is budgeted by its largest). */
@@ -110,4 +102,4 @@ export function fitsOneInvocation(cost: StepCost): boolean {
  * The largest `timeout_s` (whole seconds) whose call fits in a fresh invocation: 240 s with production's
  * 14 minutes (3 × 240 s + 2 × 60 s = 840 s). The request schemas' maximum for every model call a unit makes.
  */
-export const MAX_CALL_TIMEOUT_S = Math.floor((PRODUCTION_INVOCATION_LIMITS.wallMs - callCost(0).ms) / COUNTED_ATTEMPTS / 1000);
+export const MAX_CALL_TIMEOUT_S = Math.floor((PRODUCTION_INVOCATION_LIMITS.wallMs - callCost(0).ms) / (DEFAULT_MAX_RETRIES + 1) / 1000);

@@ -17,7 +17,7 @@ import { parsePyJson, pyRepr } from "../engines/python/index.ts";
 import { destinationProblem, endpointPolicy, isLoopbackDestination } from "../net/destination.ts";
 import { DestinationRefused, guardedFetch } from "../net/guarded-fetch.ts";
 import { redactText } from "../engines/redact/index.ts";
-import { checkRetryPolicy, retrying } from "./retry.ts";
+import { callDeadlineMs, checkRetryPolicy, DEFAULT_MAX_RETRIES, retrying } from "./retry.ts";
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import type { CallGate } from "./gate.ts";
 import { ProviderError } from "./types.ts";
@@ -121,9 +121,9 @@ export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): Embed
 }
 
 function setup(options: OpenAIClientOptions) {
-  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = 2, fetch = globalThis.fetch, sleep, random, onRetry, gate } = options;
+  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = DEFAULT_MAX_RETRIES, fetch = globalThis.fetch, sleep, random, onRetry, gate } = options;
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
-  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry, gate };
+  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry, gate, deadline: { ms: callDeadlineMs(timeoutMs, maxRetries), attemptMs: timeoutMs } };
   checkRetryPolicy(policy);
   // The destination policy (net/destination.ts), before any request: a refused endpoint gets none,
   // and its calls fail at once, unretried, saying why. Every request and redirect is checked again

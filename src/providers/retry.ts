@@ -12,6 +12,18 @@ export const INITIAL_RETRY_DELAY_MS = 500;
 export const MAX_RETRY_DELAY_MS = 8_000;
 /** A server's `Retry-After` is honoured up to this; a longer one is clamped (a run has deadlines to keep). */
 export const MAX_RETRY_AFTER_MS = 60_000;
+/** Retries after the first attempt unless a client says otherwise (the OpenAI SDKs' default too). */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/**
+ * The longest one call may take, first attempt to last answer, when every attempt it counts runs to its
+ * timeout and a server asks for the longest wait between them. A lane budgets a call by this (see
+ * platform/invocation-budget.ts), so the policy keeps to it: a retry that could end past it is not
+ * made (absorbed 429s and slow permits eat into the same time).
+ */
+export function callDeadlineMs(attemptMs: number, maxRetries = DEFAULT_MAX_RETRIES): number {
+  return (maxRetries + 1) * attemptMs + maxRetries * MAX_RETRY_AFTER_MS;
+}
 
 /** Called before each retry's wait: `attempt` is the attempt that just failed (1-based). */
 export type RetryInfo = { attempt: number; error: ProviderError; delayMs: number };
@@ -30,8 +42,13 @@ export type RetryPolicy = {
    * retry queues for a permit again after its wait.
    */
   gate?: CallGate;
-  /** Clock for the latency a gate is told. Injectable for exact tests. */
+  /** Clock for the latency a gate is told and for `deadline`. Injectable for exact tests. */
   now?: () => number;
+  /**
+   * The call's time bound (`callDeadlineMs`) and the most one attempt may take: no retry starts that
+   * could answer after `ms` from the first attempt's start; the last error is thrown instead.
+   */
+  deadline?: { ms: number; attemptMs: number };
 };
 
 /**
@@ -89,7 +106,8 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * `attempts` too, so the platform can count retries either way.
  */
 export async function retrying<T extends { attempts?: number }>(once: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
-  const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry, gate, now = Date.now } = policy;
+  const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry, gate, now = Date.now, deadline } = policy;
+  const callStarted = now();
   let counted = 0;
   let absorbed = 0;
   for (let attempt = 1; ; attempt++) {
@@ -116,6 +134,10 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
       // An absorbed 429 without a Retry-After goes straight back to the limiter, whose cut window is
       // the wait: it is granted again once the endpoint has room, not after a fixed backoff.
       const delayMs = free && !(error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs)) ? 0 : retryDelayMs(error, free ? 0 : counted - 1, random);
+      if (deadline && now() - callStarted + delayMs + deadline.attemptMs > deadline.ms) {
+        error.attempts = attempt;
+        throw error;
+      }
       onRetry?.({ attempt, error, delayMs });
       await sleep(delayMs, signal);
     }

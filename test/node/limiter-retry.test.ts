@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ProviderError, retrying, type AttemptOutcome, type CallGate } from "../../src/providers/index.ts";
+import { callDeadlineMs } from "../../src/providers/retry.ts";
 
 const rateLimited = (retryAfterMs?: number) => new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs });
 const overloaded = () => new ProviderError({ name: "InternalServerError", kind: "transient", status: 529, message: "Overloaded" });
@@ -64,5 +65,30 @@ describe("the retry policy through a gate", () => {
     const g = recordingGate(() => true);
     await expect(retrying(scripted([badRequest()]), policy(g.gate))).rejects.toMatchObject({ attempts: 1 });
     expect(g.outcomes).toEqual([{ kind: "error" }]);
+  });
+
+  describe("within the call's deadline", () => {
+    // A clock that only the attempts (1 s each, the timeout) and the waits move.
+    const timed = (script: (ProviderError | "ok")[]) => {
+      let t = 0;
+      const once = scripted(script);
+      const attempt = async () => {
+        t += 1000;
+        return once();
+      };
+      return { attempt, policy: (gate: CallGate) => ({ maxRetries: 2, gate, random: () => 0, now: () => t, sleep: async (ms: number) => void (t += ms), deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 } }) };
+    };
+
+    it("makes every counted retry with the longest waits it honours (the deadline is their sum)", async () => {
+      const c = timed([rateLimited(60_000), rateLimited(60_000), "ok"]);
+      const r = await retrying(c.attempt, c.policy(recordingGate(() => false).gate));
+      expect(r.attempts).toBe(3);
+    });
+
+    it("stops absorbing 429s when another attempt could answer after the deadline", async () => {
+      // 1 s + 60 s + 1 s + 60 s + 1 s = 123 s = callDeadlineMs(1000): a fourth attempt would end at 185 s.
+      const c = timed([...Array.from({ length: 10 }, () => rateLimited(60_000)), "ok"]);
+      await expect(retrying(c.attempt, c.policy(recordingGate(() => true).gate))).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
+    });
   });
 });
