@@ -12,6 +12,7 @@ import { ApiError } from "../errors.ts";
 import { LIMITS } from "../limits.ts";
 import { findActiveKey, getTenant } from "../db/tenants.ts";
 import { createSession, deleteSession, SESSION_HOURS } from "../db/sessions.ts";
+import { clearSignedInHint, setSignedInHint, SIGNED_IN_HINT } from "./session-hint.ts";
 
 export const DashboardSessionSchema = z
   .object({
@@ -45,7 +46,8 @@ export const session = createRouter()
       description:
         `Answers with the session and sets \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Secure over HTTPS, path \`${SESSION_COOKIE_PATH}\`, ${SESSION_HOURS} h). ` +
         "The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. " +
-        "A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused.",
+        "A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused. " +
+        `It also sets \`${SIGNED_IN_HINT}=1\` (not HttpOnly, path \`/\`, same lifetime, no secret): the dashboard asks \`GET /v1/session\` only when it is present; sign-out clears it.`,
       security: [],
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(SignIn) },
@@ -64,6 +66,7 @@ export const session = createRouter()
         secure: new URL(c.req.url).protocol === "https:",
         maxAge: SESSION_HOURS * 3600,
       });
+      setSignedInHint(c, SESSION_HOURS * 3600);
       return c.json(wire(s, tenant?.name ?? ""), 201);
     },
   )
@@ -97,6 +100,7 @@ export const session = createRouter()
       const s = requireSession(c);
       await deleteSession(c.var.db, s.id);
       deleteCookie(c, SESSION_COOKIE, { path: SESSION_COOKIE_PATH, secure: new URL(c.req.url).protocol === "https:" });
+      clearSignedInHint(c);
       return c.body(null, 204);
     },
   );
