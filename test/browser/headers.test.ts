@@ -15,7 +15,7 @@ const auth = { Authorization: `Bearer ${DEV_KEY}` };
 type Seen = { what: string; status: number; type: string; nosniff: string | null; csp: string | null };
 
 /** One request; the body is dropped unread (an event stream would never end), only headers matter. */
-async function see(method: string, path: string, headers: Record<string, string> = {}, redirect: RequestRedirect = "manual"): Promise<Seen> {
+async function see(method: string, path: string, headers: Record<string, string> = {}, redirect: "manual" | "follow" = "manual"): Promise<Seen> {
   const res = await fetch(base() + path, { method, headers, redirect });
   await res.body?.cancel();
   return {

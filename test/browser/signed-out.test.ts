@@ -1,0 +1,75 @@
+// Issue 30: the signed-out dashboard's first load logged a console error (its session check answered
+// 401), and /app/ (served by the assets, not the Worker) could be framed by any site. openPage fails a
+// test on any console error it did not expect, and every page here is loaded signed out.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { base, browserMissing, launch, openPage, signIn, SKIP_REASON } from "./browser.ts";
+
+describe.skipIf(browserMissing)("pages loaded signed out", () => {
+  if (browserMissing) it.skip(SKIP_REASON, () => {});
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it.each(["/", "/app/"])("%s shows the sign-in form without a console error or a session check", async (path) => {
+    const { page, context, requests } = await openPage(browser);
+    await page.goto(base() + path);
+    await page.getByLabel("API key").waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(requests.filter((u) => new URL(u).pathname.startsWith("/v1/"))).toEqual([]);
+    await context.close();
+  });
+
+  it("after signing out, a reload asks nobody and logs nothing", async () => {
+    const { page, context, requests } = await openPage(browser);
+    await signIn(page);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key").waitFor();
+    requests.length = 0;
+    await page.reload();
+    await page.getByLabel("API key").waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(requests.filter((u) => new URL(u).pathname === "/v1/session")).toEqual([]);
+    await context.close();
+  });
+
+  it("a session that ended elsewhere shows the sign-in form once, then the hint is gone", async () => {
+    const { page, context, expectConsoleErrors } = await openPage(browser);
+    // The one check that finds the session gone is answered 401, which the browser logs.
+    expectConsoleErrors(/status of 401/);
+    await signIn(page);
+    await context.clearCookies({ name: "assay_session" });
+    await page.reload();
+    await page.getByLabel("API key").waitFor();
+    expect((await context.cookies()).map((c) => c.name)).not.toContain("assay_signed_in");
+    await context.close();
+  });
+
+  it("/docs renders the API reference under the pages' policy, with nothing from another origin", async () => {
+    const { page, context, requests } = await openPage(browser);
+    await page.goto(base() + "/docs");
+    // Scalar lists the operations of /openapi.json once its script ran (inline scripts would be refused).
+    await expect.poll(() => page.innerText("body")).toContain("Liveness check (no authentication)");
+    await page.waitForLoadState("networkidle");
+    expect(requests.filter((u) => new URL(u).origin !== new URL(base()).origin && !/^(data|blob):/.test(u))).toEqual([]);
+    await context.close();
+  });
+
+  it.each(["/", "/app/", "/docs"])("%s refuses to be framed by another site", async (path) => {
+    const { page, context, consoleErrors, expectConsoleErrors } = await openPage(browser);
+    expectConsoleErrors(/frame-ancestors/);
+    // Another origin's page, answered by the browser itself (nothing leaves the machine).
+    await page.route("http://other.test/", (route) =>
+      route.fulfill({ contentType: "text/html", body: `<!doctype html><iframe src="${base()}${path}" width="800" height="600"></iframe>` }),
+    );
+    await page.goto("http://other.test/");
+    await expect.poll(() => consoleErrors.some((e) => e.includes("frame-ancestors"))).toBe(true);
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    expect(await frame.locator("input, #app, #api-reference").count()).toBe(0);
+    await context.close();
+  });
+});
