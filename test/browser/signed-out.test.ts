@@ -1,6 +1,8 @@
 // Issue 30: the signed-out dashboard's first load logged a console error (its session check answered
 // 401), and /app/ (served by the assets, not the Worker) could be framed by any site. openPage fails a
 // test on any console error it did not expect, and every page here is loaded signed out.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { base, browserMissing, launch, openPage, signIn, SKIP_REASON } from "./browser.ts";
@@ -8,11 +10,21 @@ import { base, browserMissing, launch, openPage, signIn, SKIP_REASON } from "./b
 describe.skipIf(browserMissing)("pages loaded signed out", () => {
   if (browserMissing) it.skip(SKIP_REASON, () => {});
   let browser: Browser;
+  let framer: string;
+  let framerServer: Server;
   beforeAll(async () => {
     browser = await launch();
+    framerServer = createServer((req, res) => {
+      const path = new URL(req.url!, "http://x").searchParams.get("path") ?? "/";
+      res.setHeader("Content-Type", "text/html");
+      res.end(`<!doctype html><title>another site</title><iframe src="${base()}${path}" width="800" height="600"></iframe>`);
+    });
+    await new Promise<void>((resolve) => framerServer.listen(0, "127.0.0.1", resolve));
+    framer = `http://127.0.0.1:${(framerServer.address() as AddressInfo).port}/`;
   });
   afterAll(async () => {
     await browser?.close();
+    framerServer?.close();
   });
 
   it.each(["/", "/app/"])("%s shows the sign-in form without a console error or a session check", async (path) => {
@@ -58,18 +70,27 @@ describe.skipIf(browserMissing)("pages loaded signed out", () => {
     await context.close();
   });
 
-  it.each(["/", "/app/", "/docs"])("%s refuses to be framed by another site", async (path) => {
-    const { page, context } = await openPage(browser);
-    // Another origin's page, answered by the browser itself (nothing leaves the machine).
-    await page.route("http://other.test/", (route) =>
-      route.fulfill({ contentType: "text/html", body: `<!doctype html><iframe src="${base()}${path}" width="800" height="600"></iframe>` }),
-    );
-    await page.goto("http://other.test/");
-    const frame = () => page.frames().find((f) => f !== page.mainFrame());
-    // Chromium shows its error page in place of a page whose frame-ancestors refuse the framing site.
+  /** Another origin's page (a loopback server of its own port, so Chromium treats it as a site like ours) framing `path`. */
+  async function framed(path: string) {
+    const watched = await openPage(browser);
+    await watched.page.goto(`${framer}?path=${encodeURIComponent(path)}`);
+    const frame = () => watched.page.frames().find((f) => f !== watched.page.mainFrame());
     await expect.poll(() => frame()?.url() ?? "").toMatch(/^(chrome-error:|http)/);
-    expect(frame()!.url()).toBe("chrome-error://chromewebdata/");
-    expect(await frame()!.locator("input, #app, #api-reference").count()).toBe(0);
+    return { ...watched, frame: frame()! };
+  }
+
+  it("the framing page can frame this origin where no policy forbids it (/healthz, JSON)", async () => {
+    const { context, frame } = await framed("/healthz");
+    expect(frame.url()).toBe(`${base()}/healthz`);
+    await context.close();
+  });
+
+  it.each(["/", "/app/", "/docs"])("%s refuses to be framed by another site", async (path) => {
+    const { context, frame, expectConsoleErrors } = await framed(path);
+    // Chromium logs its refusal and shows its error page in place of ours.
+    expectConsoleErrors(/violates the following Content Security Policy directive: "frame-ancestors 'none'"/);
+    expect(frame.url()).toBe("chrome-error://chromewebdata/");
+    expect(await frame.locator("input, #app, #api-reference").count()).toBe(0);
     await context.close();
   });
 });
