@@ -563,7 +563,7 @@ export const getSession = <ThrowOnError extends boolean = false>(options?: Optio
 /**
  * Sign in to the dashboard: exchange an API key for a session cookie
  *
- * Answers with the session and sets `assay_session` (HttpOnly, SameSite=Strict, Secure over HTTPS, path `/v1`, 12 h). The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused.
+ * Answers with the session and sets `assay_session` (HttpOnly, SameSite=Strict, Secure over HTTPS, path `/v1`, 12 h). The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. A session ends at sign-out, at its expiry, or when its key is revoked. A request from another origin is refused. It also sets `assay_signed_in=1` (not HttpOnly, path `/`, same lifetime, no secret): the dashboard asks `GET /v1/session` only when it is present; sign-out clears it.
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     url: '/v1/session',
