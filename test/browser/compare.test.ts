@@ -155,7 +155,9 @@ describe.skipIf(browserMissing)("the compare page", () => {
 
   it("runs that cannot be compared show the API's 422 in its words", async () => {
     const rpl = await succeeded(await createRun("rpl", { claim: "Compare refuses two evaluators (dashboard).", model: "sim:rpl", K: 4, R: 1 }));
-    const { page, context, requests } = await openPage(browser, 390);
+    const { page, context, requests, expectConsoleErrors } = await openPage(browser, 390);
+    // The refused comparison is a 422, which the browser logs; nothing else may be logged.
+    expectConsoleErrors(/status of 422 .*\/v1\/compare\?/);
     await signIn(page);
     await page.goto(`${base()}/#/compare/${stable}/${rpl}`);
     await expect.poll(() => page.getByRole("alert").innerText()).toContain("base is a chain-determinism run, head a rpl run");

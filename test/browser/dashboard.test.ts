@@ -41,7 +41,7 @@ describe.skipIf(browserMissing)("the dashboard", () => {
   it("signs in with a key that never reaches a URL, the page or storage, and signing out ends access", async () => {
     const { page, context, requests, expectConsoleErrors } = await openPage(browser);
     // The wrong key's sign-in is refused with a 401, which the browser logs; nothing else may be logged.
-    expectConsoleErrors(/status of 401/);
+    expectConsoleErrors(/status of 401 .*\/v1\/session\)/);
     await page.goto(base() + "/");
     await page.getByLabel("API key").fill("assay_sk_wrong_key");
     await page.getByRole("button", { name: "Sign in" }).click();

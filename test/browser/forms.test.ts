@@ -233,7 +233,9 @@ describe.skipIf(browserMissing)("new run forms", () => {
     const said = (direct.body.errors as { path: string; message: string }[]).find((e) => e.path === "n_replays")!;
     expect(said).toBeDefined();
 
-    const { page, context, requests } = await openForm(browser, "chain-determinism");
+    const { page, context, requests, expectConsoleErrors } = await openForm(browser, "chain-determinism");
+    // Each refused start is the API's 400, which the browser logs; nothing else may be logged.
+    expectConsoleErrors(/status of 400 .*\/v1\/(chain-determinism|judge|rpl)\/runs/);
     await page.getByLabel("Replays per query").fill("0");
     await page.getByRole("button", { name: "Start run" }).click();
     const alert = page.locator(".submit-bar [role=alert]");

@@ -73,7 +73,7 @@ describe.skipIf(browserMissing)("the reasoning-quality form", () => {
     const expectedError = await apiUploadError(BAD_CSV);
     const { page, context, requests, expectConsoleErrors } = await openPage(browser, width);
     // The refused upload: the browser logs its 400; nothing else may be logged.
-    expectConsoleErrors(/status of 400/);
+    expectConsoleErrors(/status of 400 .*\/v1\/reasoning-quality\/datasets\)/);
     await signIn(page);
     await page.goto(`${base()}/#/new/reasoning-quality`);
     await page.getByRole("heading", { name: "New reasoning-quality run" }).waitFor();

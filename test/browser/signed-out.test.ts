@@ -52,7 +52,7 @@ describe.skipIf(browserMissing)("pages loaded signed out", () => {
   it("a session that ended elsewhere shows the sign-in form once, then the hint is gone", async () => {
     const { page, context, expectConsoleErrors } = await openPage(browser);
     // The one check that finds the session gone is answered 401, which the browser logs.
-    expectConsoleErrors(/status of 401/);
+    expectConsoleErrors(/status of 401 .*\/v1\/session\)/);
     await signIn(page);
     await context.clearCookies({ name: "assay_session" });
     await page.reload();
