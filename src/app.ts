@@ -5,6 +5,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { ApiError, renderProblem } from "./errors.ts";
 import { openDb } from "./db/client.ts";
 import { requireApiKey, SESSION_COOKIE } from "./middleware/auth.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import type { AppEnv } from "./routes/router.ts";
 import { API_VERSION, health } from "./routes/health.ts";
 import { docs } from "./routes/docs.ts";
@@ -56,6 +57,8 @@ function fromHttpException(err: HTTPException): ApiError {
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>();
 
+  // First, so that every answer (a 405, a 404, a problem from any layer below) gets the headers.
+  app.use(securityHeaders);
   app.use(requestId());
   app.use(
     methodNotAllowed({

@@ -3,20 +3,13 @@ import { createRouter } from "./router.ts";
 import { jsonResponse, problems } from "./openapi.ts";
 
 /**
- * The dashboard's page (built into public/app/ by `npm run build`, served from the Worker's own assets),
- * with a policy that lets it load and call nothing but this origin.
+ * The dashboard's page (built into public/app/ by `npm run build`, served from the Worker's own assets).
+ * Its policy and the other security headers are added by middleware/security-headers.ts, as for every page.
  */
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
-  "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
 async function dashboardPageOrNull(assets: Fetcher, url: string): Promise<Response | null> {
   const page = await assets.fetch(new URL("/app/", url));
   if (!page.ok) return null;
   const headers = new Headers(page.headers);
-  headers.set("Content-Security-Policy", DASHBOARD_CSP);
-  headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "no-referrer");
   headers.set("Cache-Control", "no-cache");
   return new Response(page.body, { status: 200, headers });
 }

@@ -14,6 +14,7 @@ import { LIMITS } from "../limits.ts";
 import { SIGN_IN_LIMITS } from "../auth/sign-in-limits.ts";
 import { findActiveKey, getTenant } from "../db/tenants.ts";
 import { createSession, deleteSession, SESSION_HOURS } from "../db/sessions.ts";
+import { clearSignedInHint, setSignedInHint, SIGNED_IN_HINT } from "./session-hint.ts";
 
 export const DashboardSessionSchema = z
   .object({
@@ -49,7 +50,8 @@ export const session = createRouter()
         "The cookie then authenticates every `/v1` route like the key would; requests other than GET and HEAD must also send `X-CSRF-Token`. " +
         "A session ends at sign-out, at its expiry, when its key is revoked, or when its tenant signs in more than " +
         `${SIGN_IN_LIMITS.sessionsPerTenant} times (the oldest ends). A request from another origin is refused. ` +
-        `Failed sign-ins are throttled per client address and key prefix: past the bound, 429 with \`Retry-After\` (at most ${SIGN_IN_LIMITS.windowSeconds} s), even for a right key.`,
+        `Failed sign-ins are throttled per client address and key prefix: past the bound, 429 with \`Retry-After\` (at most ${SIGN_IN_LIMITS.windowSeconds} s), even for a right key. ` +
+        `It also sets \`${SIGNED_IN_HINT}=1\` (not HttpOnly, path \`/\`, same lifetime, no secret): the dashboard asks \`GET /v1/session\` only when it is present; sign-out clears it.`,
       security: [],
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(SignIn) },
@@ -68,6 +70,7 @@ export const session = createRouter()
         secure: new URL(c.req.url).protocol === "https:",
         maxAge: SESSION_HOURS * 3600,
       });
+      setSignedInHint(c, SESSION_HOURS * 3600);
       return c.json(wire(s, tenant?.name ?? ""), 201);
     },
   )
@@ -101,6 +104,7 @@ export const session = createRouter()
       const s = requireSession(c);
       await deleteSession(c.var.db, s.id);
       deleteCookie(c, SESSION_COOKIE, { path: SESSION_COOKIE_PATH, secure: new URL(c.req.url).protocol === "https:" });
+      clearSignedInHint(c);
       return c.body(null, 204);
     },
   );

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { inject, onTestFinished } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** CI installs Chromium and sets BROWSER_REQUIRED=1: there the tests never skip. */
@@ -24,9 +24,20 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-export type Watched = { page: Page; context: BrowserContext; requests: string[]; consoleErrors: string[] };
+export type Watched = {
+  page: Page;
+  context: BrowserContext;
+  requests: string[];
+  consoleErrors: string[];
+  /** Console errors this test causes on purpose (a wrong key's 401, a refused form's 400); all others fail it. */
+  expectConsoleErrors: (pattern: RegExp) => void;
+};
 
-/** A fresh context and page that records every request it makes and every console error. */
+/**
+ * A fresh context and page that records every request it makes and every console error. Issue 30: any
+ * console error or uncaught page error fails the test that opened the page, at its end, unless the test
+ * said it expects that one: Chromium logs every failed load and every policy violation there.
+ */
 export async function openPage(browser: Browser, width = 1280): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, acceptDownloads: true });
   // Not Playwright's 30 s per action: on a busy 2-core machine a page can take longer than that to
@@ -37,10 +48,15 @@ export async function openPage(browser: Browser, width = 1280): Promise<Watched>
   const page = await context.newPage();
   const requests: string[] = [];
   const consoleErrors: string[] = [];
+  const expected: RegExp[] = [];
   page.on("request", (r) => requests.push(r.url()));
-  page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+  page.on("console", (m) => m.type() === "error" && consoleErrors.push(`${m.text()} (${m.location().url})`));
   page.on("pageerror", (e) => consoleErrors.push(String(e)));
-  return { page, context, requests, consoleErrors };
+  onTestFinished(() => {
+    const unexpected = consoleErrors.filter((e) => !expected.some((p) => p.test(e)));
+    if (unexpected.length) throw new Error(`the page logged ${unexpected.length} console error(s):\n${unexpected.join("\n")}`);
+  });
+  return { page, context, requests, consoleErrors, expectConsoleErrors: (p) => void expected.push(p) };
 }
 
 export const base = () => inject("assayUrl");

@@ -26,7 +26,9 @@ describe.skipIf(browserMissing)("dashboard connections", () => {
   it("saves, lists, rotates and deletes a connection; the key is never shown again", async () => {
     const name = `dash-conn-${Date.now().toString(36)}`;
     for (const width of [1280, 390]) {
-      const { page, context, requests } = await openPage(browser, width);
+      const { page, context, requests, expectConsoleErrors } = await openPage(browser, width);
+      // The second save of the name is refused with a 409, which the browser logs; nothing else may be logged.
+      expectConsoleErrors(/status of 409 .*\/v1\/providers\)/);
       await signIn(page);
       await page.getByRole("link", { name: "Connections" }).click();
       await page.getByRole("heading", { name: "Provider connections" }).waitFor();

