@@ -47,5 +47,7 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
     c.res = new Response(c.res.body, c.res);
   }
   setAll(c.res.headers, EVERY_RESPONSE_HEADERS);
-  if ((c.res.headers.get("content-type") ?? "").startsWith("text/html")) setAll(c.res.headers, PAGE_HEADERS);
+  // An SVG opened on its own (a reasoning-quality radar) is a document that could run script: it gets
+  // the pages' policy too.
+  if (/^(text\/html|image\/svg\+xml)/.test(c.res.headers.get("content-type") ?? "")) setAll(c.res.headers, PAGE_HEADERS);
 };

@@ -3,7 +3,7 @@
  * `retryAfterMs`); this module alone decides whether and when to try again, like inspect_ai's model
  * layer. The OpenAI package's own retries are switched off so that there is exactly one loop.
  */
-import { failureOutcome, type CallGate } from "./gate.ts";
+import { failureOutcome, type CallGate, type CallPermit } from "./gate.ts";
 import { ProviderError } from "./types.ts";
 import type { ChatClient, ChatOptions, ChatRequest } from "./types.ts";
 
@@ -110,8 +110,9 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
   const callStarted = now();
   let counted = 0;
   let absorbed = 0;
+  let last: ProviderError | undefined;
   for (let attempt = 1; ; attempt++) {
-    const permit = gate ? await gate.acquire(signal) : null;
+    const permit = gate ? await admitted(gate, signal, deadline && { left: () => deadline.ms - deadline.attemptMs - (now() - callStarted), attempt, last }) : null;
     const started = now();
     try {
       const response = await once();
@@ -138,10 +139,40 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
         error.attempts = attempt;
         throw error;
       }
+      last = error;
       onRetry?.({ attempt, error, delayMs });
       await sleep(delayMs, signal);
     }
   }
+}
+
+/**
+ * A permit from `gate`, waited for no longer than `within.left()` says the call may still start an
+ * attempt: past that, the call fails with its last error (a timeout when it had none), and a permit
+ * granted too late is given back unused.
+ */
+async function admitted(gate: CallGate, signal: AbortSignal | undefined, within: { left: () => number; attempt: number; last?: ProviderError } | undefined): Promise<CallPermit> {
+  if (!within) return gate.acquire(signal);
+  const late = () => {
+    const error = within.last ?? new ProviderError({ name: "APIConnectionTimeoutError", kind: "timeout", message: "No permit for the endpoint within the call's deadline" });
+    error.attempts = within.attempt - 1;
+    return error;
+  };
+  const left = within.left();
+  if (left < 0) throw late();
+  const timer = AbortSignal.timeout(left);
+  let permit: CallPermit;
+  try {
+    permit = await gate.acquire(signal ? AbortSignal.any([signal, timer]) : timer);
+  } catch (error) {
+    if (timer.aborted && !signal?.aborted) throw late();
+    throw error;
+  }
+  if (within.left() < 0) {
+    permit.release({ kind: "canceled" }).catch(() => {});
+    throw late();
+  }
+  return permit;
 }
 
 export function checkRetryPolicy(policy: RetryPolicy): void {

@@ -11,6 +11,7 @@ describe("securityHeaders", () => {
     .use(securityHeaders)
     .get("/page", (c) => c.html("<!doctype html><p>hi</p>"))
     .get("/json", (c) => c.json({ ok: true }))
+    .get("/radar.svg", (c) => c.body('<svg xmlns="http://www.w3.org/2000/svg"/>', 200, { "content-type": "image/svg+xml; charset=utf-8" }))
     // Response.redirect's headers are immutable, as are those of a response passed through from fetch().
     .get("/passed-through", () => Response.redirect("http://assay.test/json", 302))
     .get("/boom", () => {
@@ -18,7 +19,7 @@ describe("securityHeaders", () => {
     })
     .onError((_err, c) => c.text("failed", 500));
 
-  it("adds nosniff to every answer and the policy to HTML only", async () => {
+  it("adds nosniff to every answer and the policy to HTML, not JSON", async () => {
     const page = await app.request("/page");
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     expect(page.headers.get("content-security-policy")).toBe(DASHBOARD_CSP);
@@ -26,6 +27,12 @@ describe("securityHeaders", () => {
     const json = await app.request("/json");
     expect(json.headers.get("x-content-type-options")).toBe("nosniff");
     expect(json.headers.get("content-security-policy")).toBeNull();
+  });
+
+  it("gives an SVG, a document that could run script when opened alone, the pages' policy", async () => {
+    const svg = await app.request("/radar.svg");
+    expect(svg.headers.get("content-security-policy")).toBe(DASHBOARD_CSP);
+    expect(svg.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
   it("copies a response whose headers cannot be changed, keeping its status and location", async () => {

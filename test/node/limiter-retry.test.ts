@@ -90,5 +90,28 @@ describe("the retry policy through a gate", () => {
       const c = timed([...Array.from({ length: 10 }, () => rateLimited(60_000)), "ok"]);
       await expect(retrying(c.attempt, c.policy(recordingGate(() => true).gate))).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
     });
+
+    it("gives back a permit granted too late and fails the call, sending nothing", async () => {
+      let t = 0;
+      const released: AttemptOutcome[] = [];
+      const slowGate: CallGate = {
+        acquire: async () => {
+          t += callDeadlineMs(1000); // the endpoint's queue held the call past its deadline
+          return { release: async (o) => (released.push(o), { absorbed: false }) };
+        },
+      };
+      let sent = 0;
+      const once = async () => (sent++, { attempts: undefined as number | undefined });
+      await expect(retrying(once, { maxRetries: 2, gate: slowGate, now: () => t, deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 } })).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
+      expect(sent).toBe(0);
+      expect(released).toEqual([{ kind: "canceled" }]);
+    });
+
+    it("stops waiting for a permit when the call's time is up", async () => {
+      // A permit that never comes: only the deadline (here 5 ms to start an attempt) ends the wait.
+      const never: CallGate = { acquire: (signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })) };
+      const once = async () => ({ attempts: undefined as number | undefined });
+      await expect(retrying(once, { maxRetries: 2, gate: never, deadline: { ms: 1005, attemptMs: 1000 } })).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
+    });
   });
 });
