@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
+import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { START_GRACE_MS } from "../../src/runs/recover.ts";
 import { runCron } from "../support/cron.ts";
 import { ADMIN_TOKEN, call, fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT } from "./helpers.ts";
@@ -185,6 +185,33 @@ describe("units_per_day", () => {
     await setQuotas(tenantId, { units_per_day: 3 });
     expect(await refused(await create(key, simRun(4)), "units_per_day", 3)).toBeNull();
     expect(await runCount(tenantId)).toBe(0);
+  });
+});
+
+describe("follow-up runs", () => {
+  it("counts an rpl auto run's follow-up stages against units_per_day without refusing them", async () => {
+    const { tenantId, key } = await newTenant();
+    // Answers that swing between 0.1 and 0.9: wide CIs fail the width gate at every stage, so S1 escalates twice.
+    const answer = (p: number) => JSON.stringify({ prob_true: p, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [] });
+    const model = `quota-auto-${crypto.randomUUID()}`;
+    const faults = Array.from({ length: 120 }, (_, i) => ({ on: { nth: i + 1 }, respond: { content: answer(i % 2 ? 0.9 : 0.1) } }));
+    await registerScenario(env.FAKE_OPENAI_URL, { id: model, text: answer(0.5), faults });
+    const body = { claim: "Auto Q.", model, provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-test-key-00000000" }, preset: "auto", B: 200, concurrency: 8 };
+    // The day's quota is exactly the first stage (8 templates × 2 replicates): its follow-ups go past it,
+    // as the admitted run's continuation.
+    const stage1 = 8 * 2;
+    await setQuotas(tenantId, { units_per_day: stage1 });
+    const created = await send("POST", "/v1/rpl/runs", key, body);
+    expect(created.status).toBe(202);
+    const s1 = await waitForRun(key, ((await created.json()) as { id: string }).id);
+    expect(s1.progress.total).toBe(stage1);
+    const s2 = await waitForRun(key, (s1.result as { next_run_id: string }).next_run_id, 30_000);
+    const s3 = await waitForRun(key, (s2.result as { next_run_id: string }).next_run_id, 30_000);
+    expect([s2.status, s3.status]).toEqual(["succeeded", "succeeded"]);
+    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<string, { limit: number; used: number }> }).quotas;
+    expect(q.units_per_day).toEqual({ limit: stage1, used: s1.progress.total + s2.progress.total + s3.progress.total });
+    // Past its quota, the tenant's own next run is refused.
+    await refused(await create(key, simRun(1)), "units_per_day", stage1);
   });
 });
 
