@@ -164,7 +164,7 @@ export type TenantQuotas = {
          */
         units_per_day?: number;
         /**
-         * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it (default 2147483648)
+         * Bytes stored, as GET /v1/usage counts them (`bytes.total`); creating a run is refused at or over it (default 2147483648)
          */
         stored_bytes?: number;
         /**
@@ -192,7 +192,7 @@ export type Quotas = {
      */
     units_per_day: number;
     /**
-     * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it (default 2147483648)
+     * Bytes stored, as GET /v1/usage counts them (`bytes.total`); creating a run is refused at or over it (default 2147483648)
      */
     stored_bytes: number;
     /**
@@ -215,7 +215,7 @@ export type TenantQuotasUpdate = {
      */
     units_per_day?: number | null;
     /**
-     * Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it: a value up to 1099511627776, or null for the default (2147483648); absent leaves it as it is
+     * Bytes stored, as GET /v1/usage counts them (`bytes.total`); creating a run is refused at or over it: a value up to 1099511627776, or null for the default (2147483648); absent leaves it as it is
      */
     stored_bytes?: number | null;
     /**
@@ -1739,7 +1739,7 @@ export type Usage = {
  */
 export type QuotaStanding = {
     /**
-     * Runs created in the last 60 s
+     * Runs created in any 60 s
      */
     runs_per_minute: {
         /**
@@ -1747,12 +1747,12 @@ export type QuotaStanding = {
          */
         limit: number;
         /**
-         * Runs created in the last 60 s
+         * What the tenant has used of it now
          */
         used: number;
     };
     /**
-     * Runs not ended (queued or running) now
+     * Runs not ended (queued or running) at once
      */
     concurrent_runs: {
         /**
@@ -1760,12 +1760,12 @@ export type QuotaStanding = {
          */
         limit: number;
         /**
-         * Runs not ended (queued or running) now
+         * What the tenant has used of it now
          */
         used: number;
     };
     /**
-     * Units of the runs created today (UTC)
+     * Units of the runs created in one UTC day, counted at creation
      */
     units_per_day: {
         /**
@@ -1773,12 +1773,12 @@ export type QuotaStanding = {
          */
         limit: number;
         /**
-         * Units of the runs created today (UTC)
+         * What the tenant has used of it now
          */
         used: number;
     };
     /**
-     * Bytes stored: `bytes.total`
+     * Bytes stored, as GET /v1/usage counts them (`bytes.total`); creating a run is refused at or over it
      */
     stored_bytes: {
         /**
@@ -1786,12 +1786,12 @@ export type QuotaStanding = {
          */
         limit: number;
         /**
-         * Bytes stored: `bytes.total`
+         * What the tenant has used of it now
          */
         used: number;
     };
     /**
-     * Reads of a whole run (comparisons, exports, reports) in the last 60 s
+     * Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s
      */
     heavy_reads_per_minute: {
         /**
@@ -1799,7 +1799,7 @@ export type QuotaStanding = {
          */
         limit: number;
         /**
-         * Reads of a whole run (comparisons, exports, reports) in the last 60 s
+         * What the tenant has used of it now
          */
         used: number;
     };

@@ -252,13 +252,13 @@ export async function unendedRunIds(db: Db, tenantId: string, limit: number): Pr
   return rows.map((r) => r.id);
 }
 
-/** Which of `ids` are runs of the tenant (in any state); read in chunks under D1's 100 bound parameters. */
-export async function existingRunIds(db: Db, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+/** The status of each of `ids` that is a run of the tenant; read in chunks under D1's 100 bound parameters. */
+export async function runStatuses(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, RunStatus>> {
+  const found = new Map<string, RunStatus>();
   for (let i = 0; i < ids.length; i += 90) {
     const chunk = ids.slice(i, i + 90);
-    const rows = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.tenantId, tenantId), inArray(runs.id, chunk))).all();
-    for (const r of rows) found.add(r.id);
+    const rows = await db.select({ id: runs.id, status: runs.status }).from(runs).where(and(eq(runs.tenantId, tenantId), inArray(runs.id, chunk))).all();
+    for (const r of rows) found.set(r.id, r.status);
   }
   return found;
 }

@@ -40,6 +40,15 @@ export const QUOTA_DEFAULTS: Quotas = {
   heavy_reads_per_minute: 60,
 };
 
+/** What each quota counts, in a line: the API's schemas (admin quotas, usage) describe each with it. */
+export const QUOTA_DESCRIPTIONS: Record<QuotaName, string> = {
+  runs_per_minute: "Runs created in any 60 s",
+  concurrent_runs: "Runs not ended (queued or running) at once",
+  units_per_day: "Units of the runs created in one UTC day, counted at creation",
+  stored_bytes: "Bytes stored, as GET /v1/usage counts them (`bytes.total`); creating a run is refused at or over it",
+  heavy_reads_per_minute: "Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s",
+};
+
 /**
  * The largest value an operator may set. A quota counted in a window keeps one timestamp per event and
  * the concurrent count one run id per run, all in one stored value of the tenant's object (at most

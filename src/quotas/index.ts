@@ -8,7 +8,7 @@ import { ApiError } from "../errors.ts";
 import type { Admission, QuotaPatch, QuotaStanding } from "./tenant-quota.ts";
 import type { Quotas } from "./defaults.ts";
 
-export { QUOTA_DEFAULTS, QUOTA_MAX, QUOTA_NAMES } from "./defaults.ts";
+export { QUOTA_DEFAULTS, QUOTA_DESCRIPTIONS, QUOTA_MAX, QUOTA_NAMES } from "./defaults.ts";
 export type { QuotaName, Quotas } from "./defaults.ts";
 export type { QuotaPatch, QuotaStanding } from "./tenant-quota.ts";
 
@@ -30,6 +30,11 @@ export function quotaExceeded(a: Admission): ApiError | null {
 export async function admitRuns(env: Env, tenantId: string, runs: { id: string; units: number }[]): Promise<void> {
   const refused = quotaExceeded(await quotaOf(env, tenantId).admitRuns(runs));
   if (refused) throw refused;
+}
+
+/** Counts the runs the platform makes itself (follow-ups), which are never refused (tenant-quota.ts). */
+export async function countRuns(env: Env, tenantId: string, runs: { id: string; units: number }[]): Promise<void> {
+  await quotaOf(env, tenantId).countRuns(runs);
 }
 
 /** Admits one read of a whole run, or throws the 429 of `heavy_reads_per_minute`. */

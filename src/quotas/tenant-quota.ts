@@ -3,7 +3,7 @@ import { invocationsOf } from "../platform/invocation.ts";
 import { countedEnv } from "../platform/counted-env.ts";
 import { guardedSql } from "../platform/sql-guard.ts";
 import { openDb } from "../db/client.ts";
-import { existingRunIds, unendedRunIds } from "../db/runs.ts";
+import { FINAL_STATUSES, runStatuses, unendedRunIds } from "../db/runs.ts";
 import { tenantUsage } from "../db/lifetime.ts";
 import { effectiveQuotas, QUOTA_MAX, type QuotaName, type Quotas } from "./defaults.ts";
 import { dayOf, dayRefusal, inWindow, windowRefusal, type Refusal } from "./windows.ts";
@@ -58,7 +58,8 @@ export type QuotaPatch = Partial<Record<QuotaName, number | null>>;
  * The concurrent count cannot leak: it is the runs this object admitted, but before it refuses it
  * rebuilds that set from D1 (the tenant's queued and running runs, plus admissions too recent to be
  * there), so a run that ended in any way (finished, canceled, failed by the cron, crashed) frees its
- * slot without anyone having to tell this object. Only creations and heavy reads call it.
+ * slot without anyone having to tell this object. Only creations (the platform's follow-up runs
+ * included) and heavy reads call it.
  */
 export class TenantQuota extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -90,11 +91,22 @@ export class TenantQuota extends DurableObject<Env> {
         this.save(s);
         return { ok: false, ...refused };
       }
-      s.created.push(...runs.map(() => now));
-      s.dayUnits += units;
-      s.active.push(...runs.map((r) => ({ id: r.id, at: now })));
+      this.count(s, runs, now);
       this.save(s);
       return { ok: true };
+    });
+  }
+
+  /**
+   * Counts runs the platform made itself (an rpl auto stage's follow-up), never refusing them: the run
+   * they continue was admitted, and stopping half-way would waste it. They use up the minute, the day's
+   * units and a concurrent slot like any run, so the next request of the tenant sees them.
+   */
+  async countRuns(runs: { id: string; units: number }[], now = Date.now()): Promise<void> {
+    return this.serial(async () => {
+      const s = this.load(now);
+      this.count(s, runs, now);
+      this.save(s);
     });
   }
 
@@ -152,6 +164,12 @@ export class TenantQuota extends DurableObject<Env> {
     return name;
   }
 
+  private count(s: State, runs: { id: string; units: number }[], now: number): void {
+    s.created.push(...runs.map(() => now));
+    s.dayUnits += runs.reduce((sum, r) => sum + r.units, 0);
+    s.active.push(...runs.map((r) => ({ id: r.id, at: now })));
+  }
+
   /** The stored state, with what has left its window dropped. */
   private load(now: number): State {
     const row = this.sql.exec<{ v: string }>("SELECT v FROM quota WHERE k = 1").toArray()[0];
@@ -167,16 +185,17 @@ export class TenantQuota extends DurableObject<Env> {
   }
 
   /**
-   * The admitted runs, rebuilt: those D1 has not seen end, and recent admissions whose row D1 does not
-   * have yet (a row that is there and not among the unended has ended, however recently).
+   * The admitted runs, rebuilt: those D1 has not seen end, and recent admissions D1 does not show ended
+   * (no row yet, or a row written, still unended, after the first read: each is read with its status, so
+   * a row inserted between the two reads is kept, not taken for ended).
    */
   private async reconcile(s: State, now: number): Promise<void> {
     const db = openDb(this.env.DB);
     const unended = await unendedRunIds(db, this.tenantId, QUOTA_MAX.concurrent_runs + 1);
     const known = new Set(unended);
     const recent = s.active.filter((r) => !known.has(r.id) && r.at > now - PENDING_MS);
-    const written = recent.length ? await existingRunIds(db, this.tenantId, recent.map((r) => r.id)) : new Set<string>();
-    const pending = recent.filter((r) => !written.has(r.id));
+    const statuses = recent.length ? await runStatuses(db, this.tenantId, recent.map((r) => r.id)) : new Map<string, string>();
+    const pending = recent.filter((r) => !FINAL_STATUSES.some((f) => f === statuses.get(r.id)));
     const admittedAt = new Map(s.active.map((r) => [r.id, r.at]));
     s.active = [...unended.map((id) => ({ id, at: admittedAt.get(id) ?? 0 })), ...pending];
   }
@@ -218,4 +237,4 @@ function named(quota: QuotaName, q: Quotas, r: Refusal | null): QuotaRefusal | n
   return r && { quota, limit: q[quota], ...r };
 }
 
-invocationsOf(TenantQuota, "TenantQuota", ["admitRuns", "admitHeavyRead", "standing", "setOverrides"]);
+invocationsOf(TenantQuota, "TenantQuota", ["admitRuns", "countRuns", "admitHeavyRead", "standing", "setOverrides"]);

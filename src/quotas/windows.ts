@@ -2,6 +2,8 @@
  * The counting behind the quotas, as plain functions of a clock the caller passes: sliding one-minute
  * windows (runs created, heavy reads) and the UTC day (units). Pure, so tested with hand-picked times.
  */
+import { retryAfterSeconds } from "../retry-after.ts";
+
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
@@ -37,7 +39,7 @@ export function dayRefusal(used: number, units: number, limit: number, now: numb
   return { retryAfterSeconds: secondsUntil((dayOf(now) + 1) * DAY_MS, now), detail: `${left} of today's ${limit} units are left (UTC day), and this needs ${units}` };
 }
 
-/** Whole seconds from `now` until `at`, at least 1 (a `Retry-After` of 0 invites a retry that fails again). */
+/** The `Retry-After` seconds from `now` until `at` (src/retry-after.ts). */
 export function secondsUntil(at: number, now: number): number {
-  return Math.max(1, Math.ceil((at - now) / 1000));
+  return retryAfterSeconds(at - now);
 }

@@ -6,17 +6,9 @@ import { requireAdmin } from "../middleware/auth.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
 import { getTenant } from "../db/tenants.ts";
-import { QUOTA_DEFAULTS, QUOTA_MAX, quotaStanding, setQuotaOverrides, type QuotaName, type Quotas } from "../quotas/index.ts";
+import { QUOTA_DEFAULTS, QUOTA_DESCRIPTIONS, QUOTA_MAX, quotaStanding, setQuotaOverrides, type QuotaName, type Quotas } from "../quotas/index.ts";
 
-const DESCRIPTIONS: Record<QuotaName, string> = {
-  runs_per_minute: "Runs created in any 60 s",
-  concurrent_runs: "Runs not ended (queued or running) at once",
-  units_per_day: "Units of the runs created in one UTC day, counted at creation",
-  stored_bytes: "Bytes stored, as GET /v1/usage counts them; creating a run is refused at or over it",
-  heavy_reads_per_minute: "Reads of a whole run (comparisons, NDJSON sample exports, reports) in any 60 s",
-};
-
-const quotaField = (name: QuotaName) => z.number().int().openapi({ description: `${DESCRIPTIONS[name]} (default ${QUOTA_DEFAULTS[name]})` });
+const quotaField = (name: QuotaName) => z.number().int().openapi({ description: `${QUOTA_DESCRIPTIONS[name]} (default ${QUOTA_DEFAULTS[name]})` });
 
 /** Each quota's value, one field per quota; shared with the Usage schema (routes/usage.ts). */
 export const QuotasSchema = z
@@ -39,7 +31,7 @@ const TenantQuotasSchema = z
   .openapi("TenantQuotas");
 
 const patchField = (name: QuotaName) =>
-  z.number().int().min(0).max(QUOTA_MAX[name]).nullable().optional().openapi({ description: `${DESCRIPTIONS[name]}: a value up to ${QUOTA_MAX[name]}, or null for the default (${QUOTA_DEFAULTS[name]}); absent leaves it as it is` });
+  z.number().int().min(0).max(QUOTA_MAX[name]).nullable().optional().openapi({ description: `${QUOTA_DESCRIPTIONS[name]}: a value up to ${QUOTA_MAX[name]}, or null for the default (${QUOTA_DEFAULTS[name]}); absent leaves it as it is` });
 
 const QuotaPatchBody = z
   .strictObject({

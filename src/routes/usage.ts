@@ -2,23 +2,23 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
 import { tenantUsage } from "../db/lifetime.ts";
-import { QUOTA_NAMES, quotaStanding, type QuotaName } from "../quotas/index.ts";
+import { QUOTA_DESCRIPTIONS, QUOTA_NAMES, quotaStanding, type QuotaName } from "../quotas/index.ts";
 
-const Standing = (what: string) =>
+const Standing = (name: QuotaName) =>
   z
     .object({
       limit: z.number().int().openapi({ description: "The tenant's quota (docs/quotas.md; an operator may change it)" }),
-      used: z.number().int().openapi({ description: what }),
+      used: z.number().int().openapi({ description: "What the tenant has used of it now" }),
     })
-    .openapi({ description: what });
+    .openapi({ description: QUOTA_DESCRIPTIONS[name] });
 
 const QuotaStandingSchema = z
   .object({
-    runs_per_minute: Standing("Runs created in the last 60 s"),
-    concurrent_runs: Standing("Runs not ended (queued or running) now"),
-    units_per_day: Standing("Units of the runs created today (UTC)"),
-    stored_bytes: Standing("Bytes stored: `bytes.total`"),
-    heavy_reads_per_minute: Standing("Reads of a whole run (comparisons, exports, reports) in the last 60 s"),
+    runs_per_minute: Standing("runs_per_minute"),
+    concurrent_runs: Standing("concurrent_runs"),
+    units_per_day: Standing("units_per_day"),
+    stored_bytes: Standing("stored_bytes"),
+    heavy_reads_per_minute: Standing("heavy_reads_per_minute"),
   })
   .openapi("QuotaStanding", { description: "Each quota and where the tenant stands against it; past a limit, the request it limits is answered 429" });
 

@@ -42,8 +42,8 @@ export type NewRun = {
   idempotencyKey?: string;
   /**
    * The tenant's quotas (src/quotas), asked once the run is known to be new and just before it is
-   * written, so a refusal leaves nothing behind and a replay is never counted twice. Absent for the runs
-   * the platform makes itself (a follow-up run belongs to the request that was admitted).
+   * written, so a refusal leaves nothing behind and a replay is never counted twice. For the runs the
+   * platform makes itself (a follow-up run), it counts without refusing (src/quotas `countRuns`).
    */
   admit?: Admit;
   /** The run's id when the caller chose it (a group admitted as a whole). */
@@ -87,6 +87,18 @@ async function replayedRun(env: Env, db: Db, tenantId: string, key: string, hash
  * run is next read or swept. No run is left `queued` for ever.
  */
 export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): Promise<{ run: RunRow; created: boolean }> {
+  return writeRun(env, db, tenantId, r, await checkNewRun(env, db, tenantId, r));
+}
+
+/** What checkNewRun found a run to be: the units it plans. */
+type CheckedRun = { unitIds: string[] };
+
+/**
+ * Every check a new run must pass before anything is counted or written (its webhook destination and
+ * the tenant's signing secret, its units, its stored sizes): one place, so a group can check all its
+ * parts before its quotas are asked and a refused request uses up nothing.
+ */
+async function checkNewRun(env: Env, db: Db, tenantId: string, r: NewRun): Promise<CheckedRun> {
   if (r.webhookUrl !== undefined) {
     const problem = webhookUrlProblem(r.webhookUrl, loopbackAllowed(env));
     if (problem) throw ApiError.validation([{ path: "webhook_url", message: problem }]);
@@ -105,9 +117,12 @@ export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): 
       detail: `The run would have ${unitIds.length} units; a run may have at most ${LIMITS.unitsPerRun}.`,
     });
   }
-
   checkStoredSizes(r);
+  return { unitIds };
+}
 
+/** createRun once `checkNewRun` has passed: admission (unless a replay), the row, the start. */
+async function writeRun(env: Env, db: Db, tenantId: string, r: NewRun, { unitIds }: CheckedRun): Promise<{ run: RunRow; created: boolean }> {
   // Everything that can fail before the start is done before the row is written.
   const secretEnc =
     r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
@@ -286,13 +301,14 @@ export async function createRunGroup(
   const runs: RunRow[] = [];
   try {
     const made = g.parts.map((part) => ({ name: part.name, run: { ...part.run(groupId), id: newId("run") } }));
+    // Every part is checked before the quotas are asked: a request refused for any part counts nothing.
+    const checked: CheckedRun[] = [];
+    for (const m of made) checked.push(await checkNewRun(env, db, tenantId, m.run));
     // A new request is admitted whole, so a refusal leaves none of its runs; a replay was admitted already.
     const replay = g.idempotencyKey !== undefined && !claimed;
-    if (g.admit && !replay) {
-      await g.admit(made.map((m) => ({ id: m.run.id, units: evaluatorFor(m.run.evaluator).plan(m.run.config).length })));
-    }
-    for (const { name, run: r } of made) {
-      const { run } = await createRun(env, db, tenantId, { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` });
+    if (g.admit && !replay) await g.admit(made.map((m, i) => ({ id: m.run.id, units: checked[i].unitIds.length })));
+    for (const [i, { name, run: r }] of made.entries()) {
+      const { run } = await writeRun(env, db, tenantId, { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` }, checked[i]);
       runs.push(run);
     }
   } catch (err) {

@@ -3,10 +3,10 @@
 // that ends in any way frees its slot; other tenants are unaffected.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
-import worker from "../../src/index.ts";
-import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
+import { runInDurableObject } from "cloudflare:test";
+import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { START_GRACE_MS } from "../../src/runs/recover.ts";
+import { runCron } from "../support/cron.ts";
 import { ADMIN_TOKEN, call, fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT } from "./helpers.ts";
 
 type Quotas = Record<"runs_per_minute" | "concurrent_runs" | "units_per_day" | "stored_bytes" | "heavy_reads_per_minute", number>;
@@ -47,12 +47,6 @@ async function age(tenantId: string, ms: number): Promise<void> {
     s.active = s.active.map((r) => ({ ...r, at: r.at - ms }));
     state.storage.sql.exec("UPDATE quota SET v = ? WHERE k = 1", JSON.stringify(s));
   });
-}
-
-async function runCron(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController(), env, ctx);
-  await waitOnExecutionContext(ctx);
 }
 
 /** A run that stays running: its one model call is held by the fake endpoint until released. */
@@ -99,6 +93,38 @@ describe("runs_per_minute", () => {
     const replay = await again();
     expect(replay.status).toBe(202);
     expect(((await replay.json()) as { id: string }).id).toBe(first.id);
+  });
+});
+
+describe("a request refused after validation", () => {
+  type Used = Record<"runs_per_minute" | "concurrent_runs" | "units_per_day", number>;
+  const used = async (key: string): Promise<Used> => {
+    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<keyof Used, { used: number }> }).quotas;
+    return { runs_per_minute: q.runs_per_minute.used, concurrent_runs: q.concurrent_runs.used, units_per_day: q.units_per_day.used };
+  };
+  /** An rpl A/B request (two runs) on a second prompt version of the tenant's own. */
+  const abRequest = async (key: string, extra: Record<string, unknown>) => {
+    const bank = { kind: "rpl", name: "q", version: "v2", system: "Estimate.\n", user_template: 'Claim: "{CLAIM}"\n', paraphrases: ["P1 {CLAIM}", "P2 {CLAIM}", "P3 {CLAIM}"] };
+    expect((await send("POST", "/v1/prompts", key, bank)).status).toBe(201);
+    return send("POST", "/v1/rpl/runs", key, { claim: "Claim C.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1", "q@v2"], ...extra });
+  };
+
+  it.each([
+    ["a webhook_url the destination policy refuses", true, "http://10.0.0.1/h"],
+    ["a webhook_url without the tenant's signing secret", false, "https://hooks.example.com/h"],
+  ])("an A/B with %s counts nothing against any quota", async (_what, withSecret, webhookUrl) => {
+    const { tenantId, key } = await newTenant();
+    if (withSecret) expect((await send("POST", "/v1/webhooks/secret", key)).status).toBeLessThan(300);
+    // One accepted run first, so the counts are not all zero.
+    expect((await create(key, simRun(3))).status).toBe(202);
+    const before = await used(key);
+    expect(before).toEqual({ runs_per_minute: 1, concurrent_runs: expect.any(Number), units_per_day: 3 });
+    const p = await problem(await abRequest(key, { webhook_url: webhookUrl }), 400);
+    expect(p.errors!.map((e) => e.path)).toContain("webhook_url");
+    expect(await used(key)).toEqual({ ...before, concurrent_runs: expect.any(Number) });
+    // The accepted run may have ended meanwhile; the refused request added no slot of its own.
+    expect((await used(key)).concurrent_runs).toBeLessThanOrEqual(before.concurrent_runs);
+    expect(await runCount(tenantId)).toBe(1);
   });
 });
 
@@ -159,6 +185,33 @@ describe("units_per_day", () => {
     await setQuotas(tenantId, { units_per_day: 3 });
     expect(await refused(await create(key, simRun(4)), "units_per_day", 3)).toBeNull();
     expect(await runCount(tenantId)).toBe(0);
+  });
+});
+
+describe("follow-up runs", () => {
+  it("counts an rpl auto run's follow-up stages against units_per_day without refusing them", async () => {
+    const { tenantId, key } = await newTenant();
+    // Answers that swing between 0.1 and 0.9: wide CIs fail the width gate at every stage, so S1 escalates twice.
+    const answer = (p: number) => JSON.stringify({ prob_true: p, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [] });
+    const model = `quota-auto-${crypto.randomUUID()}`;
+    const faults = Array.from({ length: 120 }, (_, i) => ({ on: { nth: i + 1 }, respond: { content: answer(i % 2 ? 0.9 : 0.1) } }));
+    await registerScenario(env.FAKE_OPENAI_URL, { id: model, text: answer(0.5), faults });
+    const body = { claim: "Auto Q.", model, provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-test-key-00000000" }, preset: "auto", B: 200, concurrency: 8 };
+    // The day's quota is exactly the first stage (8 templates × 2 replicates): its follow-ups go past it,
+    // as the admitted run's continuation.
+    const stage1 = 8 * 2;
+    await setQuotas(tenantId, { units_per_day: stage1 });
+    const created = await send("POST", "/v1/rpl/runs", key, body);
+    expect(created.status).toBe(202);
+    const s1 = await waitForRun(key, ((await created.json()) as { id: string }).id);
+    expect(s1.progress.total).toBe(stage1);
+    const s2 = await waitForRun(key, (s1.result as { next_run_id: string }).next_run_id, 30_000);
+    const s3 = await waitForRun(key, (s2.result as { next_run_id: string }).next_run_id, 30_000);
+    expect([s2.status, s3.status]).toEqual(["succeeded", "succeeded"]);
+    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<string, { limit: number; used: number }> }).quotas;
+    expect(q.units_per_day).toEqual({ limit: stage1, used: s1.progress.total + s2.progress.total + s3.progress.total });
+    // Past its quota, the tenant's own next run is refused.
+    await refused(await create(key, simRun(1)), "units_per_day", stage1);
   });
 });
 

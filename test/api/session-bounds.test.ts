@@ -3,11 +3,10 @@
 // bounded statements.
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { createSession, deleteExpiredSessions, SESSION_HOURS } from "../../src/db/sessions.ts";
 import { SIGN_IN_LIMITS } from "../../src/auth/sign-in-limits.ts";
+import { runCron } from "../support/cron.ts";
 import { call, newTenant, problem } from "./helpers.ts";
 
 const { sessionsPerTenant } = SIGN_IN_LIMITS;
@@ -23,12 +22,6 @@ const sessionOf = (cookie: string) => call("/v1/session", { headers: { Cookie: c
 
 async function sessionsOf(tenantId: string): Promise<number> {
   return (await env.DB.prepare("SELECT count(*) AS n FROM dashboard_sessions WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>())!.n;
-}
-
-async function runCron(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController(), env, ctx);
-  await waitOnExecutionContext(ctx);
 }
 
 describe("sessions per tenant", () => {

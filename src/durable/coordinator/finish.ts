@@ -11,6 +11,7 @@ import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp,
 import { loopbackAllowed } from "../../net/destination.ts";
 import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
+import { countRuns } from "../../quotas/index.ts";
 import { storeBasis } from "../../runs/comparison-store.ts";
 import { runRedactor } from "../../runs/redact.ts";
 import { dropUnusedResult, storeResult } from "../../runs/result-store.ts";
@@ -52,6 +53,8 @@ export type FollowUpRun = NonNullable<FollowUp["next"]> & {
   leaseMs: number;
   body: { follow_up_of: string };
   idempotencyKey: string;
+  /** Counts the follow-up in the tenant's quotas (never refuses it: the run it continues was admitted). */
+  admit: (runs: { id: string; units: number }[]) => Promise<void>;
 };
 
 /**
@@ -255,6 +258,7 @@ export class Finish {
         leaseMs: settings.leaseMs,
         body: { follow_up_of: settings.runId },
         idempotencyKey: `follow-up:${settings.runId}`,
+        admit: (runs) => countFollowUp(this.p.env(), settings.tenantId, runs),
       });
       nextRunId = next.id;
     }
@@ -341,5 +345,18 @@ export class Finish {
     const run = await getRunById(db, settings.runId);
     if (run && !nextRunId) await enqueueRunEvent(this.p.env(), run, `msg_final_${settings.runId}`);
     return { status, calls };
+  }
+}
+
+/**
+ * Counts a follow-up run in its tenant's quotas. A count that fails is logged and the follow-up goes
+ * on: failing it would fail a run the tenant was admitted for; the concurrent count still finds the
+ * follow-up in D1 (src/quotas/tenant-quota.ts), only its minute and units go uncounted.
+ */
+async function countFollowUp(env: Env, tenantId: string, runs: { id: string; units: number }[]): Promise<void> {
+  try {
+    await countRuns(env, tenantId, runs);
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", run_id: runs[0]?.id, error: `counting a follow-up run in the tenant's quotas failed: ${String(err)}` }));
   }
 }
