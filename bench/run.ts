@@ -64,13 +64,14 @@ if (!process.argv.includes("--no-http")) {
   // Both places for wrangler's local state: see StateIn in wrangler-dev.ts.
   const places: StateIn[] = MEMORY_DIR ? ["disk", "memory"] : ["disk"];
   // Durable Object requests per model call: the lanes' requests to the endpoint's limiter (target ≤ 0.2) and to the run's coordinator.
-  console.log("| local state | replays | succeeded | concurrency | wall s | ideal s | wall / ideal | model requests | limiter req / call | coordinator req / call | most subrequests in one lane invocation | status |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+  // Start: from the POST to the request that fills the concurrency; finish: from the last answer to the webhook.
+  console.log("| local state | replays | succeeded | concurrency | wall s | ideal s | wall / ideal | start s | finish s | model requests | limiter req / call | coordinator req / call | most subrequests in one lane invocation | status |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const stateIn of places) {
     const r = await benchChainDeterminismRun({ stateIn });
     const where = stateIn === "memory" ? `memory (${MEMORY_DIR})` : `disk (${os.tmpdir()})`;
     console.log(
-      `| ${where} | ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.model_requests} | ${r.limiter_per_call.toFixed(3)} | ${r.coordinator_per_call.toFixed(3)} | ${r.max_lane_subrequests} | ${r.status} |`,
+      `| ${where} | ${r.replays} | ${r.succeeded} | ${r.concurrency} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.start_s.toFixed(2)} | ${r.finish_s.toFixed(2)} | ${r.model_requests} | ${r.limiter_per_call.toFixed(3)} | ${r.coordinator_per_call.toFixed(3)} | ${r.max_lane_subrequests} | ${r.status} |`,
     );
   }
 }

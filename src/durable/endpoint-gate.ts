@@ -75,7 +75,7 @@ export class EndpointWatch {
 
 /** The RPC surface a gate uses (EndpointLimiter's), so that the gate needs no `cloudflare:*` to be read. */
 export type LimiterStub = {
-  acquire(leaseMs: number): Promise<GrantView>;
+  acquire(leaseMs: number, opening?: number): Promise<GrantView>;
   renew(id: string, latenciesMs: number[], leaseMs: number): Promise<GrantView>;
   release(id: string, outcome: AttemptOutcome, latenciesMs?: number[]): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
 };
@@ -122,7 +122,16 @@ export function limiterGate(
   stub: () => LimiterStub | Promise<LimiterStub>,
   leaseMs: number,
   watch: EndpointWatch,
-  { renewEvery = RENEW_EVERY, now = Date.now }: { renewEvery?: { attempts: number; ms: number }; now?: () => number } = {},
+  {
+    renewEvery = RENEW_EVERY,
+    now = Date.now,
+    opening,
+  }: {
+    renewEvery?: { attempts: number; ms: number };
+    now?: () => number;
+    /** The concurrency the lane's run was given, when its request gave one (EndpointLimiter.acquire). */
+    opening?: number;
+  } = {},
 ): LeasingGate {
   const open: CallPermit = { release: async () => ({ absorbed: false }) };
   const slots: Slot[] = [];
@@ -201,7 +210,7 @@ export function limiterGate(
         try {
           limiter = await stub();
           const l = limiter;
-          grant = await untilAborted(l.acquire(leaseMs), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
+          grant = await untilAborted(l.acquire(leaseMs, opening), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
           if (attempt >= ACQUIRE_TRIES) {

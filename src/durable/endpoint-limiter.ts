@@ -66,10 +66,19 @@ export class EndpointLimiter extends DurableObject<Env> {
     this.book.pausedUntil = stored?.pausedUntil ?? 0;
   }
 
-  /** A permit for attempts of at most `leaseMs` from now, granted in turn once the window has room. */
-  async acquire(leaseMs: number): Promise<LimiterGrant> {
+  /**
+   * A permit for attempts of at most `leaseMs` from now, granted in turn once the window has room.
+   * `opening`: the concurrency the caller's run was given, if its request gave one; a window still in
+   * its start opens to it (this shard's share of it) at once (see `openTo` in src/limiter/window.ts).
+   */
+  async acquire(leaseMs: number, opening?: number): Promise<LimiterGrant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.acquire: leaseMs must be positive, got ${leaseMs}`);
+    if (opening !== undefined && !(Number.isInteger(opening) && opening >= 1)) throw new RangeError(`EndpointLimiter.acquire: opening must be a positive integer, got ${opening}`);
     this.requests++;
+    if (opening !== undefined) {
+      this.book.open(Math.ceil(opening / shardsOfName(this.ctx.id.name ?? "")));
+      this.save();
+    }
     if (this.waiters.length === 0) {
       const grant = this.book.tryGrant(Date.now(), leaseMs);
       if (grant) return { ...grant, waiting: 0 };

@@ -38,7 +38,7 @@ export function countedLimiter(stub: LimiterStub, stats: () => LaneStats): Limit
     stats().limiterRequests++;
   };
   return {
-    acquire: (leaseMs) => (count(), stub.acquire(leaseMs)),
+    acquire: (leaseMs, opening) => (count(), stub.acquire(leaseMs, opening)),
     renew: (id, latencies, leaseMs) => (count(), stub.renew(id, latencies, leaseMs)),
     release: (id, outcome, latencies) => (count(), stub.release(id, outcome, latencies)),
   };

@@ -142,7 +142,8 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!unit) return null;
     const settings = this.store.settings()!;
     this.unitTable.start(unit, settings.leaseMs, Date.now());
-    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId) };
+    const concurrency = this.store.get<boolean>("adaptive") === true ? null : settings.concurrency;
+    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId), concurrency };
   }
 
   /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (Evaluator.unitConfig). */

@@ -311,9 +311,11 @@ export class UnitRunner extends DurableObject<Env> {
       if (!client) {
         // Every attempt to a real endpoint holds a permit of the limiter shared by the tenant's runs
         // on that endpoint and key (endpoint-limiter.ts; this lane's shard of it); the run's lanes
-        // bound it from above. The gate keeps its permits between calls and units (endpoint-gate.ts).
+        // bound it from above, and a concurrency the request gave opens a fresh window to it. The gate
+        // keeps its permits between calls and units (endpoint-gate.ts).
         const name = limiterName(context.tenantId, baseUrl, apiKey, shardOf(this.ctx.id.name ?? "", LIMITER_SHARDS), LIMITER_SHARDS);
-        const gate = limiterGate(async () => countedLimiter(this.env.LIMITERS.getByName(await name), () => this.stats), timeoutMs + PERMIT_MARGIN_MS, this.watch);
+        const opening = context.concurrency ?? undefined;
+        const gate = limiterGate(async () => countedLimiter(this.env.LIMITERS.getByName(await name), () => this.stats), timeoutMs + PERMIT_MARGIN_MS, this.watch, { opening });
         this.gates.push(gate);
         client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env), gate });
         this.endpoints.set(key, client);

@@ -3,7 +3,7 @@
  * law (window.ts) and the permits it gates (permits.ts). Pure, so it is tested with a hand-driven
  * clock; the Durable Object that shares it per tenant and endpoint is src/durable/endpoint-limiter.ts.
  */
-export { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, windowLimit } from "./window.ts";
+export { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, openTo, windowLimit } from "./window.ts";
 export type { WindowOptions, WindowState } from "./window.ts";
 export { MAX_PAUSE_MS, PermitBook } from "./permits.ts";
 export type { Grant, Outcome, Released } from "./permits.ts";

@@ -9,7 +9,7 @@
  * in aggregate (`report`, `extend`), so the limiter hears from it once per few requests instead of
  * twice per request; a failure that speaks of the window (an overload) is a `release`, at once.
  */
-import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, windowLimit, type WindowOptions, type WindowState } from "./window.ts";
+import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, openTo, windowLimit, type WindowOptions, type WindowState } from "./window.ts";
 
 /** How an attempt went, as its holder reports it. */
 export type Outcome =
@@ -58,6 +58,11 @@ export class PermitBook {
 
   get inFlight(): number {
     return this.held.size;
+  }
+
+  /** Opens a window still in its start to `n` requests (see `openTo`). */
+  open(n: number): void {
+    openTo(this.window, n, this.options);
   }
 
   /** A permit for `leaseMs`, or null when the window is full or the endpoint asked for a pause. */

@@ -74,6 +74,16 @@ export function windowLimit(w: WindowState, o: WindowOptions = DEFAULT_WINDOW): 
 }
 
 /**
+ * A window still in its start (it has met no refusal) opens to `n` requests at once: a run whose
+ * request gave its concurrency said the endpoint takes that many, and doubling from `initial` would
+ * only hold its first requests back for a round trip or two. A window past its start keeps what the
+ * endpoint showed over what a request said. Never past `max`.
+ */
+export function openTo(w: WindowState, n: number, o: WindowOptions = DEFAULT_WINDOW): void {
+  if (w.phase === "start" && w.size < n) w.size = Math.min(o.max, n);
+}
+
+/**
  * A request ended well. `sentAt`: the in-flight count when it was granted, itself included;
  * `inFlight`: the count now, itself included (how much of the window is in use).
  */

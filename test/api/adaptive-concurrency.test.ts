@@ -106,6 +106,19 @@ describe("adaptive concurrency", () => {
     expect((await (await limiter(tenantId)).inspect()).maxInFlight).toBeLessThanOrEqual(3);
   });
 
+  it("a fixed concurrency above the first window opens a fresh window to it: no lane waits for the doubling", async () => {
+    const { key, tenantId } = await newTenant();
+    // Every request is held until released: what is in flight is what the limiter granted at once.
+    const C = DEFAULT_WINDOW.initial + 8;
+    const model = await fakeScenario({ agent: { calls: 1 }, record: false, hold_after: 0 }, "opening");
+    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: C, min_success: 2, concurrency: C });
+    const shared = await limiter(tenantId);
+    await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: C, waiting: 0 }), WAIT);
+    expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(C);
+    await releaseScenario(env.FAKE_OPENAI_URL, model);
+    expect((await finished(key, run.id)).progress).toEqual({ done: C, failed: 0, total: C });
+  });
+
   it("a simulator run calls no endpoint and reports none", async () => {
     const { key } = await newTenant();
     const run = await finished(key, (await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 3, min_success: 2 })).id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, windowLimit, type WindowOptions } from "../../src/limiter/index.ts";
+import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, openTo, PermitBook, windowLimit, type WindowOptions } from "../../src/limiter/index.ts";
 
 const O: WindowOptions = { ...DEFAULT_WINDOW, initial: 4, max: 100 };
 const ok = (sentAt: number, inFlight: number, latencyMs = 200) => ({ sentAt, inFlight, latencyMs });
@@ -12,6 +12,35 @@ describe("the window's control law", () => {
     expect(windowLimit(w, O)).toBe(8);
     for (let i = 0; i < 8; i++) onSuccess(w, ok(8, 8), O);
     expect(windowLimit(w, O)).toBe(16);
+  });
+
+  it("opens to a run's given concurrency while it is in its start, never past its max", () => {
+    const w = newWindow(O);
+    openTo(w, 50, O);
+    expect(windowLimit(w, O)).toBe(50);
+    // Never smaller: a window that grew past what a run asks for keeps its size.
+    openTo(w, 20, O);
+    expect(windowLimit(w, O)).toBe(50);
+    openTo(w, 500, O);
+    expect(windowLimit(w, O)).toBe(O.max);
+    // The book grants that many at once.
+    const book = new PermitBook({ options: O });
+    book.open(30);
+    const grants = Array.from({ length: 31 }, () => book.tryGrant(0, 1000));
+    expect(grants.filter(Boolean)).toHaveLength(30);
+  });
+
+  it("keeps what the endpoint showed over what a run asks for, once it has refused", () => {
+    const w = newWindow({ ...O, initial: 20 });
+    onOverload(w, { seq: 0, sentAt: 20 }, 1, O); // ⌊0.7 × 20⌋ = 14, ceiling 20
+    openTo(w, 50, O);
+    expect(windowLimit(w, O)).toBe(14);
+    // Nor once the ceiling is forgotten (avoid): it grows by its own law from there.
+    for (let i = 0; i < 40; i++) onSuccess(w, ok(20, 20), O);
+    expect(w.phase).toBe("avoid");
+    const before = windowLimit(w, O);
+    openTo(w, 90, O);
+    expect(windowLimit(w, O)).toBe(before);
   });
 
   it("does not grow while less than half of it is used", () => {

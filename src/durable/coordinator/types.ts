@@ -36,9 +36,11 @@ export type Progress = { done: number; failed: number; calls: ModelCalls };
 
 /**
  * `config`: the run's, or only what the unit needs where its evaluator says (Evaluator.unitConfig);
- * `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts).
+ * `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts);
+ * `concurrency`: the run's, when its request gave one (null: the run adapts), which opens a fresh
+ * endpoint window (EndpointLimiter.acquire).
  */
-export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null; checkpoint: string | null };
+export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null; checkpoint: string | null; concurrency: number | null };
 
 /**
  * The next unit a lane is handed in the reply to its report. `config`: what that unit needs, where its
