@@ -10,6 +10,7 @@ export class DestinationRefused extends Error {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 /** As browsers and the fetch standard: more redirects than this is an error. */
 const MAX_REDIRECTS = 20;
 
@@ -23,7 +24,9 @@ const MAX_REDIRECTS = 20;
  */
 export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input, init) => {
-    const first = new Request(input, init);
+    // A model call (a URL and a string body) is read as it is: a Request made of it would be one more
+    // copy of the body per call, which a busy lane pays on every call.
+    const first = input instanceof Request || !(init?.body == null || typeof init.body === "string") ? new Request(input, init) : plainRequest(input, init);
     const mode = init?.redirect ?? first.redirect;
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const refuse = (url: string, redirected: boolean) => {
@@ -34,10 +37,10 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
     refuse(first.url, false);
     // Every request sent, each redirect's too, is a subrequest of the running invocation.
     charge("subrequest");
-    if (mode !== "follow") return inner(first);
+    if (mode !== "follow") return inner(first instanceof Request ? first : new Request(first.url, init));
     let method = first.method;
     let headers = new Headers(first.headers);
-    let body: ArrayBuffer | null = method === "GET" || method === "HEAD" ? null : await first.arrayBuffer();
+    let body: ArrayBuffer | string | null = method === "GET" || method === "HEAD" ? null : first instanceof Request ? await first.arrayBuffer() : first.body;
     let url = first.url;
     for (let hops = 0; ; hops++) {
       const response = await inner(url, { method, headers, body, signal, redirect: "manual" });
@@ -63,4 +66,13 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
       url = next;
     }
   };
+}
+
+/** What `new Request(url, init)` would read of a request with a string body or none, without making one. */
+function plainRequest(input: string | URL, init: RequestInit | undefined) {
+  // As the fetch standard normalizes a method: only these six, whatever their case.
+  const given = init?.method ?? "GET";
+  const method = NORMALIZED_METHODS.has(given.toUpperCase()) ? given.toUpperCase() : given;
+  if ((method === "GET" || method === "HEAD") && init?.body != null) throw new TypeError(`a ${method} request cannot have a body`);
+  return { url: new URL(input).href, method, headers: init?.headers, body: (init?.body ?? null) as string | null, redirect: init?.redirect ?? "follow" };
 }
