@@ -1,6 +1,7 @@
 /**
  * An isolate's count of failed credential checks per subject (an address, a key prefix), each in a
- * window that starts at its first failure. Pure (the clock is passed in), so a test can end a window
+ * window that starts at its first failure, and of its checks under way (`begin`/`end`), which a concurrent
+ * burst must count before any of them has failed. Pure (the clock is passed in), so a test can end a window
  * without waiting. Bounded: a flood of distinct subjects forgets the least recently failed ones, which the
  * Rate Limiting binding still counts (auth/throttle.ts).
  */
@@ -8,6 +9,9 @@ type Entry = { failures: number; until: number; blocked: boolean };
 
 export class FailureWindows {
   readonly #entries = new Map<string, Entry>();
+  // Apart from the windows: a check under way outlives a window that ends meanwhile, and it is never
+  // forgotten to make room (an entry lives only while a request does, so their number is bounded).
+  readonly #inFlight = new Map<string, number>();
   readonly #maxEntries: number;
   readonly #windowMs: number;
 
@@ -43,12 +47,33 @@ export class FailureWindows {
     this.#remember(subject, entry);
   }
 
+  /** Failures of `subject` in its current window. */
+  failures(subject: string, now: number): number {
+    return this.#live(subject, now)?.failures ?? 0;
+  }
+
+  /** Checks of `subject` begun and not yet ended. */
+  inFlight(subject: string): number {
+    return this.#inFlight.get(subject) ?? 0;
+  }
+
+  begin(subject: string): void {
+    this.#inFlight.set(subject, this.inFlight(subject) + 1);
+  }
+
+  end(subject: string): void {
+    const n = this.inFlight(subject) - 1;
+    if (n > 0) this.#inFlight.set(subject, n);
+    else this.#inFlight.delete(subject);
+  }
+
   get size(): number {
     return this.#entries.size;
   }
 
   clear(): void {
     this.#entries.clear();
+    this.#inFlight.clear();
   }
 
   #live(subject: string, now: number): Entry | undefined {

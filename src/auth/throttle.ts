@@ -3,7 +3,9 @@
 //
 // The order is what makes guessing pointless: `assertOpen` runs before any key is checked, from memory
 // alone (a valid key's request pays no round trip for it), and answers 429 to a throttled subject even
-// when the key it brings is right. Only a failed check reaches the binding.
+// when the key it brings is right. A check that must ask a store (KV, D1) first `reserve`s a slot: failures
+// and checks under way together stay within the bound, so wrong keys sent at once cannot all be checked
+// before the first of them has failed. Only a failed check reaches the binding.
 import { ApiError } from "../errors.ts";
 import { KEY_PREFIX } from "../db/tenants.ts";
 import { FailureWindows } from "./failure-windows.ts";
@@ -47,13 +49,19 @@ export function subjectsOf(address: string | undefined, presentedKey?: string): 
   return subjects;
 }
 
-function tooMany(subject: Subject, retryAfterMs: number): ApiError {
+/**
+ * `Retry-After` when a subject's failures and checks under way reach the bound: those checks end within
+ * a store's round trip, after which the subject is either throttled for its window or open again.
+ */
+const SETTLE_MS = 1000;
+
+function tooMany(subject: Subject, retryAfterMs: number, what = "failed sign-ins or key checks"): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const who = subject.kind === "address" ? "from this client address" : "with this key's prefix";
   return new ApiError({
     status: 429,
     type: "limit-exceeded",
-    detail: `Too many failed sign-ins or key checks ${who}; try again in ${seconds} s.`,
+    detail: `Too many ${what} ${who}; try again in ${seconds} s.`,
     headers: { "Retry-After": String(seconds) },
   });
 }
@@ -77,6 +85,27 @@ export class AuthThrottle {
       const wait = this.windows.retryAfterMs(s.key, BOUND[s.kind], now);
       if (wait > 0) throw tooMany(s, wait);
     }
+  }
+
+  /**
+   * Reserves a check of every subject that must ask a store, or throws 429 when a subject's failures and
+   * checks under way already reach its bound. Returns the release, to call once the check has ended
+   * (before `failed`, in the same turn, so that the reservation becomes the failure).
+   */
+  reserve(subjects: Subject[]): () => void {
+    const now = this.now();
+    for (const s of subjects) {
+      const wait = this.windows.retryAfterMs(s.key, BOUND[s.kind], now);
+      if (wait > 0) throw tooMany(s, wait);
+      if (this.windows.failures(s.key, now) + this.windows.inFlight(s.key) >= BOUND[s.kind]) throw tooMany(s, SETTLE_MS, "key checks under way");
+    }
+    for (const s of subjects) this.windows.begin(s.key);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const s of subjects) this.windows.end(s.key);
+    };
   }
 
   /**

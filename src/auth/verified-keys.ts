@@ -36,18 +36,47 @@ function logWarning(message: string, err: unknown): void {
 }
 
 /**
- * The tenant and id of the active key `secret`, or undefined for an unknown or revoked key.
+ * The tenant and id of the active key `secret`, or undefined for an unknown or revoked key: what this
+ * isolate knows (`knownKey`), else a look-up in KV and D1 (`lookUpKey`).
+ */
+export async function verifyApiKey(stores: KeyStores, secret: string): Promise<CachedKey | undefined> {
+  const keyHash = await sha256Hex(secret);
+  return knownKey(stores, keyHash) ?? lookUpKey(stores, keyHash);
+}
+
+/** Look-ups of keys under way, per isolate memo: requests sent at once with one key share one look-up. */
+const lookUps = new WeakMap<KeyCache, Map<string, Promise<CachedKey | undefined>>>();
+
+function lookUpsOf(memo: KeyCache): Map<string, Promise<CachedKey | undefined>> {
+  let pending = lookUps.get(memo);
+  if (!pending) lookUps.set(memo, (pending = new Map()));
+  return pending;
+}
+
+/**
+ * What this isolate knows of a key without asking a store: the key it verified, a look-up of it under
+ * way (to share), or undefined. The throttle counts only what this cannot answer (middleware/auth.ts).
+ */
+export function knownKey({ memo = isolateKeys, now = Date.now }: KeyStores, keyHash: string): CachedKey | Promise<CachedKey | undefined> | undefined {
+  return memo.get(keyHash, now()) ?? lookUpsOf(memo).get(keyHash);
+}
+
+/**
+ * Asks KV, then D1, for the key with hash `keyHash`, and remembers a positive answer in this isolate.
  *
  * Only positives are remembered, in memory and in KV: an unknown key costs a KV read and a D1 read each
  * time, as it did before the cache, and can fill neither. A KV failure is not the caller's problem: the
  * lookup falls through to D1, and a failed write only means the next location asks D1 too.
  */
-export async function verifyApiKey({ db, kv, memo = isolateKeys, now = Date.now }: KeyStores, secret: string): Promise<CachedKey | undefined> {
-  const keyHash = await sha256Hex(secret);
-  const t = now();
-  const remembered = memo.get(keyHash, t);
-  if (remembered) return remembered;
+export function lookUpKey(stores: KeyStores, keyHash: string): Promise<CachedKey | undefined> {
+  const pending = lookUpsOf(stores.memo ?? isolateKeys);
+  const lookUp = fromStores(stores, keyHash).finally(() => pending.delete(keyHash));
+  pending.set(keyHash, lookUp);
+  return lookUp;
+}
 
+async function fromStores({ db, kv, memo = isolateKeys, now = Date.now }: KeyStores, keyHash: string): Promise<CachedKey | undefined> {
+  const t = now();
   let stored: KvEntry | undefined;
   try {
     stored = asKvEntry(await kv.get(kvName(keyHash), "json"));

@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../errors.ts";
-import { secretsEqual } from "../crypto.ts";
-import { verifyApiKey } from "../auth/verified-keys.ts";
+import { secretsEqual, sha256Hex } from "../crypto.ts";
+import { knownKey, lookUpKey } from "../auth/verified-keys.ts";
 import { findSession } from "../db/sessions.ts";
 import { authThrottle, subjectsOf, type Subject } from "../auth/throttle.ts";
 import type { AppEnv } from "../routes/router.ts";
@@ -23,13 +23,31 @@ export function clientAddress(c: Context<AppEnv>): string | undefined {
 }
 
 /**
- * Checks a presented credential under the failure throttle (auth/throttle.ts): 429 before `check` runs
- * when the address or the key's prefix is throttled; a `check` that finds nothing is counted (and may
- * turn into a 429 when the location's count is over), then answered with `unauthenticated`.
+ * How a presented credential is checked: `known`, what this isolate can answer from memory (a verified
+ * key, or a look-up of it already under way to share); else `lookUp`, which asks a store.
  */
-export async function throttledCheck<T>(c: Context<AppEnv>, subjects: Subject[], check: () => Promise<T | undefined>, unauthenticated: string): Promise<T> {
+export type CredentialCheck<T> = { known?: () => T | Promise<T | undefined> | undefined; lookUp: () => Promise<T | undefined> };
+
+/**
+ * Checks a presented credential under the failure throttle (auth/throttle.ts): 429 before anything is
+ * checked when the address or the key's prefix is throttled; a `lookUp` reserves a slot first, so a burst
+ * of wrong keys sent at once reaches the stores at most the bound's number of times (429 for the rest),
+ * while a right key known here is not counted at all. A check that finds nothing is counted (and may turn
+ * into a 429 when the location's count is over), then answered with `unauthenticated`.
+ */
+export async function throttledCheck<T>(c: Context<AppEnv>, subjects: Subject[], check: CredentialCheck<T>, unauthenticated: string): Promise<T> {
   authThrottle.assertOpen(subjects);
-  const found = await check();
+  const known = check.known?.();
+  let found: T | undefined;
+  if (known !== undefined) found = await known;
+  else {
+    const release = authThrottle.reserve(subjects);
+    try {
+      found = await check.lookUp();
+    } finally {
+      release();
+    }
+  }
   if (found !== undefined) return found;
   await authThrottle.failed(subjects, c.env);
   throw ApiError.unauthenticated(unauthenticated);
@@ -55,10 +73,12 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c.req.header("authorization"));
   if (token) {
     // Usually answered from this isolate's memory or KV, not D1: see auth/key-cache-limits.ts.
+    const stores = { db: c.var.db, kv: c.env.KEY_CACHE };
+    const keyHash = await sha256Hex(token);
     const key = await throttledCheck(
       c,
       subjectsOf(clientAddress(c), token),
-      () => verifyApiKey({ db: c.var.db, kv: c.env.KEY_CACHE }, token),
+      { known: () => knownKey(stores, keyHash), lookUp: () => lookUpKey(stores, keyHash) },
       "The API key is unknown or has been revoked.",
     );
     c.set("tenantId", key.tenantId);
@@ -102,7 +122,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   await throttledCheck(
     c,
     subjectsOf(clientAddress(c)),
-    async () => (expected && (await secretsEqual(token, expected)) ? true : undefined),
+    { lookUp: async () => (expected && (await secretsEqual(token, expected)) ? true : undefined) },
     "The operator token is wrong, or ADMIN_TOKEN is not configured.",
   );
   await next();

@@ -60,7 +60,7 @@ export const session = createRouter()
     async (c) => {
       if (!sameOriginOrAbsent(c)) throw ApiError.unauthenticated("Sign in from this server's own pages.");
       const apiKey = c.req.valid("json").api_key;
-      const key = await throttledCheck(c, subjectsOf(clientAddress(c), apiKey), () => findActiveKey(c.var.db, apiKey), "The API key is unknown or has been revoked.");
+      const key = await throttledCheck(c, subjectsOf(clientAddress(c), apiKey), { lookUp: () => findActiveKey(c.var.db, apiKey) }, "The API key is unknown or has been revoked.");
       const tenant = await getTenant(c.var.db, key.tenantId);
       const { session: s, token } = await createSession(c.var.db, key);
       setCookie(c, SESSION_COOKIE, token, {

@@ -14,6 +14,22 @@ export const ARTIFACTS = join(import.meta.dirname, "..", "..", "test-artifacts",
 
 export const DEV_KEY = "assay_sk_local_dev_key";
 
+/**
+ * Headers that give a request a client address of its own, for a test that fails a credential check
+ * on purpose. Every e2e file talks to one wrangler dev from 127.0.0.1, and the Worker throttles failed
+ * checks per address (20 a minute, docs/security.md): deliberate failures sent from there would eat the
+ * other files' margin. wrangler dev passes a client-set `CF-Connecting-IP` through (Miniflare sets it
+ * only when the client did not), as Cloudflare's edge would not: a test-only liberty, not a production path.
+ *
+ * Failures still counted against 127.0.0.1 in one e2e run, where the CLI sends the request and cannot
+ * add the header: a wrong ADMIN_TOKEN (test/cli/admin.test.ts) and a wrong key (test/cli/runs.test.ts).
+ * Two of the 20: a new deliberate failure from the CLI goes on this list, and the list stays short.
+ */
+export function ownAddress(): Record<string, string> {
+  const [a, b, c] = crypto.getRandomValues(new Uint8Array(3));
+  return { "CF-Connecting-IP": `10.${a}.${b}.${c}` };
+}
+
 export async function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,

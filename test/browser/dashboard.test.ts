@@ -2,7 +2,7 @@
 // lands in a URL, the page or storage, runs listed with live progress and canceled, signed out for good.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, ownAddress, screenshot, signIn, SKIP_REASON } from "./browser.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
@@ -40,6 +40,8 @@ describe.skipIf(browserMissing)("the dashboard", () => {
 
   it("signs in with a key that never reaches a URL, the page or storage, and signing out ends access", async () => {
     const { page, context, requests, expectConsoleErrors } = await openPage(browser);
+    // The wrong key's sign-in is a counted failure: sent from an address of its own (browser.ts).
+    await context.setExtraHTTPHeaders(ownAddress());
     // The wrong key's sign-in is refused with a 401, which the browser logs; nothing else may be logged.
     expectConsoleErrors(/status of 401 .*\/v1\/session\)/);
     await page.goto(base() + "/");

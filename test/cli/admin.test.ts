@@ -3,6 +3,7 @@
 // test server, whose ADMIN_TOKEN is the local one from .dev.vars.example.
 import { describe, expect, inject, it } from "vitest";
 import { assay } from "./assay.ts";
+import { ownAddress } from "../browser/browser.ts";
 
 const ADMIN = { ADMIN_TOKEN: "assay-local-admin-token" };
 const KEY_SHAPE = /^assay_sk_[A-Za-z0-9_-]{20,}$/;
@@ -12,8 +13,9 @@ let n = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}`;
 
 /** GET as a tenant over plain HTTP (the CLI is what is under test): the status, and the body when it is JSON. */
+/** A request with `key`, from an address of its own: a revoked key's check is a counted failure (browser.ts). */
 async function asTenant(key: string, path: string): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  const res = await fetch(`${inject("assayUrl")}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  const res = await fetch(`${inject("assayUrl")}${path}`, { headers: { Authorization: `Bearer ${key}`, ...ownAddress() } });
   return { status: res.status, body: res.ok ? ((await res.json()) as Record<string, unknown>) : null };
 }
 

@@ -42,6 +42,24 @@ describe("FailureWindows", () => {
     expect(w.retryAfterMs("c", 1, 3)).toBe(2 + windowMs - 3); // opened at 2
   });
 
+  it("counts checks under way apart from the windows: one outlives a window's end and is never forgotten for room", () => {
+    const w = new FailureWindows({ maxEntries: 1, windowMs });
+    w.begin("ip:a");
+    w.begin("ip:a");
+    w.fail("ip:b", 0);
+    w.fail("ip:c", 1); // forgets ip:b's window, not ip:a's checks
+    expect(w.inFlight("ip:a")).toBe(2);
+    expect(w.failures("ip:b", 1)).toBe(0);
+    expect(w.failures("ip:c", windowMs + 1)).toBe(0);
+    w.end("ip:a");
+    expect(w.inFlight("ip:a")).toBe(1);
+    w.end("ip:a");
+    w.end("ip:a"); // never below zero
+    expect(w.inFlight("ip:a")).toBe(0);
+    w.begin("ip:a");
+    expect(w.inFlight("ip:a")).toBe(1);
+  });
+
   it("refuses a size or window that is not positive", () => {
     expect(() => new FailureWindows({ maxEntries: 0, windowMs })).toThrow(RangeError);
     expect(() => new FailureWindows({ maxEntries: 1, windowMs: 0 })).toThrow(RangeError);
