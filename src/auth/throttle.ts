@@ -10,6 +10,7 @@ import { ApiError } from "../errors.ts";
 import { KEY_PREFIX } from "../db/tenants.ts";
 import { FailureWindows } from "./failure-windows.ts";
 import { SIGN_IN_LIMITS } from "./sign-in-limits.ts";
+import { retryAfterSeconds } from "../retry-after.ts";
 
 /** Who failed: the client's address, or the prefix of the key it presented. */
 export type Subject = { kind: "address" | "prefix"; key: string };
@@ -56,7 +57,7 @@ export function subjectsOf(address: string | undefined, presentedKey?: string): 
 const SETTLE_MS = 1000;
 
 function tooMany(subject: Subject, retryAfterMs: number, what = "failed sign-ins or key checks"): ApiError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const seconds = retryAfterSeconds(retryAfterMs);
   const who = subject.kind === "address" ? "from this client address" : "with this key's prefix";
   return new ApiError({
     status: 429,
