@@ -57,13 +57,22 @@ export async function startWranglerDev(
   dev.stdout?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   dev.stderr?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
+  const exited = new Promise<void>((resolve) => dev.once("exit", () => resolve()));
+  const signal = (name: NodeJS.Signals) => {
     try {
-      process.kill(-dev.pid!, "SIGTERM");
+      process.kill(-dev.pid!, name);
     } catch {
       // already gone
     }
-    await new Promise((r) => setTimeout(r, 500));
+  };
+  // Stopped means gone from its port: a next server on the same port (the bench's memory run after
+  // its disk run) must never have its health check answered by this one.
+  const stop = async () => {
+    signal("SIGTERM");
+    const kill = setTimeout(() => signal("SIGKILL"), 10_000);
+    await exited;
+    while (await fetch(`${base}/healthz`).then(() => true, () => false)) await new Promise((r) => setTimeout(r, 100));
+    clearTimeout(kill);
     rmSync(state, { recursive: true, force: true });
   };
   try {

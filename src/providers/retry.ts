@@ -160,13 +160,26 @@ async function admitted(gate: CallGate, signal: AbortSignal | undefined, within:
   };
   const left = within.left();
   if (left < 0) throw late();
-  const timer = AbortSignal.timeout(left);
+  // A timer cleared as soon as the permit comes (most come at once, from the lane's lease), and the
+  // caller's abort passed on: no timer or listener outlives the wait.
+  const waiting = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    waiting.abort(new DOMException("no permit within the call's deadline", "TimeoutError"));
+  }, left);
+  const passOn = () => waiting.abort(signal?.reason);
+  if (signal?.aborted) passOn();
+  else signal?.addEventListener("abort", passOn, { once: true });
   let permit: CallPermit;
   try {
-    permit = await gate.acquire(signal ? AbortSignal.any([signal, timer]) : timer);
+    permit = await gate.acquire(waiting.signal);
   } catch (error) {
-    if (timer.aborted && !signal?.aborted) throw late();
+    if (timedOut && !signal?.aborted) throw late();
     throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", passOn);
   }
   if (within.left() < 0) {
     permit.release({ kind: "canceled" }).catch(() => {});
