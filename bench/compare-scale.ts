@@ -19,7 +19,6 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateSynthetic } from "../src/engines/reasoning-quality/index.ts";
 import { defaultRng } from "../src/engines/stats/index.ts";
 import { aggregateJudge } from "../src/evaluators/judge/aggregate.ts";
 import { judgeComparer } from "../src/evaluators/judge/compare.ts";
@@ -28,6 +27,7 @@ import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../
 import { rqComparer } from "../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../src/evaluators/compare.ts";
 import type { StoredSample } from "../src/evaluators/types.ts";
+import { rqConfig, syntheticItems } from "../test/support/rq-config.ts";
 
 const RQ_ITEMS = 10_000;
 const RQ_K = 3;
@@ -65,20 +65,10 @@ const GC_LINE = /: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep|Mark-swe
 
 const SENTENCES = ["First I read the question", "The numbers are not all relevant", "It is not the case that the total changes", "So the result follows", "I check the answer again"];
 
-function rqConfig(): RqConfig {
+function benchRqConfig(): RqConfig {
   // Robustness items carry paraphrases, so every item has its P perturbations: 1 + (K − 1) + P units per item.
-  const items = generateSynthetic({ seed: 11, numReasoning: 0, numAdversarial: 0, numRobustness: RQ_ITEMS }).map((it, n) => ({ ...it, dataset: "synthetic", id: `${n}:${it.id}` }));
-  return {
-    models: [{ name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }] as unknown as RqConfig["models"],
-    items,
-    metrics: { consistency_runs: RQ_K, stability_runs: RQ_K, robustness_perturbations: RQ_P },
-    matcher: "canonical",
-    ls: { method: "lexical" },
-    ss: { method: "jaccard" },
-    preset: "paper-v8",
-    custom_strategies: {},
-    seed: 0,
-  };
+  const models = [{ name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }] as unknown as RqConfig["models"];
+  return rqConfig(models, syntheticItems(11, RQ_ITEMS), { k: RQ_K, p: RQ_P });
 }
 
 /** The run's samples, made one at a time in plan order as the coordinator's cursor yields them. */
@@ -98,7 +88,7 @@ function* rqSamples(config: RqConfig, accuracy: number, seed: number): Generator
 
 /** The finish's work for one run: the aggregate, then the basis (a second pass over the samples). */
 async function rqAggregate(accuracy: number, seed: number, out: string): Promise<string> {
-  const config = rqConfig();
+  const config = benchRqConfig();
   const samples = { [Symbol.iterator]: () => rqSamples(config, accuracy, seed) };
   const result = await aggregateRq(config, samples);
   const basis = await rqComparer.basis({ config, result, samples });

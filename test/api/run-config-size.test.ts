@@ -14,6 +14,7 @@ import { generateSynthetic } from "../../src/engines/reasoning-quality/index.ts"
 import { LIMITS } from "../../src/limits.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
+import { rqConfig } from "../support/rq-config.ts";
 
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).byteLength;
 
@@ -44,18 +45,8 @@ describe("a reasoning-quality run over 10,000 items", () => {
 describe("what a lane is handed for a reasoning-quality unit", () => {
   it("is the config with the unit's one item, and the unit's prompt is the same as from the whole config", async () => {
     const items = generateSynthetic({ seed: 3, numReasoning: 5, numAdversarial: 2, numRobustness: 3 }).map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
-    const config: RqConfig = {
-      models: [{ name: "m", model: "sim:reasoner", base_url: null, temperature: 0, max_tokens: 64, timeout_s: 5, simulator: { accuracy: 1, variation: 0, verbosity: 1, latency_ms: 0 } }],
-      items,
-      own_wording_golds: [],
-      metrics: { consistency_runs: 2, stability_runs: 2, robustness_perturbations: 2 },
-      matcher: "canonical",
-      ls: { method: "lexical" },
-      ss: { method: "jaccard" },
-      preset: "paper-v8",
-      custom_strategies: {},
-      seed: 0,
-    };
+    const models: RqConfig["models"] = [{ name: "m", model: "sim:reasoner", base_url: null, temperature: 0, max_tokens: 64, timeout_s: 5, simulator: { accuracy: 1, variation: 0, verbosity: 1, latency_ms: 0 } }];
+    const config = rqConfig(models, items, { k: 2, p: 2 }, { own_wording_golds: [] });
     for (const id of reasoningQuality.plan(config)) {
       const part = reasoningQuality.unitConfig(config, id);
       const i = Number(id.split(":")[1]);

@@ -5,10 +5,10 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { generateSynthetic } from "../../../src/engines/reasoning-quality/index.ts";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { StoredSample } from "../../../src/evaluators/types.ts";
+import { rqConfig, syntheticItems } from "../../support/rq-config.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -17,18 +17,7 @@ const ITEMS = 1000;
 const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
 
 function config(P: number): RqConfig {
-  const items = generateSynthetic({ seed: 9, numReasoning: 0, numAdversarial: 0, numRobustness: ITEMS }).map((it, n) => ({ ...it, dataset: "synthetic", id: `${n}:${it.id}` }));
-  return {
-    models: [model] as unknown as RqConfig["models"],
-    items,
-    metrics: { consistency_runs: 3, stability_runs: 3, robustness_perturbations: P },
-    matcher: "canonical",
-    ls: { method: "lexical" },
-    ss: { method: "jaccard" },
-    preset: "paper-v8",
-    custom_strategies: {},
-    seed: 0,
-  };
+  return rqConfig([model] as unknown as RqConfig["models"], syntheticItems(9, ITEMS), { k: 3, p: P });
 }
 
 /** The most live heap above `baseline` seen while the finish's work reads the samples (made one at a time, each ~2 KB of text). */

@@ -2,27 +2,16 @@
 // run's basis, kept at aggregation) grows with the items, never with the samples, and a comparer needs
 // nothing but the two bases: no samples, no result.
 import { describe, expect, it } from "vitest";
-import { generateSynthetic } from "../../../src/engines/reasoning-quality/index.ts";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../../../src/evaluators/compare.ts";
 import type { StoredSample } from "../../../src/evaluators/types.ts";
+import { rqConfig, syntheticItems } from "../../support/rq-config.ts";
 
 const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
 
 function config(items: number, K: number, P: number): RqConfig {
-  const made = generateSynthetic({ seed: 3, numReasoning: 0, numAdversarial: 0, numRobustness: items }).map((it, n) => ({ ...it, dataset: "synthetic", id: `${n}:${it.id}` }));
-  return {
-    models: [model] as unknown as RqConfig["models"],
-    items: made,
-    metrics: { consistency_runs: K, stability_runs: K, robustness_perturbations: P },
-    matcher: "canonical",
-    ls: { method: "lexical" },
-    ss: { method: "jaccard" },
-    preset: "paper-v8",
-    custom_strategies: {},
-    seed: 0,
-  };
+  return rqConfig([model] as unknown as RqConfig["models"], syntheticItems(3, items), { k: K, p: P });
 }
 
 /** Every unit answers; items with an even index right, others wrong, with a few steps of reasoning. */
