@@ -50,7 +50,7 @@ export function StoragePage() {
 const QUOTA_ROWS: [keyof Usage["quotas"], string, (n: number) => string][] = [
   ["runs_per_minute", "Runs created in the last minute", String],
   ["concurrent_runs", "Runs not ended (queued or running)", String],
-  ["units_per_day", "Units of runs created today (UTC)", String],
+  ["units_per_day", "Units of runs created today (UTC)", (n) => n.toLocaleString("en-US")],
   ["stored_bytes", "Stored", bytes],
   ["heavy_reads_per_minute", "Comparisons, exports and reports in the last minute", String],
 ];
