@@ -14,9 +14,9 @@ export function openApiText(): string {
 
 /**
  * Files of sdk/src written by hand (what the OpenAPI document cannot say: following a run's events
- * across the server's reconnects). The generator empties sdk/src; these are put back after it.
+ * across the server's reconnects; walking cursor-paged lists). The generator empties sdk/src; these are put back after it.
  */
-export const HAND_WRITTEN = ["run-events.ts"];
+export const HAND_WRITTEN = ["run-events.ts", "pages.ts"];
 
 /** Writes sdk/openapi.json into `dir` and generates the client into `dir/src`. */
 export async function generateSdk(dir = SDK_DIR): Promise<void> {
