@@ -32,6 +32,8 @@ export async function startWranglerDev(
   onOutput?: (text: string) => void,
   /** Variables for this server only (`--var`), over wrangler.jsonc's and .dev.vars'. */
   vars: Record<string, string> = {},
+  /** The Worker's entry module instead of wrangler.jsonc's `main` (the toy evaluator's tests serve one). */
+  entry?: string,
 ): Promise<DevServer> {
   const parent = stateIn === "memory" && MEMORY_DIR ? MEMORY_DIR : tmpdir();
   const state = mkdtempSync(join(parent, "assay-bench-"));
@@ -40,7 +42,7 @@ export async function startWranglerDev(
   // detached: the whole process group (wrangler's node and its workerd children) is stopped together.
   const logLevel = onOutput ? [] : ["--log-level", "error"];
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel, ...varArgs], {
+  const dev = spawn("wrangler", ["dev", ...(entry ? [entry] : []), "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel, ...varArgs], {
     cwd: root,
     detached: true,
     stdio: onOutput ? ["ignore", "pipe", "pipe"] : "ignore",

@@ -3,40 +3,10 @@
 // the generic POST /v1/toy-sum/runs, the coordinator and its lanes, the aggregate, GET /v1/runs/{id}.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
 import { registerEvaluator } from "../../src/evaluators/registry.ts";
-import { RunFields } from "../../src/evaluators/run-fields.ts";
-import type { EvaluatorModule } from "../../src/evaluators/module.ts";
+import { toySum } from "../fixtures/toy-sum/server.ts";
 import { newTenant, WAIT } from "./helpers.ts";
-
-type Config = { numbers: number[] };
-
-/** Sums numbers, one unit per number, no model at all. */
-const toySum = {
-  name: "toy-sum" as const,
-  schemas: {
-    request: z.strictObject({ numbers: z.array(z.number()).min(1).max(50), ...RunFields }).openapi("ToySumRunRequest"),
-    config: z.object({ n: z.number().int() }),
-    result: z.object({ sum: z.number(), units: z.number().int() }),
-    output: z.object({ value: z.number() }),
-  },
-  route: { operationId: "createToySumRun", summary: "Sum numbers", description: "A test evaluator." },
-  async create(body) {
-    return { config: { numbers: body.numbers }, publicConfig: { n: body.numbers.length }, leaseMs: 60_000 };
-  },
-  plan: (config) => config.numbers.map((_, i) => `n${i}`),
-  async execute(id, ctx) {
-    return { status: "succeeded", output: { value: ctx.config.numbers[Number(id.slice(1))] } };
-  },
-  aggregate: (_config, samples) => {
-    const all = [...samples];
-    return { sum: all.reduce((s, x) => s + (x.output as { value: number }).value, 0), units: all.length };
-  },
-  parseOutput: (text) => JSON.parse(text),
-  failureOutput: () => ({ value: 0 }),
-  exportLine: (sample) => sample.output,
-} satisfies EvaluatorModule<{ numbers: number[]; concurrency?: number; webhook_url?: string }, Config, { sum: number; units: number }>;
 
 registerEvaluator(toySum);
 // The app is made after the registration, so it routes the toy's POST /runs (the Worker's own app was
