@@ -11,18 +11,18 @@ import type { EvaluatorModule } from "../../runs/plugin/module.ts";
 import { aggregate, wireResult } from "./aggregate.ts";
 import { chainDeterminismComparer } from "./compare.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
-import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
+import { ChainDeterminismPublicConfig, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
-import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
+import { execute, failureRow, plan, turnCost, type ChainDeterminismRunConfig, type Output } from "./units.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
-export type { ChainDeterminismConfig, ReplayRow } from "./units.ts";
+export type { ChainDeterminismRunConfig, ReplayRow } from "./units.ts";
 export type { ChainDeterminismResult } from "./schemas.ts";
 
 export const chainDeterminism = {
   name: "chain-determinism" as const,
-  schemas: { request: ChainDeterminismRunRequest, config: ConfigSchema, result: ChainDeterminismResult, output: ChainDeterminismOutput },
+  schemas: { request: ChainDeterminismRunRequest, config: ChainDeterminismPublicConfig, result: ChainDeterminismResult, output: ChainDeterminismOutput },
   route: {
     operationId: "createChainDeterminismRun",
     summary: "Replay tool-calling queries N times and measure whether tool-call sequences diverge",
@@ -80,4 +80,4 @@ export const chainDeterminism = {
   },
 
   comparer: chainDeterminismComparer,
-} satisfies EvaluatorModule<ChainDeterminismBody, ChainDeterminismConfig, ChainDeterminismResult>;
+} satisfies EvaluatorModule<ChainDeterminismBody, ChainDeterminismRunConfig, ChainDeterminismResult>;

@@ -27,16 +27,16 @@ import type { CreateContext, EvaluatorModule, NewRunOf } from "../../runs/plugin
 import { aggregate } from "./aggregate.ts";
 import { autoFollowUp, autoStart, publicRplConfig, type AutoState } from "./auto.ts";
 import { rplComparer } from "./compare.ts";
-import { planRpl, type RplConfig } from "./plan.ts";
+import { planRpl, type RplRunConfig } from "./plan.ts";
 import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
-import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
-import { execute, invalidRow, plan, unitCost, type RplSampleRow } from "./units.ts";
+import { RplPublicConfig, RplOutput, RplResult } from "./schemas.ts";
+import { execute, invalidRow, plan, unitCost } from "./units.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
-export { planRpl, providerModeOf, type RplConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
-export { rplUnitId, type RplInvalidReason, type RplSampleRow } from "./units.ts";
-export type { RplResult } from "./schemas.ts";
+export { planRpl, providerModeOf, type RplRunConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
+export { rplUnitId, type RplInvalidReason } from "./units.ts";
+export type { RplOutput, RplResult } from "./schemas.ts";
 
 /**
  * Like the original, a run whose longest composed prompt is longer than this is refused (spec §1).
@@ -46,7 +46,7 @@ export type { RplResult } from "./schemas.ts";
 const MAX_PROMPT_CHARS = 4000;
 
 /** The stored config: the plan's, the auto preset's state, and public fields that ride along as plain data. */
-type Config = RplConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
+type Config = RplRunConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
 
 /**
  * The banks a request's prompt versions name (ours by short name, the tenant's as name@version), each
@@ -68,7 +68,7 @@ async function banksOf(body: RplBody, ctx: CreateContext): Promise<ResolvedRplPr
 
 export const rpl = {
   name: "rpl" as const,
-  schemas: { request: RplRunRequest, config: ConfigSchema, result: RplResult, output: RplOutput },
+  schemas: { request: RplRunRequest, config: RplPublicConfig, result: RplResult, output: RplOutput },
   route: {
     operationId: "createRplRun",
     summary: "Estimate a model's prior that a claim is true, over K paraphrases × R replicates",
@@ -130,7 +130,7 @@ export const rpl = {
 
   parseOutput: (text) => JSON.parse(text),
 
-  failureOutput(config, id, error): RplSampleRow {
+  failureOutput(config, id, error): RplOutput {
     return invalidRow(config, id, "unit_failed", error, null);
   },
 
