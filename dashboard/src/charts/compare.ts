@@ -109,7 +109,7 @@ export function groupTitle(scale: number, model: string | null = null): string {
  * those names (the longest that fits), not cut at the first dot, as a model may be named `gpt-4.1`.
  */
 export function metricModel(c: Pick<Comparison, "evaluator" | "details">, name: string): string | null {
-  const models = c.details.models;
+  const models = (c.details as Obj).models;
   if (c.evaluator !== "reasoning-quality" || !isObj(models) || !Array.isArray(models.compared)) return null;
   const fits = models.compared.filter((m): m is string => typeof m === "string" && name.startsWith(`${m}.`));
   return fits.sort((a, b) => b.length - a.length)[0] ?? null;
@@ -291,7 +291,7 @@ export function signedTick(x: number): string {
 
 /** The evaluator's details worth a sentence each: pairing, rpl's winner, judge's consensus, rq's ranks. */
 export function detailLines(c: Pick<Comparison, "evaluator" | "details" | "base" | "head">): string[] {
-  const d = c.details;
+  const d: Obj = c.details;
   const out: string[] = [];
   const side = (id: unknown) => (id === c.base.id ? `base (${id})` : id === c.head.id ? `head (${id})` : String(id));
   if (c.evaluator === "chain-determinism" && isObj(d.pairing)) {
@@ -327,7 +327,7 @@ export type RankChange = { strategy: string; model: string; base: number | null;
 
 /** reasoning-quality's rank changes (`details.rank_changes`: per strategy, the models whose rank moved). */
 export function rankChanges(c: Pick<Comparison, "evaluator" | "details">): RankChange[] | null {
-  const rc = c.details.rank_changes;
+  const rc = (c.details as Obj).rank_changes;
   if (c.evaluator !== "reasoning-quality" || !isObj(rc)) return null;
   return Object.entries(rc).flatMap(([strategy, list]) =>
     Array.isArray(list)
