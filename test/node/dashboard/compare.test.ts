@@ -33,8 +33,9 @@ function m(name: string, base: number | null, head: number | null, ci95: [number
   return { name, base, head, delta: base === null || head === null ? null : head - base, ci95, p_value: null, higher_is_better: true, method: ci95 ? "paired-bootstrap" : "none", verdict: "no_change", ...over };
 }
 
-function comparison(metrics: MetricComparison[], over: Partial<Comparison> = {}): Comparison {
-  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over };
+// Its details hold only what each test reads: the views probe them, whatever else is there.
+function comparison(metrics: MetricComparison[], over: Partial<Omit<Comparison, "details">> & { details?: object } = {}): Comparison {
+  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over } as Comparison;
 }
 
 // A hand-made comparison with three scales: rates and alpha within [-1, 1], PQS and agreement in points.
