@@ -13,7 +13,7 @@ import {
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
-import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "../chain-determinism/suite-file.ts";
+import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "./chain-determinism/suite-file.ts";
 
 export const suiteId = (raw: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a suite id: "${raw}"`);

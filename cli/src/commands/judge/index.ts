@@ -1,16 +1,16 @@
 // `assay judge run|contested`: a cross-judge panel over a batch of items, and the human-review queue.
 import { Command } from "commander";
 import { createJudgeRun, listContestedItems, listSamples, type ContestedItem, type JudgeResult, type JudgeSample, type Run } from "@assay/sdk";
-import { usageError } from "../errors.ts";
-import { announce, followRun, requireSucceeded } from "../follow.ts";
-import { gate, threshold } from "../gate.ts";
-import { writeText } from "../io.ts";
-import { batchBlock, contestedBlock, itemBlock } from "../judge/console.ts";
-import { readItems, readPanel } from "../judge/panel.ts";
-import { printJson } from "../output.ts";
-import { call, session, type Session } from "../session.ts";
-import { armForRuns } from "../interrupt.ts";
-import { runId } from "../args.ts";
+import { usageError } from "../../errors.ts";
+import { announce, followRun, requireSucceeded } from "../../follow.ts";
+import { gate, threshold } from "../../gate.ts";
+import { writeText } from "../../io.ts";
+import { batchBlock, contestedBlock, itemBlock } from "./console.ts";
+import { readItems, readPanel } from "./panel.ts";
+import { printJson } from "../../output.ts";
+import { call, session, type Session } from "../../session.ts";
+import { armForRuns } from "../../interrupt.ts";
+import { runId } from "../../args.ts";
 
 /** Every verdict's reasoning, by item id and critic: the result keeps labels only, the samples the rest. */
 async function reasoningOf(s: Session, id: string): Promise<Map<string, string>> {

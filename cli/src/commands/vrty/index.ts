@@ -2,12 +2,12 @@
 // of pairs), scored by the server or, with --local, in-process by the same engine: no server, no network.
 import { Command } from "commander";
 import { scoreVrty, scoreVrtyBatch, type VrtyBatchItem, type VrtyResult } from "@assay/sdk";
-import { defaultIdf, score } from "../../../src/engines/vrty/index.ts";
-import { LIMITS } from "../../../src/limits.ts";
-import { CliError, problemLine, usageError } from "../errors.ts";
-import { gate, threshold } from "../gate.ts";
-import { isRecord, readText, writeText } from "../io.ts";
-import { call, session, type GlobalOptions, type Session } from "../session.ts";
+import { defaultIdf, score } from "../../../../src/engines/vrty/index.ts";
+import { LIMITS } from "../../../../src/limits.ts";
+import { CliError, problemLine, usageError } from "../../errors.ts";
+import { gate, threshold } from "../../gate.ts";
+import { isRecord, readText, writeText } from "../../io.ts";
+import { call, session, type GlobalOptions, type Session } from "../../session.ts";
 
 // The API's limits, from the one place the server reads them: `batch` splits a longer file into several
 // requests and never sends one the server would refuse as a whole. A pair's id (at most 200 characters)
