@@ -4,7 +4,8 @@
  * the server. Hence plain zod and the API's limits only: no Hono, no Workers. OpenAPI names and
  * descriptions are zod metadata (`.meta`), which the API's document reads like `.openapi()`.
  */
-import { z } from "zod";
+// A namespace import, so that the CLI's bundler keeps only the parts of zod these schemas use.
+import * as z from "zod";
 import { LIMITS } from "../../limits.ts";
 
 export const DEFAULT_IDF_TABLE = "default";
