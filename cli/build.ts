@@ -4,14 +4,16 @@
 // version the server is built with, so that --local words a bad pair as the API does. The package
 // installs on its own.
 import { readFileSync } from "node:fs";
-import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+import { build, type BuildOptions } from "esbuild";
 
 const { version, dependencies } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url).pathname, "utf8")) as {
   version: string;
   dependencies: Record<string, string>;
 };
 
-await build({
+/** How dist/assay.js is built; test/cli/toy-evaluator.test.ts builds a CLI with one more verb by the same options. */
+export const options: BuildOptions = {
   entryPoints: [new URL("./src/main.ts", import.meta.url).pathname],
   outfile: new URL("./dist/assay.js", import.meta.url).pathname,
   bundle: true,
@@ -23,4 +25,6 @@ await build({
   external: Object.keys(dependencies).flatMap((name) => [name, `${name}/*`]),
   sourcemap: "linked",
   logLevel: "warning",
-});
+};
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await build(options);
