@@ -30,18 +30,19 @@ module.exports = {
       comment: "Providers implement the engines' model interface; they know nothing of runs, evaluators, storage or HTTP routes.",
       severity: "error",
       from: { path: "^src/providers/" },
-      to: { path: "^src/(evaluators|routes|durable|db|runs|webhooks|middleware|reports)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(evaluators|routes|db|runs|middleware|reports)/|^src/(app|index)\\.ts$" },
     },
     {
-      name: "evaluators-below-routes-and-durable-objects",
+      name: "evaluators-below-routes-and-the-run-platform",
       comment:
-        "An evaluator module is driven by the generic platform and the Durable Objects; it never reaches up into them. " +
+        "An evaluator plug-in is driven by the run platform (src/runs) and mounted by the app; of the platform it uses " +
+        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results). " +
         "Its own routes (a sub-app the platform mounts) are built with the HTTP layer's toolkit: createRouter, the " +
         "OpenAPI helpers and the JSON body guard, nothing else of it.",
       severity: "error",
       from: { path: "^src/evaluators/" },
       to: {
-        path: "^src/(routes|durable|middleware)/|^src/(app|index)\\.ts$",
+        path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$",
         pathNot: "^src/(routes/(router|openapi)|middleware/json-body)\\.ts$",
       },
     },
@@ -50,7 +51,7 @@ module.exports = {
       comment: "src/db holds the drizzle schema and queries; the layers above import it, never the other way round.",
       severity: "error",
       from: { path: "^src/db/" },
-      to: { path: "^src/(evaluators|routes|durable|runs|webhooks|middleware|providers|reports)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(evaluators|routes|runs|middleware|providers|reports)/|^src/(app|index)\\.ts$" },
     },
     {
       name: "routes-reach-durable-objects-by-rpc-types-only",
@@ -59,13 +60,13 @@ module.exports = {
         "types (import type) but never run its code.",
       severity: "error",
       from: { path: "^src/routes/" },
-      to: { path: "^src/durable/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/runs/(coordinator|lanes)/|^src/runs/limiter/endpoint-|^src/runs/webhooks/sender\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
-      name: "durable-objects-below-routes",
-      comment: "Durable Objects are reached by the Worker; they do not import the HTTP layer.",
+      name: "run-platform-below-routes",
+      comment: "The run platform (its Durable Objects, creation, events, results) is reached by the Worker; it does not import the HTTP layer.",
       severity: "error",
-      from: { path: "^src/durable/" },
+      from: { path: "^src/runs/" },
       to: { path: "^src/(routes|middleware)/|^src/app\\.ts$" },
     },
     {
