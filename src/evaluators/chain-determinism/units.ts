@@ -29,7 +29,8 @@ export type ReplayRow = ReplayRecord & { query_id: string; query_type: string | 
  * holds it too. The schema can say only `unknown` of the JSON the model sent (tool arguments, a final
  * answer); read back losslessly (`parseOutput`), those are the engine's Python-plain values, floats kept
  * as raw JSON (`1.0`), which the sequences' divergence compares as the harness does. The intersection
- * keeps the two in step: a row the schema does not describe does not compile.
+ * keeps the two in step: a field the schema requires and the engine's row lacks, or a type they disagree
+ * on, does not compile.
  */
 export type Output = Omit<ChainDeterminismOutput, "row"> & { row: ReplayRow & ChainDeterminismOutput["row"] };
 
