@@ -25,7 +25,11 @@ const tidy = (text: string) => text.replace(/^\/\* eslint-disable \*\/\n/, "");
 /** Runs `wrangler types <out> …args` in the repository's root and returns what it wrote, tidied. */
 function wranglerTypes(out: string, args: string[]): string {
   mkdirSync(dirname(join(root, out)), { recursive: true });
-  const r = spawnSync("wrangler", ["types", out, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, ...OFFLINE_ENV } });
+  const r = spawnSync("wrangler", ["types", out, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, ...OFFLINE_ENV },
+  });
   if (r.status !== 0) throw new Error(`wrangler types failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
   return tidy(readFileSync(join(root, out), "utf8"));
 }
@@ -36,7 +40,9 @@ function wranglerTypes(out: string, args: string[]): string {
  * (a test's); wrangler then reads the secrets' example relative to that file, hence the absolute path.
  */
 export function envTypes(out: string, config?: string): string {
-  const where = config ? [`--config=${config}`, `--env-file=${join(root, SECRETS_EXAMPLE)}`] : [`--env-file=${SECRETS_EXAMPLE}`];
+  const where = config
+    ? [`--config=${config}`, `--env-file=${join(root, SECRETS_EXAMPLE)}`]
+    : [`--env-file=${SECRETS_EXAMPLE}`];
   return wranglerTypes(out, [...where, "--include-runtime=false"]);
 }
 

@@ -14,7 +14,8 @@ const ROOT = join(import.meta.dirname, "../../..");
 const dir = mkdtempSync(join(tmpdir(), "assay-types-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const checkTypes = (args: string[] = []) => spawnSync(process.execPath, ["scripts/check-types.ts", ...args], { cwd: ROOT, encoding: "utf8" });
+const checkTypes = (args: string[] = []) =>
+  spawnSync(process.execPath, ["scripts/check-types.ts", ...args], { cwd: ROOT, encoding: "utf8" });
 const committed = readFileSync(join(ROOT, "worker-configuration.d.ts"), "utf8");
 
 // Each case runs `wrangler types`; this bounds the wait on a loaded machine, not a speed.
@@ -47,7 +48,10 @@ describe("scripts/check-types.ts", { timeout: 120_000 }, () => {
     const source = readFileSync(join(ROOT, "wrangler.jsonc"), "utf8");
     // The copy lives elsewhere, so its entry point is named absolutely (wrangler resolves it from the file).
     let config = applyEdits(source, modify(source, ["main"], join(ROOT, "src/index.ts"), {}));
-    config = applyEdits(config, modify(config, ["kv_namespaces", -1], { binding: "EXTRA_CACHE", id: "1".repeat(32) }, { isArrayInsertion: true }));
+    config = applyEdits(
+      config,
+      modify(config, ["kv_namespaces", -1], { binding: "EXTRA_CACHE", id: "1".repeat(32) }, { isArrayInsertion: true }),
+    );
     const file = join(dir, "wrangler.jsonc");
     writeFileSync(file, config);
     expect(committed).not.toContain("EXTRA_CACHE");
