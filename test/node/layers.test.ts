@@ -48,7 +48,9 @@ function cruise(dir: string): { status: number | null; violations: string[] } {
 const leaf = "export const x = 1;\n";
 const leafType = "export type T = { a: number };\n";
 
-describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => {
+// Each test runs dependency-cruiser twice as a child process: on a busy 2-core machine that can take
+// longer than vitest's default 5 s. The bound is for a hung child, not a speed.
+describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { timeout: 120_000 }, () => {
   it("fails, naming each one, on a violation of every rule", () => {
     const dir = tree({
       // Engines import only engines: not the providers, not a node: or cloudflare: module.
