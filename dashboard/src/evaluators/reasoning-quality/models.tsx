@@ -1,19 +1,13 @@
 // Step 2 of the reasoning-quality form: tick the models. Simulator reasoners (no key, no network: their
 // accuracy, verbosity and variation shape the answers) or a model behind a saved provider connection.
-import { useEffect, useState } from "preact/hooks";
-import { listProviderConnections, type ProviderConnection } from "@assay/sdk";
-import { call, client } from "../../api.ts";
+import { useConnections } from "../../components/fields.tsx";
 import { NumberInput } from "./number-input.tsx";
 import type { ModelRow } from "./request.ts";
 
 type Props = { models: ModelRow[]; onChange: (models: ModelRow[]) => void };
 
 export function ModelsStep({ models, onChange }: Props) {
-  const [connections, setConnections] = useState<ProviderConnection[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    call(listProviderConnections({ client, query: { limit: 100 } })).then((page) => setConnections(page.data), (e: Error) => setError(e.message));
-  }, []);
+  const { connections, error } = useConnections();
 
   const nextKey = () => Math.max(0, ...models.map((m) => m.key)) + 1;
   const freeName = (base: string) => {
