@@ -30,21 +30,23 @@ module.exports = {
       comment: "Providers implement the engines' model interface; they know nothing of runs, evaluators, storage or HTTP routes.",
       severity: "error",
       from: { path: "^src/providers/" },
-      to: { path: "^src/(evaluators|routes|durable|db|runs|webhooks|middleware|reports)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(evaluators|routes|db|runs|middleware|reports)/|^src/(app|index)\\.ts$" },
     },
     {
-      name: "evaluators-below-routes-and-durable-objects",
-      comment: "An evaluator module is driven by the generic platform and the Durable Objects; it never reaches up into them.",
+      name: "evaluators-below-routes-and-the-run-platform",
+      comment:
+        "An evaluator plug-in is driven by the run platform (src/runs) and mounted by the app; of the platform it uses " +
+        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results).",
       severity: "error",
       from: { path: "^src/evaluators/" },
-      to: { path: "^src/(routes|durable|middleware)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
     },
     {
       name: "db-is-storage-only",
       comment: "src/db holds the drizzle schema and queries; the layers above import it, never the other way round.",
       severity: "error",
       from: { path: "^src/db/" },
-      to: { path: "^src/(evaluators|routes|durable|runs|webhooks|middleware|providers|reports)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(evaluators|routes|runs|middleware|providers|reports)/|^src/(app|index)\\.ts$" },
     },
     {
       name: "routes-reach-durable-objects-by-rpc-types-only",
@@ -53,13 +55,13 @@ module.exports = {
         "types (import type) but never run its code.",
       severity: "error",
       from: { path: "^src/routes/" },
-      to: { path: "^src/durable/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/runs/(coordinator|lanes)/|^src/runs/limiter/endpoint-|^src/runs/webhooks/sender\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
-      name: "durable-objects-below-routes",
-      comment: "Durable Objects are reached by the Worker; they do not import the HTTP layer.",
+      name: "run-platform-below-routes",
+      comment: "The run platform (its Durable Objects, creation, events, results) is reached by the Worker; it does not import the HTTP layer.",
       severity: "error",
-      from: { path: "^src/durable/" },
+      from: { path: "^src/runs/" },
       to: { path: "^src/(routes|middleware)/|^src/app\\.ts$" },
     },
     {

@@ -25,8 +25,8 @@ import { judgeComparer } from "../src/evaluators/judge/compare.ts";
 import type { JudgeConfig, JudgeOutput } from "../src/evaluators/judge/units.ts";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../src/evaluators/reasoning-quality/compare.ts";
-import type { ComparedRun } from "../src/evaluators/compare.ts";
-import type { StoredSample } from "../src/evaluators/types.ts";
+import type { ComparedRun } from "../src/runs/plugin/compare.ts";
+import type { StoredSample } from "../src/runs/plugin/types.ts";
 import { rqConfig, syntheticItems } from "../test/support/rq-config.ts";
 
 const RQ_ITEMS = 10_000;

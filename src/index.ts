@@ -1,15 +1,15 @@
 import { createApp } from "./app.ts";
-import { handleQueue } from "./runs/queue.ts";
-import { housekeeping } from "./runs/housekeeping.ts";
+import { handleQueue } from "./runs/lanes/queue.ts";
+import { housekeeping } from "./runs/lifetime/housekeeping.ts";
 import { openDb } from "./db/client.ts";
-import type { QueueMessage } from "./runs/messages.ts";
+import type { QueueMessage } from "./runs/lanes/messages.ts";
 import { invocation } from "./platform/invocation.ts";
 import { countedEnv } from "./platform/counted-env.ts";
 
-export { RunCoordinator } from "./durable/run-coordinator.ts";
-export { UnitRunner } from "./durable/unit-runner.ts";
-export { WebhookSender } from "./webhooks/sender.ts";
-export { EndpointLimiter } from "./durable/endpoint-limiter.ts";
+export { RunCoordinator } from "./runs/coordinator/run-coordinator.ts";
+export { UnitRunner } from "./runs/lanes/unit-runner.ts";
+export { WebhookSender } from "./runs/webhooks/sender.ts";
+export { EndpointLimiter } from "./runs/limiter/endpoint-limiter.ts";
 export { TenantQuota } from "./quotas/tenant-quota.ts";
 
 const app = createApp();

@@ -56,7 +56,7 @@ export async function listQueuedBefore(db: Db, before: Date, limit: number): Pro
     .limit(limit);
 }
 
-/** A tenant's run as its reads see it: a run being deleted (src/runs/delete.ts) is gone already. */
+/** A tenant's run as its reads see it: a run being deleted (src/runs/lifetime/delete.ts) is gone already. */
 export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
   return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), isNull(runs.deletedAt))).get();
 }

@@ -6,7 +6,7 @@ export const tenants = sqliteTable("tenants", {
   name: text("name").notNull(),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   /**
-   * Days an ended run is kept after it finished before the cron deletes it (src/runs/housekeeping.ts);
+   * Days an ended run is kept after it finished before the cron deletes it (src/runs/lifetime/housekeeping.ts);
    * null keeps runs for ever. New tenants and those made before the setting existed get the default.
    */
   retentionDays: integer("retention_days").default(LIMITS.retentionDays.default),
@@ -104,7 +104,7 @@ export const runs = sqliteTable(
     /** UTF-8 bytes of the result's JSON, wherever it lives; null without a result (or before it was counted). */
     resultBytes: integer("result_bytes"),
     /**
-     * What the run's model endpoint saw of it (src/durable/coordinator/endpoint-series.ts): the shared
+     * What the run's model endpoint saw of it (src/runs/coordinator/endpoint-series.ts): the shared
      * limiter's window and the requests in flight over time. Null for runs that called no endpoint
      * (the simulator) and runs made before it was kept.
      */
@@ -117,7 +117,7 @@ export const runs = sqliteTable(
     /** UTF-8 bytes of `config`, written with the row, so `GET /v1/usage` never reads configs. Null for older runs. */
     configBytes: integer("config_bytes"),
     /**
-     * When the run's deletion began (src/runs/delete.ts). From then on no read sees the run; the row
+     * When the run's deletion began (src/runs/lifetime/delete.ts). From then on no read sees the run; the row
      * itself is deleted last, so a deletion cut short is found here and finished by the cron.
      */
     deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),

@@ -2,8 +2,8 @@
  * Every run evaluator by name. The coordinator, the lanes, the run routes and the OpenAPI document all
  * look evaluators up here, so adding one is its folder (src/evaluators/<name>/) and one line in BUILT_IN.
  */
-import type { EvaluatorModule } from "./module.ts";
-import type { Evaluator } from "./types.ts";
+import type { EvaluatorModule } from "../runs/plugin/module.ts";
+import type { Evaluator } from "../runs/plugin/types.ts";
 import { chainDeterminism } from "./chain-determinism/index.ts";
 import { rpl } from "./rpl/index.ts";
 import { judge } from "./judge/index.ts";

@@ -6,7 +6,7 @@ import { knownKey, lookUpKey } from "../auth/verified-keys.ts";
 import { findSession } from "../db/sessions.ts";
 import { authThrottle, subjectsOf, type Subject } from "../auth/throttle.ts";
 import type { AppEnv } from "../routes/router.ts";
-import type { OpenedWith } from "../runs/stream-credential.ts";
+import type { OpenedWith } from "../runs/events/stream-credential.ts";
 
 function bearer(header: string | undefined): string | undefined {
   const m = header?.match(/^Bearer\s+(\S+)\s*$/i);

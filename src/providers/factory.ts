@@ -5,7 +5,7 @@ import type { ChatClient } from "./types.ts";
 /** The name of the run secret that holds the key of the run's one model endpoint. */
 export const PROVIDER_SECRET = "provider";
 
-/** The model fields every run evaluator's config carries (see src/evaluators/model-fields.ts). */
+/** The model fields every run evaluator's config carries (see src/runs/plugin/model-fields.ts). */
 export type ModelSettings = {
   model: string;
   /** `connection`: the saved provider connection the URL came from, recorded in the run's config only. */

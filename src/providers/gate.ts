@@ -1,11 +1,11 @@
 /**
  * Admission to a model endpoint, asked before every HTTP attempt: the seam through which the one
  * retry policy (retry.ts) goes through a shared concurrency limiter (the platform's, in
- * src/durable/endpoint-gate.ts). Providers know only this contract.
+ * src/runs/limiter/endpoint-gate.ts). Providers know only this contract.
  */
 import { ProviderError } from "./types.ts";
 
-/** How an attempt went, as the gate's limiter learns it (the same shape as src/limiter's `Outcome`). */
+/** How an attempt went, as the gate's limiter learns it (the same shape as src/runs/limiter's `Outcome`). */
 export type AttemptOutcome =
   | { kind: "ok"; latencyMs: number }
   | { kind: "overload"; retryAfterMs?: number }

@@ -1,8 +1,8 @@
 // GET /v1/compare: did this change make things better or worse? Two succeeded runs of one evaluator,
 // compared metric by metric with intervals and a verdict by the evaluator's comparer
-// (src/evaluators/<name>/compare.ts, the contract in src/evaluators/compare.ts). The comparer reads each
+// (src/evaluators/<name>/compare.ts, the contract in src/runs/plugin/compare.ts). The comparer reads each
 // run's basis, kept when it was aggregated, never its samples; an answer is computed once per (base,
-// head, confidence, min_effect) and kept (src/runs/comparison-store.ts). docs/compare.md has the figures.
+// head, confidence, min_effect) and kept (src/runs/results/comparison-store.ts). docs/compare.md has the figures.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
@@ -10,10 +10,10 @@ import { heavyRead } from "../middleware/heavy-read.ts";
 import { ApiError, type FieldError } from "../errors.ts";
 import { getRun, type RunRow } from "../db/runs.ts";
 import { getDataset } from "../db/datasets.ts";
-import { loadResult } from "../runs/result-store.ts";
-import { dropKeptFor, loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/comparison-store.ts";
+import { loadResult } from "../runs/results/result-store.ts";
+import { dropKeptFor, loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/results/comparison-store.ts";
 import { moduleFor } from "../evaluators/registry.ts";
-import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } from "../evaluators/compare.ts";
+import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } from "../runs/plugin/compare.ts";
 
 const CompareQuery = z.object({
   base: z.string().min(1).openapi({ param: { name: "base", in: "query" }, description: "The run compared against (before the change)", example: "run_a" }),

@@ -1,6 +1,6 @@
 /**
  * The one route that creates runs: `POST /v1/<evaluator>/runs` for any evaluator module. The module
- * turns the request into its run(s) (src/evaluators/module.ts); this adds what every evaluator shares:
+ * turns the request into its run(s) (src/runs/plugin/module.ts); this adds what every evaluator shares:
  * the Idempotency-Key header, `concurrency` and `webhook_url`, createRun / createRunGroup (idempotency,
  * all-or-nothing creation, the start) and the 202 with the run and its links.
  */
@@ -11,9 +11,9 @@ import { RunGroupSchema, RunSchema, runWire } from "./run-schemas.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { loopbackAllowed } from "../net/destination.ts";
 import { LIMITS } from "../limits.ts";
-import { createRun, createRunGroup, type NewRun } from "../runs/create.ts";
-import type { EvaluatorModule, NewRunOf } from "../evaluators/module.ts";
-import { withConcurrencyBound, type RunFieldsBody } from "../evaluators/run-fields.ts";
+import { createRun, createRunGroup, type NewRun } from "../runs/creation/create.ts";
+import type { EvaluatorModule, NewRunOf } from "../runs/plugin/module.ts";
+import { withConcurrencyBound, type RunFieldsBody } from "../runs/plugin/run-fields.ts";
 import { admitRuns } from "../quotas/index.ts";
 
 const IdempotencyHeader = z.object({

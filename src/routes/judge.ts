@@ -4,7 +4,7 @@ import { IdParam, jsonResponse, pageOf, problems, tenantSecurity } from "./opena
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
 import { getRun, getSamples } from "../db/runs.ts";
-import { resultOf } from "../runs/result.ts";
+import { resultOf } from "../runs/results/result.ts";
 import { contestedReasons, judge, JudgeVerdict, unitId, type JudgeOutput } from "../evaluators/judge/index.ts";
 import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT } from "../evaluators/judge/prompts.ts";
 

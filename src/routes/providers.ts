@@ -24,7 +24,7 @@ import {
   putConnection,
   type ProviderConnectionRow,
 } from "../db/provider-connections.ts";
-import { BaseUrl, checkEndpointUrls, ConnectionName, ProviderKey } from "../evaluators/model-fields.ts";
+import { BaseUrl, checkEndpointUrls, ConnectionName, ProviderKey } from "../runs/plugin/model-fields.ts";
 
 /** Keys shorter than this show no last four characters: four of a short key are too much of it. */
 const LAST4_MIN_CHARS = 16;

@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
 import { getRun } from "../db/runs.ts";
 import { rpl } from "../evaluators/rpl/index.ts";
-import { resultOf } from "../runs/result.ts";
+import { resultOf } from "../runs/results/result.ts";
 
 const EVALUATOR = rpl.name;
 

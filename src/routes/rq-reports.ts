@@ -7,7 +7,7 @@ import { getRun, type RunRow } from "../db/runs.ts";
 import type { Db } from "../db/client.ts";
 import { radarSvg, reportCsv, reportXlsx, type RqReport } from "../reports/reasoning-quality/index.ts";
 import { reasoningQuality } from "../evaluators/reasoning-quality/index.ts";
-import { resultOf } from "../runs/result.ts";
+import { resultOf } from "../runs/results/result.ts";
 
 const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
 

@@ -6,9 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { BUILT_IN } from "../evaluators/registry.ts";
-import { orNull } from "../evaluators/run-fields.ts";
+import { orNull } from "../runs/plugin/run-fields.ts";
 import { sampleToWire, type RunRow, type SampleRow } from "../db/runs.ts";
-import { runJson } from "../runs/wire.ts";
+import { runJson } from "../runs/results/wire.ts";
 import { pageOf } from "./openapi.ts";
 
 export const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;

@@ -3,7 +3,7 @@ import { createRouter } from "./router.ts";
 import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
 import { getWebhookSecret, putWebhookSecret } from "../db/webhooks.ts";
 import { encryptSecret } from "../secrets.ts";
-import { newWebhookSecret } from "../webhooks/sign.ts";
+import { newWebhookSecret } from "../runs/webhooks/sign.ts";
 
 const SecretSchema = z
   .object({

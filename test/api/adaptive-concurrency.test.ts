@@ -1,12 +1,12 @@
 // Issue 19, "Adaptive concurrency": a run that leaves `concurrency` out adapts to its endpoint through
-// a limiter shared per tenant, endpoint and key (src/durable/endpoint-limiter.ts). Checked against
+// a limiter shared per tenant, endpoint and key (src/runs/limiter/endpoint-limiter.ts). Checked against
 // the fake server's rate-limit modes, on what the endpoint records (refusals, the most admitted at
 // once, arrivals before a Retry-After), never on the clock.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { limiterName } from "../../src/durable/endpoint-gate.ts";
-import { DEFAULT_WINDOW } from "../../src/limiter/index.ts";
+import { limiterName } from "../../src/runs/limiter/endpoint-gate.ts";
+import { DEFAULT_WINDOW } from "../../src/runs/limiter/index.ts";
 import { fakeScenario, newTenant, send, startRun, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 
 const API_KEY = "sk-adaptive-test-0000";

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { newTenant, problem, send, startRq, startRun, waitForRun, type RunJson } from "./helpers.ts";
 import { comparison } from "./compare-helpers.ts";
 import { oracleComparison } from "../support/compare-oracle/index.ts";
-import { answerKey, basisKey } from "../../src/runs/comparison-store.ts";
+import { answerKey, basisKey } from "../../src/runs/results/comparison-store.ts";
 
 async function succeeded(key: string, started: Promise<{ id: string }>): Promise<RunJson> {
   const run = await waitForRun(key, (await started).id);

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index.ts";
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { releaseScenario, scenarioStats, type Scenario } from "../support/fake-openai.ts";
-import type { UnitMessage } from "../../src/runs/messages.ts";
+import type { UnitMessage } from "../../src/runs/lanes/messages.ts";
 import { fakeScenario, newTenant, send, startRq, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 import { LEASE_MS, startCrashing, startWithLostDispatch } from "./lost-dispatch.ts";
 

@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, insertRunRow, newTenant, problem, send } from "./helpers.ts";
-import { setEventStreamSeams, type StreamClock } from "../../src/runs/events.ts";
-import { EVENT_STREAM_LIMITS } from "../../src/runs/event-limits.ts";
+import { setEventStreamSeams, type StreamClock } from "../../src/runs/events/events.ts";
+import { EVENT_STREAM_LIMITS } from "../../src/runs/events/event-limits.ts";
 import { KEY_CACHE_LIMITS } from "../../src/auth/key-cache-limits.ts";
 import { highWater, resetHighWater } from "../../src/platform/invocation.ts";
 import { parseSse } from "../support/run-events.ts";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { recordedRequests, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { limiterName } from "../../src/durable/endpoint-gate.ts";
+import { limiterName } from "../../src/runs/limiter/endpoint-gate.ts";
 import { setInvocationLimitsForTest } from "../../src/platform/invocation-budget.ts";
 import { fakeScenario, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson } from "./helpers.ts";
 

@@ -6,9 +6,9 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { openDb } from "../../src/db/client.ts";
 import { getRunById } from "../../src/db/runs.ts";
-import { Store } from "../../src/durable/coordinator/store.ts";
+import { Store } from "../../src/runs/coordinator/store.ts";
 import { judge } from "../../src/evaluators/judge/index.ts";
-import type { StoredSample } from "../../src/evaluators/types.ts";
+import type { StoredSample } from "../../src/runs/plugin/types.ts";
 import { receivedHooks } from "../support/webhook-receiver.ts";
 import { call, send, tenantWithHook, WAIT, waitForRun, type RunJson } from "./helpers.ts";
 

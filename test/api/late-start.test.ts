@@ -4,10 +4,10 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { openDb } from "../../src/db/client.ts";
-import { createRun, type NewRun } from "../../src/runs/create.ts";
-import { LOST_START_ERROR, START_GRACE_MS } from "../../src/runs/recover.ts";
+import { createRun, type NewRun } from "../../src/runs/creation/create.ts";
+import { LOST_START_ERROR, START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
 import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
-import type { StartRun } from "../../src/durable/coordinator/types.ts";
+import type { StartRun } from "../../src/runs/coordinator/types.ts";
 import { insertRunRow, newTenant, send, waitForRun, type RunJson } from "./helpers.ts";
 
 /** A small simulated chain-determinism run's settings, as the route makes them. */

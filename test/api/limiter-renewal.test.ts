@@ -2,8 +2,8 @@
 // yields its place to those waiting at each renewal; and shards that each own a share of the window.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { limiterName } from "../../src/durable/endpoint-gate.ts";
-import { DEFAULT_WINDOW } from "../../src/limiter/index.ts";
+import { limiterName } from "../../src/runs/limiter/endpoint-gate.ts";
+import { DEFAULT_WINDOW } from "../../src/runs/limiter/index.ts";
 import { WAIT } from "./helpers.ts";
 
 const LEASE = 60_000;

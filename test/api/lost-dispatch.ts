@@ -2,8 +2,8 @@
 // whose Queue messages are lost (startWithLostDispatch), or whose coordinator crashes (startCrashing).
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import type { UnitMessage } from "../../src/runs/messages.ts";
-import type { RunCoordinator } from "../../src/durable/run-coordinator.ts";
+import type { UnitMessage } from "../../src/runs/lanes/messages.ts";
+import type { RunCoordinator } from "../../src/runs/coordinator/run-coordinator.ts";
 import { openDb } from "../../src/db/client.ts";
 import { insertRun } from "../../src/db/runs.ts";
 import { newId } from "../../src/ids.ts";

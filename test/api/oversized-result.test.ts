@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
 import { registerEvaluator } from "../../src/evaluators/registry.ts";
-import { RunFields } from "../../src/evaluators/run-fields.ts";
-import type { EvaluatorModule } from "../../src/evaluators/module.ts";
+import { RunFields } from "../../src/runs/plugin/run-fields.ts";
+import type { EvaluatorModule } from "../../src/runs/plugin/module.ts";
 import { newTenant, waitForRun } from "./helpers.ts";
 
 /**

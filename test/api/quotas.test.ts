@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { START_GRACE_MS } from "../../src/runs/recover.ts";
+import { START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
 import { runCron } from "../support/cron.ts";
 import { ADMIN_TOKEN, call, fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT } from "./helpers.ts";
 

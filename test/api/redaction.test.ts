@@ -4,7 +4,7 @@
 //
 // The error echoes are caught by the provider's scrub (src/providers/openai.ts scrubSecrets). A model's
 // successful answer that repeats a key is caught only by the platform: the lane applies redactOutcome
-// to every outcome and redactingCache to the tenant's cache (src/runs/redact.ts).
+// to every outcome and redactingCache to the tenant's cache (src/runs/results/redact.ts).
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { fragmentLength } from "../../src/engines/redact/index.ts";

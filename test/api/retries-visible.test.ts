@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { scenarioStats } from "../support/fake-openai.ts";
-import type { RunCoordinator } from "../../src/durable/run-coordinator.ts";
+import type { RunCoordinator } from "../../src/runs/coordinator/run-coordinator.ts";
 import { fakeScenario, newTenant, startRq, startRun, waitForRun } from "./helpers.ts";
 import { startWithLostDispatch } from "./lost-dispatch.ts";
 

@@ -7,13 +7,13 @@ import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
 import { registerEvaluator } from "../../src/evaluators/registry.ts";
-import { RunFields } from "../../src/evaluators/run-fields.ts";
-import type { EvaluatorModule } from "../../src/evaluators/module.ts";
+import { RunFields } from "../../src/runs/plugin/run-fields.ts";
+import type { EvaluatorModule } from "../../src/runs/plugin/module.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { openDb } from "../../src/db/client.ts";
 import worker from "../../src/index.ts";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import { LOST_START_ERROR, START_GRACE_MS, sweepLostStarts } from "../../src/runs/recover.ts";
+import { LOST_START_ERROR, START_GRACE_MS, sweepLostStarts } from "../../src/runs/recovery/recover.ts";
 import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson, tenantWithHook, hookEvents } from "./helpers.ts";
 
 const getRun = async (key: string, id: string) => (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson & { finished_at: string | null };

@@ -8,7 +8,7 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { markRunDeleting } from "../../src/db/lifetime.ts";
-import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES, SAMPLES_PER_STATEMENT, TICK_DELETION_QUERIES } from "../../src/runs/delete.ts";
+import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES, SAMPLES_PER_STATEMENT, TICK_DELETION_QUERIES } from "../../src/runs/lifetime/delete.ts";
 import { highWater, resetHighWater } from "../../src/platform/invocation.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";

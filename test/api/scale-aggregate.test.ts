@@ -20,7 +20,7 @@ import {
 import { evaluateKept, keepItem, keptModel, type KeptItem } from "../../src/evaluators/reasoning-quality/aggregate-items.ts";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../src/evaluators/reasoning-quality/index.ts";
 import { callKeys, plansOf } from "../../src/evaluators/reasoning-quality/units.ts";
-import type { StoredSample } from "../../src/evaluators/types.ts";
+import type { StoredSample } from "../../src/runs/plugin/types.ts";
 
 const items = generateSynthetic({ seed: 5, numReasoning: 10, numAdversarial: 3, numRobustness: 6 }).map((it, n) => ({
   ...it,

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { scenarioStats } from "../support/fake-openai.ts";
 import { setInvocationLimitsForTest } from "../../src/platform/invocation-budget.ts";
-import { requireStepsFit } from "../../src/evaluators/step-limits.ts";
+import { requireStepsFit } from "../../src/runs/plugin/step-limits.ts";
 import { ApiError } from "../../src/errors.ts";
 import { fakeScenario, newTenant, problem, send, startRq, waitForRun, type RunJson } from "./helpers.ts";
 

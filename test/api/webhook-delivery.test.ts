@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { openDb } from "../../src/db/client.ts";
 import { insertRun } from "../../src/db/runs.ts";
 import { newId } from "../../src/ids.ts";
-import { deliverWebhook } from "../../src/webhooks/deliver.ts";
+import { deliverWebhook } from "../../src/runs/webhooks/deliver.ts";
 import { configureHook, receivedHooks, releaseHook } from "../support/webhook-receiver.ts";
 import { newTenant, send, startRun, waitForRun, WAIT } from "./helpers.ts";
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { configureHook, receivedHooks } from "../support/webhook-receiver.ts";
 import { newTenant, problem, send, startRun, waitForRun } from "./helpers.ts";
 
-/** Standard Webhooks verification, written independently of src/webhooks/sign.ts. */
+/** Standard Webhooks verification, written independently of src/runs/webhooks/sign.ts. */
 async function verify(secret: string, id: string, timestamp: string, body: string, header: string): Promise<boolean> {
   const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret.slice("whsec_".length)), (c) => c.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
   const sig = Uint8Array.from(atob(header.split(",")[1]), (c) => c.charCodeAt(0));

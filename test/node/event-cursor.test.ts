@@ -1,7 +1,7 @@
 // Issue 23, item 4: an event's id is the stream's position, and Last-Event-ID brings it back exactly.
 import { describe, expect, it } from "vitest";
-import { formatCursor, parseCursor, START, type EventCursor } from "../../src/runs/event-cursor.ts";
-import { EVENT_STREAM_LIMITS, lowered } from "../../src/runs/event-limits.ts";
+import { formatCursor, parseCursor, START, type EventCursor } from "../../src/runs/events/event-cursor.ts";
+import { EVENT_STREAM_LIMITS, lowered } from "../../src/runs/events/event-limits.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 
 describe("event cursor", () => {

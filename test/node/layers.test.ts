@@ -57,18 +57,20 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "src/engines/a/to-cloudflare.ts": 'import { env } from "cloudflare:workers";\nexport const e = env;\n',
       "src/providers/p.ts": 'import { x } from "../evaluators/e.ts";\nexport type P = typeof x;\n',
       "src/evaluators/e.ts": 'import { x as y } from "../routes/r.ts";\nexport const x = y;\n',
+      // A plug-in uses its contract (src/runs/plugin), never the coordinator's insides.
+      "src/evaluators/f.ts": 'import { o } from "../runs/coordinator/o.ts";\nexport const f = o;\n',
       // A type-only import counts: storage must not know the evaluators' types either.
       "src/db/d.ts": 'import type { x } from "../evaluators/e.ts";\nexport type D = typeof x;\n',
-      "src/routes/r.ts": 'import { o } from "../durable/o.ts";\nexport const x = o;\n',
-      "src/durable/o.ts": 'import { x } from "../routes/r2.ts";\nexport const o = x;\n',
+      "src/routes/r.ts": 'import { o } from "../runs/coordinator/o.ts";\nexport const x = o;\n',
+      "src/runs/coordinator/o.ts": 'import { x } from "../../routes/r2.ts";\nexport const o = x;\n',
       "src/routes/r2.ts": leaf,
-      "src/runs/q.ts": 'import { app } from "../app.ts";\nexport const q = app;\n',
+      "src/net/q.ts": 'import { app } from "../app.ts";\nexport const q = app;\n',
       "src/app.ts": "export const app = {};\n",
       // A cycle made only of type imports is still a cycle.
       "src/runs/c1.ts": 'import type { C2 } from "./c2.ts";\nexport type C1 = { next: C2 };\n',
       "src/runs/c2.ts": 'import type { C1 } from "./c1.ts";\nexport type C2 = { prev: C1 };\n',
       "src/runs/u.ts": 'import { nothing } from "./missing.ts";\nexport const u = nothing;\n',
-      "sdk/src/s.ts": 'import { q } from "../../src/runs/q.ts";\nexport const s = q;\n',
+      "sdk/src/s.ts": 'import { q } from "../../src/net/q.ts";\nexport const s = q;\n',
       "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
     });
     const { status, violations } = cruise(dir);
@@ -76,17 +78,18 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
     expect(violations).toEqual(
       [
         "db-is-storage-only: src/db/d.ts → src/evaluators/e.ts",
-        "durable-objects-below-routes: src/durable/o.ts → src/routes/r2.ts",
+        "run-platform-below-routes: src/runs/coordinator/o.ts → src/routes/r2.ts",
         "engines-import-only-engines: src/engines/a/to-cloudflare.ts → cloudflare:workers",
         "engines-import-only-engines: src/engines/a/to-node.ts → fs",
         "engines-import-only-engines: src/engines/a/to-provider.ts → src/providers/p.ts",
-        "evaluators-below-routes-and-durable-objects: src/evaluators/e.ts → src/routes/r.ts",
+        "evaluators-below-routes-and-the-run-platform: src/evaluators/e.ts → src/routes/r.ts",
+        "evaluators-below-routes-and-the-run-platform: src/evaluators/f.ts → src/runs/coordinator/o.ts",
         "no-circular: src/runs/c1.ts → src/runs/c2.ts", // a cycle is reported once
-        "only-the-worker-entry-imports-the-app: src/runs/q.ts → src/app.ts",
+        "only-the-worker-entry-imports-the-app: src/net/q.ts → src/app.ts",
         "providers-below-the-platform: src/providers/p.ts → src/evaluators/e.ts",
         "resolvable-imports: src/runs/u.ts → ./missing.ts",
-        "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/durable/o.ts",
-        "sdk-is-a-client: sdk/src/s.ts → src/runs/q.ts",
+        "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/runs/coordinator/o.ts",
+        "sdk-is-a-client: sdk/src/s.ts → src/net/q.ts",
         "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
       ].sort(),
     );
@@ -101,10 +104,12 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "src/providers/openai.ts": 'import { x } from "../net/guard.ts";\nexport const o = x;\n',
       "src/evaluators/judge.ts": 'import { judge } from "../engines/judge/index.ts";\nimport { sim } from "../providers/sim.ts";\nexport const run = () => judge(sim);\n',
       "src/db/runs.ts": leaf,
-      "src/durable/coordinator.ts": 'import { run } from "../evaluators/judge.ts";\nimport { x } from "../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
-      "src/durable/rpc.ts": leafType,
+      "src/runs/plugin/contract.ts": leafType,
+      "src/evaluators/toy/index.ts": 'import type { T } from "../../runs/plugin/contract.ts";\nexport const toy = {} as T;\n',
+      "src/runs/coordinator/coordinator.ts": 'import { run } from "../../evaluators/judge.ts";\nimport { x } from "../../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
+      "src/runs/coordinator/rpc.ts": leafType,
       // Routes may name a Durable Object's class and RPC types, for the stub they get from a binding.
-      "src/routes/runs.ts": 'import type { Coordinator } from "../durable/coordinator.ts";\nimport type { T } from "../durable/rpc.ts";\nexport type R = [Coordinator, T];\n',
+      "src/routes/runs.ts": 'import type { Coordinator } from "../runs/coordinator/coordinator.ts";\nimport type { T } from "../runs/coordinator/rpc.ts";\nexport type R = [Coordinator, T];\n',
       "src/app.ts": 'import type { R } from "./routes/runs.ts";\nexport const app = {} as { r?: R };\n',
       "src/index.ts": 'import { app } from "./app.ts";\nexport default app;\n',
       "sdk/src/client.ts": leaf,

@@ -2,8 +2,8 @@
 // limiter (a Durable Object, each request billed, ~1,000/s per object) hears from it a fraction of a
 // time per model call instead of twice; the window's control law sees the same news as before.
 import { describe, expect, it } from "vitest";
-import { EndpointWatch, limiterGate, RENEW_EVERY, type LimiterStub } from "../../src/durable/endpoint-gate.ts";
-import { DEFAULT_WINDOW, PermitBook, shardOf, shardOptions, type Outcome } from "../../src/limiter/index.ts";
+import { EndpointWatch, limiterGate, RENEW_EVERY, type LimiterStub } from "../../src/runs/limiter/endpoint-gate.ts";
+import { DEFAULT_WINDOW, PermitBook, shardOf, shardOptions, type Outcome } from "../../src/runs/limiter/index.ts";
 import { ProviderError, retrying, type CallGate } from "../../src/providers/index.ts";
 
 /** A limiter over a real PermitBook on a hand-driven clock, counting the requests it serves (no waiting: a full window throws). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, PermitBook, type Outcome, type WindowState } from "../../src/limiter/index.ts";
+import { DEFAULT_WINDOW, PermitBook, type Outcome, type WindowState } from "../../src/runs/limiter/index.ts";
 
 describe("the permit book", () => {
   it("grants up to the window, then none until a release", () => {

@@ -11,9 +11,9 @@ import { judge, criticSecret, type JudgeConfig } from "../../src/evaluators/judg
 import { reasoningQuality, modelSecret, type RqConfig } from "../../src/evaluators/reasoning-quality/index.ts";
 import { planRpl, rpl, type RplConfig, type RplSampleRow } from "../../src/evaluators/rpl/index.ts";
 import { DEFAULT_RPL_PROMPT, promptBank } from "../../src/evaluators/rpl/prompts.ts";
-import type { SampleCache, UnitContext, UnitOutcome } from "../../src/evaluators/types.ts";
+import type { SampleCache, UnitContext, UnitOutcome } from "../../src/runs/plugin/types.ts";
 import { createOpenAIClient, PROVIDER_SECRET, ProviderError, scrubSecrets } from "../../src/providers/index.ts";
-import { redactingCache, redactOutcome, runRedactor } from "../../src/runs/redact.ts";
+import { redactingCache, redactOutcome, runRedactor } from "../../src/runs/results/redact.ts";
 import { registerScenario, startFakeOpenAI, type FakeOpenAI, type FaultRule } from "../support/fake-openai.ts";
 
 // Printable ASCII without spaces (what the API accepts), with a quote, a backslash and an apostrophe:

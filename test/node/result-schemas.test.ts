@@ -7,8 +7,8 @@ import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { openApiText } from "../../scripts/generate-sdk.ts";
 import { BUILT_IN } from "../../src/evaluators/registry.ts";
-import { withConcurrencyBound } from "../../src/evaluators/run-fields.ts";
-import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../src/evaluators/types.ts";
+import { withConcurrencyBound } from "../../src/runs/plugin/run-fields.ts";
+import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../src/runs/plugin/types.ts";
 import { modelClient } from "../../src/providers/index.ts";
 
 const doc = JSON.parse(openApiText()) as object;

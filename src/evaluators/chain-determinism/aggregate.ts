@@ -1,7 +1,7 @@
 import { chainDivergenceRate, formatSummary, queryDivergenceDetails, type DivergenceRow } from "../../engines/chain-determinism/index.ts";
 import { pyFloatJson } from "../../engines/python/index.ts";
-import { addUsage, emptyUsage } from "../usage.ts";
-import type { StoredSample } from "../types.ts";
+import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
+import type { StoredSample } from "../../runs/plugin/types.ts";
 import type { ChainDeterminismResult } from "./schemas.ts";
 import { sampleRow, type ChainDeterminismConfig, type Output } from "./units.ts";
 

@@ -6,15 +6,15 @@
 import { parseLossless } from "../../engines/python/index.ts";
 import { SIM_DIVERGENCE } from "../../providers/index.ts";
 import { ApiError } from "../../errors.ts";
-import { modelConfig } from "../model-fields.ts";
-import type { EvaluatorModule } from "../module.ts";
+import { modelConfig } from "../../runs/plugin/model-fields.ts";
+import type { EvaluatorModule } from "../../runs/plugin/module.ts";
 import { aggregate, wireResult } from "./aggregate.ts";
 import { chainDeterminismComparer } from "./compare.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
 import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
 import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
-import { requireStepsFit } from "../step-limits.ts";
+import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
 export type { ChainDeterminismConfig, ReplayRow } from "./units.ts";

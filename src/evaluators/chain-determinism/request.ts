@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { AgentSimulator, ModelFields } from "../model-fields.ts";
-import { RunFields } from "../run-fields.ts";
+import { AgentSimulator, ModelFields } from "../../runs/plugin/model-fields.ts";
+import { RunFields } from "../../runs/plugin/run-fields.ts";
 
 export const ChainDeterminismRunRequest = z
   .strictObject({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ModelSettingsSchema, UsageSchema } from "../run-fields.ts";
+import { ModelSettingsSchema, UsageSchema } from "../../runs/plugin/run-fields.ts";
 
 /** A JSON value as the model or the harness wrote it (tool arguments, a final answer). */
 const Json = z.unknown();

@@ -2,8 +2,8 @@
 import { stepReplay, type ReplayRecord, type ReplayState, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
 import { ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
-import { unitModel } from "../model-client.ts";
-import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
+import { unitModel } from "../../runs/plugin/model-client.ts";
+import type { StoredSample, UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 
 export type ChainDeterminismConfig = ModelSettings & {
   suite: { id: string; name: string; sha256: string };

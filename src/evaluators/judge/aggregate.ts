@@ -1,6 +1,6 @@
 import { aggregateVerdicts, batchAgreement, validVotes, type Verdict } from "../../engines/judge/index.ts";
-import { addUsage, emptyUsage } from "../usage.ts";
-import type { StoredSample } from "../types.ts";
+import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
+import type { StoredSample } from "../../runs/plugin/types.ts";
 import type { ContestedReason, JudgeItemResult, JudgeResult } from "./schemas.ts";
 import { unitId, type JudgeConfig, type JudgeOutput } from "./units.ts";
 

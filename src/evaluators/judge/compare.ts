@@ -18,7 +18,7 @@
 import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombePairedDifference, nominalAlphaResampler, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
+import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
 import type { JudgeConfig as ConfigSchema, JudgeResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;

@@ -1,12 +1,12 @@
 import { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt } from "../../engines/judge/index.ts";
 import { VENDORS } from "../../providers/index.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
-import { singleCallLeaseMs } from "../../runs/lease.ts";
+import { singleCallLeaseMs } from "../../runs/plugin/lease.ts";
 import { callCost } from "../../platform/invocation-budget.ts";
-import { requireStepsFit } from "../step-limits.ts";
-import { resolveProviders, type ResolvedProvider } from "../connections.ts";
-import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
-import type { CreateContext, NewRunOf } from "../module.ts";
+import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
+import { resolveProviders, type ResolvedProvider } from "../../runs/plugin/connections.ts";
+import { isSim, simulatorOrEndpoint } from "../../runs/plugin/model-fields.ts";
+import type { CreateContext, NewRunOf } from "../../runs/plugin/module.ts";
 import { resolveCriticPrompt } from "./prompt-ref.ts";
 import { DEFAULT_CRITIC_PROMPT, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
 import type { JudgeBody } from "./request.ts";

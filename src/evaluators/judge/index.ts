@@ -9,7 +9,7 @@
  * - contested items (the human-review queue): agreement_pct or the item's alpha below the threshold,
  *   or fewer than two valid verdicts (no agreement can be measured).
  */
-import type { EvaluatorModule } from "../module.ts";
+import type { EvaluatorModule } from "../../runs/plugin/module.ts";
 import { aggregateJudge } from "./aggregate.ts";
 import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";

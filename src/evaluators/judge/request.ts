@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { VENDORS } from "../../providers/index.ts";
 import { LIMITS } from "../../limits.ts";
-import { Provider } from "../model-fields.ts";
-import { RunFields } from "../run-fields.ts";
-import { callTimeoutField } from "../step-limits.ts";
+import { Provider } from "../../runs/plugin/model-fields.ts";
+import { RunFields } from "../../runs/plugin/run-fields.ts";
+import { callTimeoutField } from "../../runs/plugin/step-limits.ts";
 import { DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
 
 export const DEFAULT_LABELS = ["KEEP", "REJECT", "SPLIT", "MERGE", "UNCLEAR"];

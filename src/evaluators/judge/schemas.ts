@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { UsageSchema } from "../run-fields.ts";
+import { UsageSchema } from "../../runs/plugin/run-fields.ts";
 
 const PromptRef = z
   .object({

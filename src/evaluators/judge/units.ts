@@ -2,8 +2,8 @@
 import { errorVerdict, judgeCritic, type Verdict } from "../../engines/judge/index.ts";
 import { criticResponder, type Usage } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
-import { unitModel, type ModelSpec } from "../model-client.ts";
-import type { UnitContext, UnitOutcome } from "../types.ts";
+import { unitModel, type ModelSpec } from "../../runs/plugin/model-client.ts";
+import type { UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 import type { PromptRef } from "./prompts.ts";
 
 export type JudgeItem = { id: string; query: string; context: Record<string, unknown>; expected: string | null };

@@ -22,7 +22,7 @@ import {
   type WeightTable,
 } from "../../engines/reasoning-quality/index.ts";
 import type { Usage } from "../../providers/index.ts";
-import { addUsage, emptyUsage } from "../usage.ts";
+import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 import { plansOf, type RqConfig, type RqOutput } from "./units.ts";
 
 /** One item of one model as the aggregate keeps it: scores, labels and counts, no text (but see `traces`). */

@@ -9,7 +9,7 @@ import {
   type LsBackend,
   type SsBackend,
 } from "../../engines/reasoning-quality/index.ts";
-import type { AggregateContext, StoredSample } from "../types.ts";
+import type { AggregateContext, StoredSample } from "../../runs/plugin/types.ts";
 import { evaluateKept, keepItem, keptModel, type KeptItem, type KeptModel } from "./aggregate-items.ts";
 import { embedFn, embeddingClient, SS_SECRET, type EmbeddingStats } from "./backends.ts";
 import type { RqModelResult, RqResult } from "./schemas.ts";

@@ -13,8 +13,8 @@
 import prompt from "../../../prompts/reasoning-quality/contradiction-checker.json" with { type: "json" };
 import type { EmbedFn, NliLabel, StepPair } from "../../engines/reasoning-quality/index.ts";
 import { checkerResponder, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../../providers/index.ts";
-import { simulatorClient } from "../model-client.ts";
-import { addUsage, emptyUsage } from "../usage.ts";
+import { simulatorClient } from "../../runs/plugin/model-client.ts";
+import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 
 export type LsModelConfig = {
   method: "model";

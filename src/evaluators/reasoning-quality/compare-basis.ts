@@ -13,7 +13,7 @@
  * the same order, so the bootstrap's figures are the same bit for bit without allocating per item.
  */
 import { roundMetrics, type RawMetrics } from "../../engines/reasoning-quality/index.ts";
-import type { BasisInput } from "../compare.ts";
+import type { BasisInput } from "../../runs/plugin/compare.ts";
 import { keepAll } from "./aggregate.ts";
 import type { KeptItem } from "./aggregate-items.ts";
 import type { RqModelResult, RqResult } from "./schemas.ts";

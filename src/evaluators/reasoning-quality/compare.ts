@@ -30,7 +30,7 @@ import type { z } from "@hono/zod-openapi";
 import { aggregate, mergeStrategies, resolveWeightTable, type MetricKey, type Weights } from "../../engines/reasoning-quality/index.ts";
 import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi, percentileInterval } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../compare.ts";
+import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
 import { columnsOf, rqBasis, setFigures, type Columns, type RqBasis, type RqModelBasis } from "./compare-basis.ts";
 import type { RqConfig as ConfigSchema, RqResult } from "./schemas.ts";
 

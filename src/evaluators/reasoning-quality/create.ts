@@ -3,15 +3,15 @@ import { datasetItems, getDataset } from "../../db/datasets.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { utf8Bytes } from "../../platform/storage-guard.ts";
-import { singleCallLeaseMs } from "../../runs/lease.ts";
-import { resolveProviders, type ResolvedProvider } from "../connections.ts";
-import { isSim, simulatorOrEndpoint } from "../model-fields.ts";
-import type { CreateContext, NewRunOf } from "../module.ts";
+import { singleCallLeaseMs } from "../../runs/plugin/lease.ts";
+import { resolveProviders, type ResolvedProvider } from "../../runs/plugin/connections.ts";
+import { isSim, simulatorOrEndpoint } from "../../runs/plugin/model-fields.ts";
+import type { CreateContext, NewRunOf } from "../../runs/plugin/module.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
 import type { RqBody } from "./request.ts";
 import { checkerRoundCost, modelSecret, type RqConfig, type RqModel } from "./units.ts";
 import { callCost } from "../../platform/invocation-budget.ts";
-import { requireStepsFit } from "../step-limits.ts";
+import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
 type Backends = { ls: RqLs; ss: RqSs };
 

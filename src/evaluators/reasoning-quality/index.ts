@@ -10,7 +10,7 @@
  * Model-backed LS and SS (backends.ts): the primary unit also asks the contradiction checker about its
  * own trace and records the labels; SS embeddings are fetched by the aggregate, which has every trace.
  */
-import type { EvaluatorModule } from "../module.ts";
+import type { EvaluatorModule } from "../../runs/plugin/module.ts";
 import { aggregateRq } from "./aggregate.ts";
 import { rqComparer } from "./compare.ts";
 import { createRqRun } from "./create.ts";

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../limits.ts";
-import { Provider } from "../model-fields.ts";
-import { RunFields } from "../run-fields.ts";
-import { callTimeoutField } from "../step-limits.ts";
+import { Provider } from "../../runs/plugin/model-fields.ts";
+import { RunFields } from "../../runs/plugin/run-fields.ts";
+import { callTimeoutField } from "../../runs/plugin/step-limits.ts";
 
 const Model = z.strictObject({
   name: z.string().min(1).max(100).optional().openapi({ description: "Unique in the run; default the model name" }),

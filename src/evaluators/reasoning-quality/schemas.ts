@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { METRIC_KEYS } from "../../engines/reasoning-quality/index.ts";
-import { UsageSchema } from "../run-fields.ts";
+import { UsageSchema } from "../../runs/plugin/run-fields.ts";
 
 const Fallback = z.object({ from: z.enum(["model", "embeddings"]), reason: z.string() });
 

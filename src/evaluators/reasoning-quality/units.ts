@@ -9,8 +9,8 @@ import {
   type PresetVersion,
 } from "../../engines/reasoning-quality/index.ts";
 import { reasonerResponder, type Usage } from "../../providers/index.ts";
-import { unitModel, type ModelSpec } from "../model-client.ts";
-import type { UnitContext, UnitOutcome } from "../types.ts";
+import { unitModel, type ModelSpec } from "../../runs/plugin/model-client.ts";
+import type { UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 import { callCost, largerStep, type StepCost } from "../../platform/invocation-budget.ts";
 import { CHECKER_PARALLEL, checkerClient, LS_SECRET, stepCheck, type CheckerRecord, type CheckState, type LsModelConfig, type RqLs, type RqSs } from "./backends.ts";
 

@@ -1,5 +1,5 @@
 import { aggregateSamples, runId } from "../../engines/rpl/index.ts";
-import type { StoredSample } from "../types.ts";
+import type { StoredSample } from "../../runs/plugin/types.ts";
 import type { RplConfig } from "./plan.ts";
 import type { RplResult } from "./schemas.ts";
 import { plan, rowOf } from "./units.ts";

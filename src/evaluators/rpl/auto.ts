@@ -1,5 +1,5 @@
 import { AUTO_GATES, AUTO_POLICY, autoStages, decideStage, stageId, type Stage } from "../../engines/rpl/index.ts";
-import type { FollowUp } from "../types.ts";
+import type { FollowUp } from "../../runs/plugin/types.ts";
 import { planRpl, type RplConfig } from "./plan.ts";
 import type { RplAuto, RplResult, RplStageRecord } from "./schemas.ts";
 

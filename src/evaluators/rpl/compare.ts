@@ -17,7 +17,7 @@ import type { z } from "@hono/zod-openapi";
 import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, metricVerdict, type BasisInput, type ComparedRun, type Comparer, type MetricComparison } from "../compare.ts";
+import { metric, metricVerdict, type BasisInput, type ComparedRun, type Comparer, type MetricComparison } from "../../runs/plugin/compare.ts";
 import type { RplConfig as ConfigSchema, RplResult } from "./schemas.ts";
 
 type PublicConfig = z.infer<typeof ConfigSchema>;

@@ -21,9 +21,9 @@
  *   (prob_true/logit), like the original row; it is never aggregated.
  */
 import { ApiError, type FieldError } from "../../errors.ts";
-import { singleCallLeaseMs } from "../../runs/lease.ts";
-import { modelConfig } from "../model-fields.ts";
-import type { CreateContext, EvaluatorModule, NewRunOf } from "../module.ts";
+import { singleCallLeaseMs } from "../../runs/plugin/lease.ts";
+import { modelConfig } from "../../runs/plugin/model-fields.ts";
+import type { CreateContext, EvaluatorModule, NewRunOf } from "../../runs/plugin/module.ts";
 import { aggregate } from "./aggregate.ts";
 import { autoFollowUp, autoStart, publicRplConfig, type AutoState } from "./auto.ts";
 import { rplComparer } from "./compare.ts";
@@ -32,7 +32,7 @@ import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
 import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
 import { execute, invalidRow, plan, unitCost, type RplSampleRow } from "./units.ts";
-import { requireStepsFit } from "../step-limits.ts";
+import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
 export { planRpl, providerModeOf, type RplConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
 export { rplUnitId, type RplInvalidReason, type RplSampleRow } from "./units.ts";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { LatencySimulator, ModelFields } from "../model-fields.ts";
-import { RunFields } from "../run-fields.ts";
+import { LatencySimulator, ModelFields } from "../../runs/plugin/model-fields.ts";
+import { RunFields } from "../../runs/plugin/run-fields.ts";
 import { DEFAULT_RPL_PROMPT, RPL_PROMPTS } from "./prompts.ts";
 
 // The bootstrap seed is 64-bit: it travels as a decimal string (a JSON number would lose digits past 2^53).

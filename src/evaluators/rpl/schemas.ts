@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ModelSettingsSchema } from "../run-fields.ts";
+import { ModelSettingsSchema } from "../../runs/plugin/run-fields.ts";
 
 const Interval = z.tuple([z.number(), z.number()]);
 const Stage = z.object({ T: z.number().int(), K: z.number().int(), R: z.number().int() });

@@ -2,8 +2,8 @@
 import { logit, parseAnswer, sampleCacheKey, type InvalidReason } from "../../engines/rpl/index.ts";
 import { ProviderError, type ChatResponse } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
-import { unitModel } from "../model-client.ts";
-import type { StoredSample, UnitContext, UnitOutcome } from "../types.ts";
+import { unitModel } from "../../runs/plugin/model-client.ts";
+import type { StoredSample, UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 import { composeFor, providerModeOf, type RplConfig, type RplPlanSlot } from "./plan.ts";
 
 /** Why a sample is invalid: the engine's compliance reasons, a failed model call, or a unit that gave up. */

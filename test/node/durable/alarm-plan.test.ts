@@ -1,6 +1,6 @@
 // Issue 15 (item 3): one place says what the coordinator's alarm is for.
 import { describe, expect, it } from "vitest";
-import { Alarm, armDecision, planUnitsAlarm, PROGRESS_FLUSH_MS } from "../../../src/durable/coordinator/alarm-plan.ts";
+import { Alarm, armDecision, planUnitsAlarm, PROGRESS_FLUSH_MS } from "../../../src/runs/coordinator/alarm-plan.ts";
 
 describe("planUnitsAlarm", () => {
   const now = 1_000_000;

@@ -11,7 +11,7 @@ import {
   unitRetryDelayMs,
   type InflightUnit,
   type Unit,
-} from "../../../src/durable/coordinator/unit-state.ts";
+} from "../../../src/runs/coordinator/unit-state.ts";
 
 const calls = { requests: 0, retries: 0, rateLimited: 0 };
 const inflight = (over: Partial<InflightUnit> = {}): InflightUnit => ({

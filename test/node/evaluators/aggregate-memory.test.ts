@@ -7,7 +7,7 @@ import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
-import type { StoredSample } from "../../../src/evaluators/types.ts";
+import type { StoredSample } from "../../../src/runs/plugin/types.ts";
 import { rqConfig, syntheticItems } from "../../support/rq-config.ts";
 
 v8.setFlagsFromString("--expose-gc");

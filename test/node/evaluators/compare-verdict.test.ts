@@ -1,6 +1,6 @@
-// The verdict rules of GET /v1/compare (src/evaluators/compare.ts), case by case.
+// The verdict rules of GET /v1/compare (src/runs/plugin/compare.ts), case by case.
 import { describe, expect, it } from "vitest";
-import { metric, metricVerdict, overallVerdict } from "../../../src/evaluators/compare.ts";
+import { metric, metricVerdict, overallVerdict } from "../../../src/runs/plugin/compare.ts";
 
 describe("metricVerdict", () => {
   it("judges by the interval's side and the metric's direction", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { rpl, planRpl, providerModeOf, rplUnitId, type RplConfig, type RplSampleRow } from "../../../src/evaluators/rpl/index.ts";
 import { promptBank, DEFAULT_RPL_PROMPT } from "../../../src/evaluators/rpl/prompts.ts";
 import { evaluatorFor } from "../../../src/evaluators/registry.ts";
-import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../../src/evaluators/types.ts";
+import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../../src/runs/plugin/types.ts";
 import { composePrompt, planSampling, replicateIndices, runId, sampleCacheKey } from "../../../src/engines/rpl/index.ts";
 import { ProviderError, createSimClient, type ChatClient, type ChatRequest } from "../../../src/providers/index.ts";
 

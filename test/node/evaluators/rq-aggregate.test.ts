@@ -1,7 +1,7 @@
 // aggregateRq keeps one LS and one SS method per run, so that models can be ranked.
 import { describe, expect, it } from "vitest";
 import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
-import type { AggregateContext, StoredSample } from "../../../src/evaluators/types.ts";
+import type { AggregateContext, StoredSample } from "../../../src/runs/plugin/types.ts";
 import { generateSynthetic, splitSteps, stepPairs, storedTrace, type NliLabel } from "../../../src/engines/reasoning-quality/index.ts";
 import type { EmbeddingClient } from "../../../src/providers/index.ts";
 

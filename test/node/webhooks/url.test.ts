@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { webhookUrlProblem } from "../../../src/webhooks/url.ts";
+import { webhookUrlProblem } from "../../../src/runs/webhooks/url.ts";
 
 describe("webhookUrlProblem", () => {
   it.each([

@@ -2,10 +2,10 @@
 // both runs. Kept only as the oracle the stored-basis path is checked against (same seeded runs, same
 // JSON); the verdict rules are the platform's own.
 import type { FieldError } from "../../../src/errors.ts";
-import type { StoredSample } from "../../../src/evaluators/types.ts";
-import type { EvaluatorComparison } from "../../../src/evaluators/compare.ts";
+import type { StoredSample } from "../../../src/runs/plugin/types.ts";
+import type { EvaluatorComparison } from "../../../src/runs/plugin/compare.ts";
 
-export { metric, metricVerdict, type FlippedItem, type MetricComparison } from "../../../src/evaluators/compare.ts";
+export { metric, metricVerdict, type FlippedItem, type MetricComparison } from "../../../src/runs/plugin/compare.ts";
 
 export type ComparedRun<Config = Record<string, unknown>, Result = unknown> = {
   id: string;

@@ -3,10 +3,10 @@
 import { openDb, type Db } from "../../../src/db/client.ts";
 import { getRun, listSamples, type RunRow } from "../../../src/db/runs.ts";
 import { datasetItems as datasetItemsOf, getDataset } from "../../../src/db/datasets.ts";
-import { loadResult } from "../../../src/runs/result-store.ts";
+import { loadResult } from "../../../src/runs/results/result-store.ts";
 import { evaluatorFor } from "../../../src/evaluators/registry.ts";
-import { overallVerdict } from "../../../src/evaluators/compare.ts";
-import { storedSample, type StoredSample } from "../../../src/evaluators/types.ts";
+import { overallVerdict } from "../../../src/runs/plugin/compare.ts";
+import { storedSample, type StoredSample } from "../../../src/runs/plugin/types.ts";
 import type { ComparedRun, Comparer } from "./compare.ts";
 import { chainDeterminismComparer } from "./chain-determinism.ts";
 import { judgeComparer } from "./judge.ts";

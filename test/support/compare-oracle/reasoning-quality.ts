@@ -46,7 +46,7 @@ import {
 } from "../../../src/engines/reasoning-quality/index.ts";
 import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
-import type { StoredSample } from "../../../src/evaluators/types.ts";
+import type { StoredSample } from "../../../src/runs/plugin/types.ts";
 import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "./compare.ts";
 import type { RqConfig as ConfigSchema, RqModelResult, RqResult } from "../../../src/evaluators/reasoning-quality/schemas.ts";
 import type { RqOutput } from "../../../src/evaluators/reasoning-quality/units.ts";
