@@ -36,10 +36,15 @@ module.exports = {
       name: "evaluators-below-routes-and-the-run-platform",
       comment:
         "An evaluator plug-in is driven by the run platform (src/runs) and mounted by the app; of the platform it uses " +
-        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results).",
+        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results). " +
+        "Its own routes (a sub-app the platform mounts) are built with the HTTP layer's toolkit: createRouter, the " +
+        "OpenAPI helpers and the JSON body guard, nothing else of it.",
       severity: "error",
       from: { path: "^src/evaluators/" },
-      to: { path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
+      to: {
+        path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$",
+        pathNot: "^src/(routes/(router|openapi)|middleware/json-body)\\.ts$",
+      },
     },
     {
       name: "db-is-storage-only",
@@ -82,11 +87,13 @@ module.exports = {
       name: "cli-is-a-client",
       comment:
         "The CLI reaches the service through the SDK package only; of the server's code it may bundle the pure " +
-        "engines (vrty --local scores in-process) and the API's limits (to split a batch as the server would), " +
-        "nothing that runs the platform.",
+        "engines (vrty --local scores in-process), the API's limits (to split a batch as the server would), the " +
+        "strict JSON reader and its error wording and vrty's request schemas (so --local refuses a pair as the API " +
+        "does, by the same code), and the judge's vendor table (which variable holds each vendor's key): plain " +
+        "code and data, nothing that runs the platform.",
       severity: "error",
       from: { path: "^cli/" },
-      to: { path: "^src/", pathNot: "^src/(engines/|limits\\.ts$)" },
+      to: { path: "^src/", pathNot: "^src/(engines/|json/|limits\\.ts$|evaluators/vrty/schemas\\.ts$|providers/vendors\\.ts$)" },
     },
     {
       name: "dashboard-is-a-client",

@@ -2,8 +2,8 @@
 // `assay datasets upload` and the `datasets` of `assay rq run`'s config.
 import { basename, extname } from "node:path";
 import type { DatasetUpload } from "@assay/sdk";
-import { CliError } from "../errors.ts";
-import { isRecord, readJson, readJsonl, readText } from "../io.ts";
+import { CliError } from "../../errors.ts";
+import { isRecord, readJson, readJsonl, readText } from "../../io.ts";
 
 export const FORMATS = ["json", "csv", "gsm8k", "mmlu", "strategyqa"] as const;
 export type Format = (typeof FORMATS)[number];

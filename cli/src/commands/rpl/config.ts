@@ -2,9 +2,9 @@
 // dataclass, so an unknown key stops the run; we do the same, naming the key and the file. Values are
 // passed on as written: the API checks them and names the field it refuses.
 import type { RplRunRequest } from "@assay/sdk";
-import { CliError } from "../errors.ts";
-import { isRecord, readJson, readYaml } from "../io.ts";
-import { providerFromEnv } from "../model-keys.ts";
+import { CliError } from "../../errors.ts";
+import { isRecord, readJson, readYaml } from "../../io.ts";
+import { providerFromEnv } from "../../model-keys.ts";
 
 /** Heretix's RunConfig keys the API takes as they are. */
 const HERETIX_KEYS = ["claim", "model", "prompt_version", "K", "R", "T", "B", "seed", "max_output_tokens", "no_cache"] as const;

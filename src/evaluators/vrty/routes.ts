@@ -1,10 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter, fieldErrors } from "./router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
-import { jsonBody as guardJson } from "../middleware/json-body.ts";
-import { LIMITS } from "../limits.ts";
-import { ApiError } from "../errors.ts";
-import type { Db } from "../db/client.ts";
+import { createRouter } from "../../routes/router.ts";
+import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../routes/openapi.ts";
+import { jsonBody as guardJson } from "../../middleware/json-body.ts";
+import { fieldErrors } from "../../json/field-errors.ts";
+import { LIMITS } from "../../limits.ts";
+import { ApiError } from "../../errors.ts";
+import type { Db } from "../../db/client.ts";
 import {
   countIdfTables,
   deleteIdfTable,
@@ -13,30 +14,9 @@ import {
   insertIdfTable,
   listIdfTables,
   loadIdf,
-} from "../db/idf-tables.ts";
-import { buildIdfTable, defaultIdf, defaultIdfInfo, prepareIdf, score, type Idf } from "../engines/vrty/index.ts";
-
-const DEFAULT_TABLE = "default";
-
-const Text = (what: string) =>
-  z.string().max(LIMITS.textChars).openapi({ description: `${what}; only its first 2,048 tokens are scored` });
-
-// Each request shape lists its fields itself rather than extending VrtyPair: an extended strict object
-// becomes an `allOf` of two parts that each forbid the other's fields, which no body satisfies under
-// JSON Schema 2020-12.
-const pairFields = { prompt: Text("The prompt"), response: Text("The response to score") };
-
-const PairSchema = z.strictObject(pairFields).openapi("VrtyPair");
-
-const IdfTableRef = z
-  .string()
-  .min(1)
-  .default(DEFAULT_TABLE)
-  .openapi({ description: "Id of a custom IDF table, or `default` for the built-in one", example: DEFAULT_TABLE });
-
-const ScoreRequest = z.strictObject({ ...pairFields, idf_table: IdfTableRef }).openapi("VrtyScoreRequest", {
-  example: { prompt: "What is the capital of France?", response: "Paris is the capital of France." },
-});
+} from "../../db/idf-tables.ts";
+import { buildIdfTable, defaultIdf, defaultIdfInfo, prepareIdf, score, type Idf } from "../../engines/vrty/index.ts";
+import { DEFAULT_IDF_TABLE, IdfTableRef, VrtyBatchPair, VrtyScoreRequest } from "./schemas.ts";
 
 const Dimensions = z.object({
   coherence: z.number(),
@@ -79,13 +59,6 @@ const BatchRequest = z
     idf_table: IdfTableRef,
   })
   .openapi("VrtyBatchRequest");
-
-const BatchPairSchema = z
-  .strictObject({
-    ...pairFields,
-    id: z.string().max(200).optional().openapi({ description: "Your id for the pair, echoed in its result" }),
-  })
-  .openapi("VrtyBatchPair");
 
 const ItemErrorSchema = z.object({
   status: z.number().int(),
@@ -137,7 +110,7 @@ const TableParam = IdParam("table_id", "idf_0mhx3k2q1abcdefghij");
 
 /** The IDF named by a request: the built-in table, or one of the caller's. An unknown id is a 400 on that field. */
 async function resolveIdf(db: Db, tenantId: string, ref: string): Promise<Idf> {
-  if (ref === DEFAULT_TABLE) return defaultIdf();
+  if (ref === DEFAULT_IDF_TABLE) return defaultIdf();
   const row = await getIdfTable(db, tenantId, ref);
   if (!row) throw ApiError.validation([{ path: "idf_table", message: `No IDF table '${ref}' for this tenant.` }]);
   return loadIdf(db, row);
@@ -145,7 +118,7 @@ async function resolveIdf(db: Db, tenantId: string, ref: string): Promise<Idf> {
 
 export const vrty = createRouter();
 // Batch pairs are validated one by one in the handler, so the schema is registered for the document here.
-vrty.openAPIRegistry.register("VrtyBatchPair", BatchPairSchema);
+vrty.openAPIRegistry.register("VrtyBatchPair", VrtyBatchPair);
 vrty
   .openapi(
     createRoute({
@@ -157,7 +130,7 @@ vrty
       description: "Deterministic: the same input and table give byte-identical JSON. No model call.",
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
-      request: { body: jsonBody(ScoreRequest) },
+      request: { body: jsonBody(VrtyScoreRequest) },
       responses: { 200: jsonResponse(VrtyResultSchema, "The 9-key vrty result"), ...problems(...bodyProblems) },
     }),
     async (c) => {
@@ -184,7 +157,7 @@ vrty
       const idf = await resolveIdf(c.var.db, c.var.tenantId, idf_table);
       let failed = 0;
       const results = pairs.map((raw, index) => {
-        const parsed = BatchPairSchema.safeParse(raw);
+        const parsed = VrtyBatchPair.safeParse(raw);
         const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : undefined;
         if (!parsed.success) {
           failed++;
@@ -276,7 +249,7 @@ vrty
     }),
     async (c) => {
       const { table_id } = c.req.valid("param");
-      if (table_id === DEFAULT_TABLE) return c.json({ id: DEFAULT_TABLE, ...(await defaultIdfInfo()), created_at: null }, 200);
+      if (table_id === DEFAULT_IDF_TABLE) return c.json({ id: DEFAULT_IDF_TABLE, ...(await defaultIdfInfo()), created_at: null }, 200);
       const row = await getIdfTable(c.var.db, c.var.tenantId, table_id);
       if (!row) throw ApiError.notFound("The IDF table");
       return c.json(idfTableToWire(row), 200);
@@ -295,7 +268,7 @@ vrty
     }),
     async (c) => {
       const { table_id } = c.req.valid("param");
-      if (table_id === DEFAULT_TABLE) {
+      if (table_id === DEFAULT_IDF_TABLE) {
         throw new ApiError({ status: 409, type: "conflict", detail: "The built-in IDF table cannot be deleted." });
       }
       if (!(await deleteIdfTable(c.var.db, c.var.tenantId, table_id))) throw ApiError.notFound("The IDF table");

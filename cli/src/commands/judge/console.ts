@@ -2,7 +2,7 @@
 //   Consensus: KEEP / Agreement: 67% / Krippendorff α: 0.000
 // and one line per verdict: `  {critic_id:20s} kind={kind:8s} conf={confidence:.2f}  {reasoning[:60]}`.
 import type { ContestedItem, JudgeResult } from "@assay/sdk";
-import { pyFixed } from "../output.ts";
+import { pyFixed } from "../../output.ts";
 
 
 /** Python's `{:.0%}` (agreement, as cross-judge prints it). */

@@ -2,7 +2,7 @@
 //   v=<version>  p=0.412  CI95=[0.380,0.450]  width=0.070  stab=0.812  compl=1.00  cache=0.00
 // with Python's format specs (.3f, .2f), which round the exact binary value half to even.
 import type { RplComparison, RplResult } from "@assay/sdk";
-import { pyFixed, table } from "../output.ts";
+import { pyFixed, table } from "../../output.ts";
 
 
 const f3 = (x: number) => pyFixed(x, 3);

@@ -4,9 +4,9 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import type { LsModelBackend, ReasoningQualityRunRequest, SsEmbeddingsBackend } from "@assay/sdk";
-import { CliError } from "../errors.ts";
-import { isRecord } from "../io.ts";
-import { providerFromEnv } from "../model-keys.ts";
+import { CliError } from "../../errors.ts";
+import { isRecord } from "../../io.ts";
+import { providerFromEnv } from "../../model-keys.ts";
 import { formatOf, type FileUpload, type Format } from "./dataset-file.ts";
 
 type ModelRequest = ReasoningQualityRunRequest["models"][number];

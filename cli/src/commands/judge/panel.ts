@@ -6,9 +6,11 @@
 // voting_kwargs) and the API's run settings. Items are cross-judge's judge() arguments, one per line.
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { JudgeRunRequest } from "@assay/sdk";
-import { CliError } from "../errors.ts";
-import { isRecord, readJsonl, readYaml } from "../io.ts";
-import { DEFAULT_VENDOR, VENDOR_KEY_ENV } from "./vendors.ts";
+import { CliError } from "../../errors.ts";
+import { isRecord, readJsonl, readYaml } from "../../io.ts";
+import { YAML_DEFAULT_SYSTEM_PROMPT } from "../../../../src/engines/judge/critic.ts";
+// The server's own vendor presets (a table, no code): which variable holds each vendor's key.
+import { DEFAULT_VENDOR, VENDORS } from "../../../../src/providers/vendors.ts";
 
 type Critic = JudgeRunRequest["critics"][number];
 type Item = JudgeRunRequest["items"][number];
@@ -20,9 +22,6 @@ const CRITIC_KEYS = [
   "prompt", "system_prompt", "prompt_template", "yaml_path", "simulator",
 ];
 const ITEM_KEYS = ["id", "query_id", "query", "context", "meta", "expected"];
-
-/** Critic.from_yaml_prompt's system prompt when the file has none (not the Critic default). */
-const YAML_DEFAULT_SYSTEM_PROMPT = "You are a careful judge.";
 
 const isSim = (model: string) => model.startsWith("sim:");
 
@@ -48,7 +47,7 @@ async function readPromptFile(path: string, where: string): Promise<{ system_pro
 /** Where a critic's key comes from: api_key_env, else its vendor's variable; none for sim:* and keyless endpoints. */
 function keyVariable(raw: Record<string, unknown>, vendor: string | undefined): string | undefined {
   if (typeof raw.api_key_env === "string") return raw.api_key_env;
-  return vendor ? VENDOR_KEY_ENV[vendor] : undefined;
+  return vendor ? VENDORS[vendor].envKey : undefined;
 }
 
 async function readCritic(raw: unknown, i: number, panelDir: string, env: NodeJS.ProcessEnv, missing: string[]): Promise<Critic> {
@@ -83,10 +82,10 @@ async function readCritic(raw: unknown, i: number, panelDir: string, env: NodeJS
     return critic as Critic;
   }
   let vendor = rawVendor as string | undefined;
-  if (vendor !== undefined && !Object.hasOwn(VENDOR_KEY_ENV, vendor)) {
+  if (vendor !== undefined && !Object.hasOwn(VENDORS, vendor)) {
     // cross-judge: a vendor without preset is a custom endpoint, which needs its base_url.
     if (base_url === undefined) {
-      throw new CliError(`${where}: unknown vendor '${vendor}' (known: ${Object.keys(VENDOR_KEY_ENV).join(", ")}); give base_url for another endpoint`);
+      throw new CliError(`${where}: unknown vendor '${vendor}' (known: ${Object.keys(VENDORS).join(", ")}); give base_url for another endpoint`);
     }
     vendor = undefined;
   } else if (vendor === undefined && base_url === undefined) {

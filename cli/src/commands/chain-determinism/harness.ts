@@ -4,10 +4,10 @@
 import type { ChainDeterminismConfig, ChainDeterminismResult } from "@assay/sdk";
 // Pure engine code (no platform): Python's json.loads grammar and json.dumps text. The CLI reads rows
 // through parsePyJson rather than parseLossless/fromPlain, which need JSON.rawJSON (Node 21+).
-import { pyJsonDumpsSorted } from "../../../src/engines/chain-determinism/dataset-hash.ts";
-import { parsePyJson, pyTruthy, type PyValue } from "../../../src/engines/python/lossless-json.ts";
-import { pyFloatRepr } from "../../../src/engines/python/float.ts";
-import { CliError } from "../errors.ts";
+import { pyJsonDumpsSorted } from "../../../../src/engines/chain-determinism/dataset-hash.ts";
+import { parsePyJson, pyTruthy, type PyValue } from "../../../../src/engines/python/lossless-json.ts";
+import { pyFloatRepr } from "../../../../src/engines/python/float.ts";
+import { CliError } from "../../errors.ts";
 
 /** The label column of the header block: `total calls: ` is the widest label. */
 const label = (name: string) => `    ${`${name}:`.padEnd(13)}`;

@@ -2,95 +2,35 @@
 // of pairs), scored by the server or, with --local, in-process by the same engine: no server, no network.
 import { Command } from "commander";
 import { scoreVrty, scoreVrtyBatch, type VrtyBatchItem, type VrtyResult } from "@assay/sdk";
-import { defaultIdf, score } from "../../../src/engines/vrty/index.ts";
-import { LIMITS } from "../../../src/limits.ts";
-import { CliError, problemLine, usageError } from "../errors.ts";
-import { gate, threshold } from "../gate.ts";
-import { isRecord, readText, writeText } from "../io.ts";
-import { call, session, type GlobalOptions, type Session } from "../session.ts";
+import { defaultIdf, score } from "../../../../src/engines/vrty/index.ts";
+import { VrtyBatchPair, VrtyScoreRequest } from "../../../../src/evaluators/vrty/schemas.ts";
+import { fieldErrors, invalidFieldsDetail } from "../../../../src/json/field-errors.ts";
+import { checkJson, type JsonFieldProblem } from "../../../../src/json/strict-json.ts";
+import { LIMITS } from "../../../../src/limits.ts";
+import { CliError, problemLine, usageError } from "../../errors.ts";
+import { gate, threshold } from "../../gate.ts";
+import { isRecord, readText, writeText } from "../../io.ts";
+import { call, session, type GlobalOptions, type Session } from "../../session.ts";
 
 // The API's limits, from the one place the server reads them: `batch` splits a longer file into several
-// requests and never sends one the server would refuse as a whole. A pair's id (at most 200 characters)
-// is a literal of the route's schema, not a limit of src/limits.ts.
+// requests and never sends one the server would refuse as a whole.
 const BATCH_PAIRS = LIMITS.batchPairs;
-const TEXT_CHARS = LIMITS.textChars;
-const ID_CHARS = 200;
 const BULK_BODY_BYTES = LIMITS.bulkBodyBytes;
 const JSON_DEPTH = LIMITS.jsonDepth;
 
-type FieldProblem = { path: string; message: string };
 type ItemError = NonNullable<VrtyBatchItem["error"]>;
 
-/** How zod names a value's type in "expected string, received …", which the API's messages quote. */
-function kind(v: unknown): string {
-  return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
-}
-
 /**
- * What the API finds wrong with a pair, in its words and order (the route's strict VrtyBatchPair:
- * each known field in turn, then unknown fields), so that --local reports a bad pair exactly as the
- * server does. Empty when the pair is valid.
+ * What the API finds wrong with a pair of a batch: its own schema and wording (the route validates each
+ * pair with VrtyBatchPair and names the top `pair`), so --local reports a bad pair exactly as the server
+ * does. Empty when the pair is valid.
  */
-function pairProblems(raw: unknown): FieldProblem[] {
-  if (!isRecord(raw)) return [{ path: "pair", message: `Invalid input: expected object, received ${kind(raw)}` }];
-  const fields = [
-    ["prompt", TEXT_CHARS, true],
-    ["response", TEXT_CHARS, true],
-    ["id", ID_CHARS, false],
-  ] as const;
-  const problems: FieldProblem[] = [];
-  for (const [name, max, required] of fields) {
-    const v = Object.hasOwn(raw, name) ? raw[name] : undefined;
-    if (v === undefined && !required) continue;
-    if (typeof v !== "string") problems.push({ path: name, message: `Invalid input: expected string, received ${kind(v)}` });
-    else if (v.length > max) problems.push({ path: name, message: `Too big: expected string to have <=${max} characters` });
-  }
-  for (const key of Object.keys(raw)) {
-    if (!fields.some(([name]) => name === key)) problems.push({ path: key, message: "unknown field" });
-  }
-  return problems;
+function pairProblems(raw: unknown): JsonFieldProblem[] {
+  const parsed = VrtyBatchPair.safeParse(raw);
+  return parsed.success ? [] : fieldErrors(parsed.error, "pair");
 }
 
-/**
- * What JSON.parse lets through but the API refuses in any body: a key repeated in one object, and
- * nesting past its depth limit (`maxDepth` levels for the pair itself). `text` is known to be valid
- * JSON, so one pass over its strings and brackets is enough. Paths are dotted, `pair` for the top.
- */
-function strictProblems(text: string, maxDepth: number): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  const stack: { keys: Set<string> | null; at: string | number }[] = [];
-  const path = () => stack.map((f) => f.at).join(".") || "pair";
-  let keyNext = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
-      const top = stack.at(-1);
-      if (keyNext && top?.keys) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
-        top.at = key;
-        if (top.keys.has(key)) problems.push({ path: path(), message: "duplicate key" });
-        top.keys.add(key);
-        keyNext = false;
-      }
-      i = end;
-    } else if (c === "{" || c === "[") {
-      if (stack.length >= maxDepth) return [{ path: path(), message: `nests deeper than ${maxDepth} levels of objects and arrays` }];
-      stack.push({ keys: c === "{" ? new Set() : null, at: c === "{" ? "" : 0 });
-      keyNext = c === "{";
-    } else if (c === "}" || c === "]") {
-      stack.pop();
-    } else if (c === ",") {
-      const top = stack.at(-1)!;
-      if (top.keys) keyNext = true;
-      else (top.at as number)++;
-    }
-  }
-  return problems;
-}
-
-const invalid = (index: number, errors: FieldProblem[]): ItemError => ({
+const invalid = (index: number, errors: JsonFieldProblem[]): ItemError => ({
   status: 400,
   title: "Validation failed",
   detail: `Pair ${index} has invalid fields.`,
@@ -137,11 +77,11 @@ function checkLocal(opts: { local?: boolean; idfTable?: string }, globals: Globa
 }
 
 async function scoreLocally(prompt: string, response: string): Promise<VrtyResult> {
-  const problems = pairProblems({ prompt, response });
-  if (problems.length) {
-    // The line the server's 400 makes, so a too-long text reads the same with and without --local.
-    const fields = [...new Set(problems.map((p) => p.path))].join(", ");
-    throw new CliError(problemLine({ status: 400, title: "Validation failed", detail: `The request has invalid fields: ${fields}.`, errors: problems }));
+  // The route's own body schema: a text past the API's limit reads the same with and without --local.
+  const parsed = VrtyScoreRequest.safeParse({ prompt, response });
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error);
+    throw new CliError(problemLine({ status: 400, title: "Validation failed", detail: invalidFieldsDetail(errors), errors }));
   }
   return score(prompt, response, await defaultIdf());
 }
@@ -187,17 +127,19 @@ function readEntries(content: string): Entry[] {
     .forEach((line, n) => {
       if (!line.trim()) return; // blank lines separate nothing in JSONL; they get no output line
       const index = entries.length;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch (err) {
-        const why = (err as Error).message;
-        entries.push({ index, raw: undefined, error: { status: 400, title: "Malformed JSON", detail: `Line ${n + 1} is not valid JSON: ${why}`, errors: [] } });
+      // The server's strict reader: JSON's grammar, then what JSON.parse lets through but the API refuses
+      // in any body (a repeated key, nesting past its limit). The request body is level 1 and `pairs`
+      // level 2, so a pair may nest JSON_DEPTH - 2 levels.
+      const check = checkJson(line, { maxDepth: JSON_DEPTH - 2 });
+      if (!check.ok && "syntax" in check) {
+        const { message, column } = check.syntax;
+        const detail = `Line ${n + 1} is not valid JSON: ${message} at column ${column}.`;
+        entries.push({ index, raw: undefined, error: { status: 400, title: "Malformed JSON", detail, errors: [] } });
         return;
       }
-      // The request body is level 1 and `pairs` level 2, so a pair may nest JSON_DEPTH - 2 levels.
-      const problems = strictProblems(line, JSON_DEPTH - 2);
-      if (problems.length) entries.push({ index, raw, error: invalid(index, problems) });
+      // Scanned, so neither too deep for JSON.parse nor hiding a repeated key.
+      const raw: unknown = JSON.parse(line);
+      if (!check.ok) entries.push({ index, raw, error: invalid(index, check.fields) });
       else entries.push({ index, raw, json: JSON.stringify(raw) });
     });
   return entries;
@@ -251,7 +193,7 @@ async function scoreRemoteEntries(s: Session, entries: Entry[], idfTable: string
     const size = Buffer.byteLength(e.json) + 1; // and its comma
     if (size > budget) {
       // No request can carry it. Only a pair far past the text limits is this big, so the API's own
-      // checks (which --local repeats) name what is wrong with it.
+      // schema names what is wrong with it.
       const problems = pairProblems(e.raw);
       items[e.index] = item(e.index, e.raw, {
         error: problems.length

@@ -8,19 +8,19 @@ import {
   type ChainDeterminismRun,
   type ChainDeterminismRunRequest,
 } from "@assay/sdk";
-import { CliError, EXIT, usageError } from "../errors.ts";
-import { announce, followRun, requireSucceeded } from "../follow.ts";
-import { getFullRun } from "../run-result.ts";
-import { gate, threshold } from "../gate.ts";
-import { writeText } from "../io.ts";
-import { providerFromEnv } from "../model-keys.ts";
-import { printJson } from "../output.ts";
-import { call, session, type Session } from "../session.ts";
-import { byQuery, headerBlock, parseExport, queryBlocks, queryOrder, runsJsonl, summaryJson, type SuiteInfo } from "../chain-determinism/harness.ts";
-import { readSuiteFile, suiteRequest } from "../chain-determinism/suite-file.ts";
-import { addSuiteVerbs, getSuite, uploadSuite } from "./suites.ts";
-import { armForRuns } from "../interrupt.ts";
-import { runId } from "../args.ts";
+import { CliError, EXIT, usageError } from "../../errors.ts";
+import { announce, followRun, requireSucceeded } from "../../follow.ts";
+import { getFullRun } from "../../run-result.ts";
+import { gate, threshold } from "../../gate.ts";
+import { writeText } from "../../io.ts";
+import { providerFromEnv } from "../../model-keys.ts";
+import { printJson } from "../../output.ts";
+import { call, session, type Session } from "../../session.ts";
+import { byQuery, headerBlock, parseExport, queryBlocks, queryOrder, runsJsonl, summaryJson, type SuiteInfo } from "./harness.ts";
+import { readSuiteFile, suiteRequest } from "./suite-file.ts";
+import { addSuiteVerbs, getSuite, uploadSuite } from "../suites.ts";
+import { armForRuns } from "../../interrupt.ts";
+import { runId } from "../../args.ts";
 
 function integer(flag: string, min: number) {
   return (raw: string): number => {

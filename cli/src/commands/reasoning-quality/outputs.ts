@@ -3,9 +3,9 @@
 // draws PNG), summary.json and <Model>_result.json in the original's layout, and its closing console table.
 import { join } from "node:path";
 import { getReasoningQualityRadar, getReasoningQualityReportXlsx, type ReasoningQualityModelResult, type ReasoningQualityRun } from "@assay/sdk";
-import { writeText } from "../io.ts";
-import { pyFixed, table } from "../output.ts";
-import { call, type Session } from "../session.ts";
+import { writeText } from "../../io.ts";
+import { pyFixed, table } from "../../output.ts";
+import { call, type Session } from "../../session.ts";
 
 export type ModelFile = { model: string; experiment_id: string } & Omit<ReasoningQualityModelResult, "model">;
 

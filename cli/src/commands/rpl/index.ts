@@ -2,15 +2,15 @@
 // the comparison of runs that differ in model or prompt version.
 import { Command, Option } from "commander";
 import { cancelRun, compareRplRuns, createRplRun, type RplComparison, type RplResult, type RplRun, type Run, type RunGroup } from "@assay/sdk";
-import { CliError, EXIT, usageError } from "../errors.ts";
-import { announce, followRun } from "../follow.ts";
-import { writeText } from "../io.ts";
-import { printJson } from "../output.ts";
-import { readRunConfig, requestBody } from "../rpl/config.ts";
-import { comparisonText, resultLine, runningLine, stageLines } from "../rpl/format.ts";
-import { call, session, type Session } from "../session.ts";
-import { armForRuns } from "../interrupt.ts";
-import { runId } from "../args.ts";
+import { CliError, EXIT, usageError } from "../../errors.ts";
+import { announce, followRun } from "../../follow.ts";
+import { writeText } from "../../io.ts";
+import { printJson } from "../../output.ts";
+import { readRunConfig, requestBody } from "./config.ts";
+import { comparisonText, resultLine, runningLine, stageLines } from "./format.ts";
+import { call, session, type Session } from "../../session.ts";
+import { armForRuns } from "../../interrupt.ts";
+import { runId } from "../../args.ts";
 
 type RunOptions = {
   config: string;

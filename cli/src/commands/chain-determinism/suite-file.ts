@@ -3,10 +3,10 @@
 // query_type, question), whose user messages are rendered here as the harness renders them.
 import { basename } from "node:path";
 import type { CreateSuiteRequest } from "@assay/sdk";
-import { pyJsonDumpsSorted } from "../../../src/engines/chain-determinism/dataset-hash.ts";
-import { parsePyJson } from "../../../src/engines/python/lossless-json.ts";
-import { CliError, usageError } from "../errors.ts";
-import { isRecord, readText } from "../io.ts";
+import { pyJsonDumpsSorted } from "../../../../src/engines/chain-determinism/dataset-hash.ts";
+import { parsePyJson } from "../../../../src/engines/python/lossless-json.ts";
+import { CliError, usageError } from "../../errors.ts";
+import { isRecord, readText } from "../../io.ts";
 
 type SuiteBody = CreateSuiteRequest["suite"];
 type Query = SuiteBody["queries"][number];

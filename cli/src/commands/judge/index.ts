@@ -1,28 +1,25 @@
 // `assay judge run|contested`: a cross-judge panel over a batch of items, and the human-review queue.
 import { Command } from "commander";
 import { createJudgeRun, listContestedItems, listSamples, type ContestedItem, type JudgeResult, type JudgeSample, type Run } from "@assay/sdk";
-import { usageError } from "../errors.ts";
-import { announce, followRun, requireSucceeded } from "../follow.ts";
-import { gate, threshold } from "../gate.ts";
-import { writeText } from "../io.ts";
-import { batchBlock, contestedBlock, itemBlock } from "../judge/console.ts";
-import { readItems, readPanel } from "../judge/panel.ts";
-import { printJson } from "../output.ts";
-import { call, session, type Session } from "../session.ts";
-import { armForRuns } from "../interrupt.ts";
-import { runId } from "../args.ts";
+import { allPages, eachItem } from "@assay/sdk/pages";
+import { usageError } from "../../errors.ts";
+import { announce, followRun, requireSucceeded } from "../../follow.ts";
+import { gate, threshold } from "../../gate.ts";
+import { writeText } from "../../io.ts";
+import { batchBlock, contestedBlock, itemBlock } from "./console.ts";
+import { readItems, readPanel } from "./panel.ts";
+import { printJson } from "../../output.ts";
+import { call, session, type Session } from "../../session.ts";
+import { armForRuns } from "../../interrupt.ts";
+import { runId } from "../../args.ts";
 
 /** Every verdict's reasoning, by item id and critic: the result keeps labels only, the samples the rest. */
 async function reasoningOf(s: Session, id: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  let after: string | undefined;
-  do {
-    const page = await call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } }));
-    for (const sample of page.data as JudgeSample[]) {
-      if (sample.output) out.set(`${sample.output.item_id}\n${sample.output.critic}`, sample.output.verdict.reasoning);
-    }
-    after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-  } while (after);
+  const samples = eachItem((after) => call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })));
+  for await (const sample of samples as AsyncGenerator<JudgeSample>) {
+    if (sample.output) out.set(`${sample.output.item_id}\n${sample.output.critic}`, sample.output.verdict.reasoning);
+  }
   return out;
 }
 
@@ -64,15 +61,13 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
 
 async function contested(id: string, opts: { threshold?: number }, cmd: Command): Promise<void> {
   const s = session(cmd);
-  const data: ContestedItem[] = [];
-  let after: string | undefined;
+  // Each page also says which threshold the server applied (the run's own when none was given).
   let used: number | undefined;
-  do {
+  const data: ContestedItem[] = await allPages(async (after) => {
     const page = await call(s, listContestedItems({ client: s.client, path: { run_id: id }, query: { threshold: opts.threshold, limit: 100, after } }));
-    data.push(...page.data);
     used = page.threshold;
-    after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-  } while (after);
+    return page;
+  });
   if (s.json) return printJson({ run_id: id, threshold: used, data });
   process.stdout.write(`${data.length} contested item${data.length === 1 ? "" : "s"} in run ${id} (threshold ${used})\n`);
   for (const item of data) process.stdout.write("\n" + contestedBlock(item));

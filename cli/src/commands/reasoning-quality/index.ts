@@ -2,18 +2,18 @@
 // behind it; `assay rq report RUN`: the outputs folder of a run that was detached.
 import { Command } from "commander";
 import { createReasoningQualityRun, uploadReasoningQualityDataset, type ReasoningQualityRun, type ReasoningQualityRunRequest, type Run } from "@assay/sdk";
-import { CliError, usageError } from "../errors.ts";
-import { announce, followRun, requireSucceeded } from "../follow.ts";
-import { getFullRun } from "../run-result.ts";
-import { gate, threshold, type Check } from "../gate.ts";
-import { readYaml } from "../io.ts";
-import { printJson } from "../output.ts";
-import { planRun, strategiesOf, type RqPlan } from "../rq/config.ts";
-import { rowCount, uploadBody } from "../rq/dataset-file.ts";
-import { experimentId, pathLines, qTable, summaryTable, writeOutputs } from "../rq/outputs.ts";
-import { call, session, type Session } from "../session.ts";
-import { armForRuns } from "../interrupt.ts";
-import { runId } from "../args.ts";
+import { CliError, usageError } from "../../errors.ts";
+import { announce, followRun, requireSucceeded } from "../../follow.ts";
+import { getFullRun } from "../../run-result.ts";
+import { gate, threshold, type Check } from "../../gate.ts";
+import { readYaml } from "../../io.ts";
+import { printJson } from "../../output.ts";
+import { planRun, strategiesOf, type RqPlan } from "./config.ts";
+import { rowCount, uploadBody } from "./dataset-file.ts";
+import { experimentId, pathLines, qTable, summaryTable, writeOutputs } from "./outputs.ts";
+import { call, session, type Session } from "../../session.ts";
+import { armForRuns } from "../../interrupt.ts";
+import { runId } from "../../args.ts";
 
 type GateOptions = { minQ?: number; strategy: string };
 
