@@ -166,7 +166,9 @@ describe("engines hold no vendor knowledge", () => {
 
   it("recognises what the judge engine used to hold", () => {
     // src/engines/judge/critic.ts before issue 15: its vendor table and header.
-    const old = 'openai: { baseUrl: "https://api.openai.com/v1", envKey: "OPENAI_API_KEY" },\nheaders: { Authorization: `Bearer ${key}` }';
+    const old =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the old source text, quoted as it was
+      'openai: { baseUrl: "https://api.openai.com/v1", envKey: "OPENAI_API_KEY" },\nheaders: { Authorization: `Bearer ${key}` }';
     expect(VENDOR_LITERALS.map(({ re }) => re.test(old))).toEqual([true, true, true]);
   });
 });
