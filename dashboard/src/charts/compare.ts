@@ -8,10 +8,6 @@ import { COLORS } from "./plot.ts";
 
 export type Verdict = Comparison["verdict"];
 
-type Obj = Record<string, unknown>;
-/** `details` is untyped in the API's Comparison: each evaluator's compare module probes it with this. */
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
 export const VERDICT_COLORS: Record<Verdict, string> = { improved: COLORS.ok, regressed: COLORS.bad, no_change: COLORS.muted };
 /** The interval bars: the verdict's colour, light, so the point on them stands out. */
 export const VERDICT_FILLS: Record<Verdict, string> = { improved: "rgba(31, 122, 61, 0.25)", regressed: "rgba(179, 38, 30, 0.25)", no_change: "rgba(138, 147, 163, 0.3)" };
@@ -279,8 +275,8 @@ export function signedTick(x: number): string {
 // Details and runs
 
 /** A run the details name: "base (run_…)", "head (run_…)", or its id. */
-export function sideName(c: Pick<Comparison, "base" | "head">, id: unknown): string {
-  return id === c.base.id ? `base (${id})` : id === c.head.id ? `head (${id})` : String(id);
+export function sideName(c: Pick<Comparison, "base" | "head">, id: string): string {
+  return id === c.base.id ? `base (${id})` : id === c.head.id ? `head (${id})` : id;
 }
 
 /**

@@ -4,29 +4,40 @@
 import type { ComponentType } from "preact";
 import type { Comparison, Run } from "@assay/sdk";
 
-/** What the compare page shows of this evaluator's comparisons beyond the metrics every one has. */
-export type CompareUi = {
+/**
+ * The API's comparison of two runs of the evaluator whose runs are `R` (the SDK's `JudgeRunsComparison`
+ * for a `JudgeRun`, …): the `Comparison` variant with the same `evaluator`. `never` for an evaluator the
+ * API compares none of.
+ */
+export type ComparisonOf<R extends { evaluator: string }> = Extract<Comparison, { evaluator: R["evaluator"] }>;
+
+/**
+ * What the compare page shows of this evaluator's comparisons beyond the metrics every one has. `C` is
+ * its own comparison: the page looks the evaluator up by `comparison.evaluator`, so it is narrowed there,
+ * once, and these read typed `details`.
+ */
+export type CompareUi<C extends Comparison = Comparison> = {
   /** Its details worth a sentence each. */
-  detailLines?: (c: Comparison) => string[];
+  detailLines?: (c: C) => string[];
   /** The model a metric belongs to, when its metrics are per model: the forest plots are then split by model. */
-  metricModel?: (c: Comparison, metric: string) => string | null;
+  metricModel?: (c: C, metric: string) => string | null;
   /** A section of its own after the flipped items (reasoning-quality's rank changes). */
-  Section?: ComponentType<{ c: Comparison }>;
+  Section?: ComponentType<{ c: C }>;
 };
 
 /** An evaluator that makes runs: its "New run" form, its view of a run, and how its runs compare. */
-export type RunsUi<R> = {
+export type RunsUi<R extends { evaluator: string }> = {
   /** The form at `#/new/<name>`: it creates the run and opens its page. */
   Form: ComponentType;
   /** A succeeded run's result, on the run's page (the page itself draws status, progress and the endpoint). */
   View: ComponentType<{ run: R }>;
   /** What tells its runs apart in the compare page's pickers: the model(s) and the settings one varies. */
   summary: (run: R) => string;
-  compare?: CompareUi;
+  compare?: CompareUi<ComparisonOf<R>>;
 };
 
 /** `R`: the evaluator's run, as the API serves it (the SDK's `ChainDeterminismRun`, …). */
-export type EvaluatorUi<R = Run> = {
+export type EvaluatorUi<R extends { evaluator: string } = Run> = {
   /** The API's name of it (`Run.evaluator`), also its route (`#/new/<name>`, `#/<name>`). */
   name: string;
   /** How the nav and the pickers name it. */

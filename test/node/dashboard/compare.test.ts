@@ -2,8 +2,8 @@
 // scale, each change with its interval, the line at 0), the table's figures, the details in sentences
 // (each evaluator's, from its folder), the run pickers' labels and the page's route. Expected values are
 // worked out by hand below.
-import { describe, expect, it } from "vitest";
-import type { ChainDeterminismRun, Comparison, MetricComparison } from "@assay/sdk";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { ChainDeterminismRun, Comparison, MetricComparison, RplComparisonDetails } from "@assay/sdk";
 import {
   figure,
   forestConfig,
@@ -35,9 +35,12 @@ function m(name: string, base: number | null, head: number | null, ci95: [number
   return { name, base, head, delta: base === null || head === null ? null : head - base, ci95, p_value: null, higher_is_better: true, method: ci95 ? "paired-bootstrap" : "none", verdict: "no_change", ...over };
 }
 
-// Its details hold only what each test reads: the views probe them, whatever else is there.
-function comparison(metrics: MetricComparison[], over: Partial<Omit<Comparison, "details">> & { details?: object } = {}): Comparison {
-  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over } as Comparison;
+type Of<E extends Comparison["evaluator"]> = Extract<Comparison, { evaluator: E }>;
+
+// A comparison of `evaluator` (judge unless named); its details, when a test reads them, are whole
+// details of that evaluator as the API types them. The forest-plot tests read only the metrics.
+function comparison<E extends Comparison["evaluator"] = "judge">(metrics: MetricComparison[], over: Partial<Omit<Of<E>, "evaluator" | "details">> & { evaluator?: E; details?: Of<E>["details"] } = {}): Of<E> {
+  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over } as unknown as Of<E>;
 }
 
 // A hand-made comparison with three scales: rates and alpha within [-1, 1], PQS and agreement in points.
@@ -83,7 +86,7 @@ describe("forest plot groups", () => {
         m("gpt-4.correctness", 0.6, 0.6, [-0.1, 0.1]),
         m("gpt-4.1.q.balanced", 0.4, 0.45, [-0.02, 0.1]),
       ],
-      { evaluator: "reasoning-quality", details: { models: { compared: ["gpt-4", "gpt-4.1"], base_only: [], head_only: [] } } },
+      { evaluator: "reasoning-quality", details: { models: { compared: ["gpt-4", "gpt-4.1"], base_only: [], head_only: [] }, rank_changes: {}, items: 3, correctness: {} } },
     );
     expect(metricModel(c, "gpt-4.1.q.balanced")).toBe("gpt-4.1");
     expect(metricModel(c, "gpt-4.correctness")).toBe("gpt-4");
@@ -185,35 +188,45 @@ describe("the table's figures", () => {
 
 describe("details", () => {
   it("chain-determinism: the pairing and the discordant queries, or why it is not paired", () => {
-    const paired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: true, queries: 10, measurable_in_both: 9, discordant: { stable_to_diverged: 4, diverged_to_stable: 1 } } } });
+    const paired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: true, queries: 10, measurable_in_both: 9, discordant: { stable_to_diverged: 4, diverged_to_stable: 1 } }, modal_share: [], measurable_changes: [] } });
     expect(chainDeterminism.detailLines(paired)).toEqual(["Paired by query: 9 of 10 queries measurable in both runs; 4 went from stable to diverged, 1 from diverged to stable."]);
-    const unpaired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: false, reason: "different suites (base 'a', head 'b')" } } });
+    const unpaired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: false, reason: "different suites (base 'a', head 'b')" }, modal_share: { base_mean: null, head_mean: null, base: [], head: [] } } });
     expect(chainDeterminism.detailLines(unpaired)).toEqual(["Not paired: different suites (base 'a', head 'b')."]);
   });
 
   it("rpl: the winner named as base or head, the dimension, whether the prior moved", () => {
     const c = comparison([], { evaluator: "rpl", details: { dimension: "model", winner: { run_id: "run_h", rule: "ci_width" }, prob_true_rpl: { two_sided: true, moved: true, direction: "down" } } });
     expect(rpl.detailLines(c)).toEqual(["Winner: head (run_h), by ci_width.", "The runs differ in model.", "prob_true_rpl moved down (two-sided: neither better nor worse)."]);
-    const tie = comparison([], { evaluator: "rpl", details: { winner: { run_id: null, rule: "tie" }, prob_true_rpl: { moved: false } } });
+    const tie = comparison([], { evaluator: "rpl", details: { dimension: null, winner: { run_id: null, rule: "tie" }, prob_true_rpl: { two_sided: true, moved: false, direction: null } } });
     expect(rpl.detailLines(tie)).toEqual(["No winner (tie).", "prob_true_rpl did not move."]);
   });
 
+  it("each evaluator's compare module reads its own variant of the details, not an open object", () => {
+    expectTypeOf(rpl.detailLines).parameter(0).toHaveProperty("details").toEqualTypeOf<RplComparisonDetails>();
+  });
+
   it("judge: consensus changes and contested counts", () => {
-    const c = comparison([], { details: { items: 12, consensus_changes: 3, contested: { base: 2, head: 5 } } });
+    const c = comparison([], { details: { items: 12, consensus_changes: 3, accuracy: null, per_critic: [], contested: { base: 2, head: 5 } } });
     expect(judge.detailLines(c)).toEqual(["The consensus changed on 3 of 12 items.", "Contested items: 2 in base, 5 in head."]);
   });
 
-  it("reasoning-quality: rank changes per strategy as rows; none without them", () => {
+  it("reasoning-quality: rank changes per strategy as rows; none when no rank moved; why not paired", () => {
     const c = comparison([], {
       evaluator: "reasoning-quality",
-      details: { models: { compared: ["a", "b"], base_only: ["c"], head_only: [] }, rank_changes: { balanced: [{ model: "a", base_rank: 1, head_rank: 2 }, { model: "b", base_rank: 2, head_rank: 1 }], accuracy_first: [] } },
+      details: { models: { compared: ["a", "b"], base_only: ["c"], head_only: [] }, rank_changes: { balanced: [{ model: "a", base_rank: 1, head_rank: 2 }, { model: "b", base_rank: 2, head_rank: 1 }], accuracy_first: [] }, items: 4, correctness: {} },
     });
     expect(rankChanges(c)).toEqual([
       { strategy: "balanced", model: "a", base: 1, head: 2 },
       { strategy: "balanced", model: "b", base: 2, head: 1 },
     ]);
     expect(rqDetailLines(c)).toEqual(["Only in base, not compared: c."]);
-    expect(rankChanges(comparison([]))).toBeNull();
+    const unpaired = comparison([], {
+      evaluator: "reasoning-quality",
+      paired: false,
+      details: { models: { compared: ["a"], base_only: [], head_only: ["d", "e"] }, rank_changes: { balanced: [] }, unpaired_reason: "a dataset was deleted" },
+    });
+    expect(rankChanges(unpaired)).toEqual([]);
+    expect(rqDetailLines(unpaired)).toEqual(["Not paired: a dataset was deleted.", "Only in head, not compared: d, e."]);
   });
 });
 

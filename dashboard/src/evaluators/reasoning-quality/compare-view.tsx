@@ -1,10 +1,9 @@
 // reasoning-quality's own section of the compare page: per strategy, the models whose rank moved.
-import type { Comparison } from "@assay/sdk";
+import type { ReasoningQualityRunsComparison } from "@assay/sdk";
 import { rankChanges } from "./compare.ts";
 
-export function RankChangesSection({ c }: { c: Comparison }) {
+export function RankChangesSection({ c }: { c: ReasoningQualityRunsComparison }) {
   const ranks = rankChanges(c);
-  if (!ranks) return null;
   return (
     <section aria-labelledby="cmp-ranks">
       <h2 id="cmp-ranks">Rank changes</h2>
