@@ -2,7 +2,7 @@
 // table (each change with its interval, p and verdict), the overall verdict, the items that flipped and
 // the evaluator's own details; `--fail-on-regression` turns a regressed verdict into exit 3 for CI.
 import { Command } from "commander";
-import { compareRuns, type Comparison, type MetricComparison } from "@assay/sdk";
+import { compareRuns, type Comparison, type MetricComparison, type ReasoningQualityComparisonDetails } from "@assay/sdk";
 import { EXIT, usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session } from "../session.ts";
@@ -63,47 +63,47 @@ export function marksLegend(metrics: readonly { higher_is_better: boolean | null
   return used.length ? `(${used.join("; ")})` : null;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The evaluator's details worth a line each (the rest is in --json). */
+/**
+ * The evaluator's details worth a line each (the rest is in --json), read from its own `details` once
+ * `evaluator` has narrowed the comparison. An evaluator not listed here (a plug-in the CLI does not know
+ * yet) prints none.
+ */
 export function detailLines(c: Comparison): string[] {
-  const d: Obj = c.details;
-  const out: string[] = [];
-  if (c.evaluator === "chain-determinism" && isObj(d.pairing)) {
-    const p = d.pairing;
-    if (p.paired && isObj(p.discordant)) {
-      out.push(`paired by query: ${p.measurable_in_both} of ${p.queries} measurable in both runs; ${p.discordant.stable_to_diverged} stable → diverged, ${p.discordant.diverged_to_stable} diverged → stable`);
-    } else if (!p.paired) out.push(`not paired: ${p.reason}`);
+  switch (c.evaluator) {
+    case "chain-determinism": {
+      const p = c.details.pairing;
+      if (!p.paired) return [`not paired: ${p.reason}`];
+      return [`paired by query: ${p.measurable_in_both} of ${p.queries} measurable in both runs; ${p.discordant.stable_to_diverged} stable → diverged, ${p.discordant.diverged_to_stable} diverged → stable`];
+    }
+    case "rpl": {
+      const { dimension, winner, prob_true_rpl: p } = c.details;
+      return [
+        ...(dimension !== null ? [`varies: ${dimension}`] : []),
+        `winner: ${winner.run_id ?? "none"} (rule: ${winner.rule})`,
+        `prob_true_rpl ${p.moved ? `moved ${p.direction}` : "did not move"} (two-sided: a prior that moves is neither better nor worse)`,
+      ];
+    }
+    case "judge":
+      return [`consensus changed on ${c.details.consensus_changes} of ${c.details.items} items`, `contested items: base ${c.details.contested.base}, head ${c.details.contested.head}`];
+    case "reasoning-quality":
+      return rqLines(c.details);
   }
-  if (c.evaluator === "rpl") {
-    if (typeof d.dimension === "string") out.push(`varies: ${d.dimension}`);
-    if (isObj(d.winner)) out.push(`winner: ${d.winner.run_id ?? "none"} (rule: ${d.winner.rule})`);
-    if (isObj(d.prob_true_rpl)) out.push(`prob_true_rpl ${d.prob_true_rpl.moved ? `moved ${d.prob_true_rpl.direction}` : "did not move"} (two-sided: a prior that moves is neither better nor worse)`);
-  }
-  if (c.evaluator === "judge") {
-    if (typeof d.consensus_changes === "number" && typeof d.items === "number") out.push(`consensus changed on ${d.consensus_changes} of ${d.items} items`);
-    if (isObj(d.contested)) out.push(`contested items: base ${d.contested.base}, head ${d.contested.head}`);
-  }
-  if (c.evaluator === "reasoning-quality") out.push(...rqLines(d));
-  return out;
+  return [];
 }
 
 /**
  * reasoning-quality's details: why the runs were not paired, models in one run only, and the rank
  * changes (`rank_changes`: per strategy, the models whose rank moved; an empty list when none did).
  */
-function rqLines(d: Obj): string[] {
+function rqLines(d: ReasoningQualityComparisonDetails): string[] {
   const out: string[] = [];
-  if (typeof d.unpaired_reason === "string") out.push(`not paired: ${d.unpaired_reason}`);
-  if (isObj(d.models)) {
-    for (const side of ["base", "head"] as const) {
-      const only = d.models[`${side}_only`];
-      if (Array.isArray(only) && only.length) out.push(`models only in ${side} (not compared): ${only.join(", ")}`);
-    }
+  if ("unpaired_reason" in d) out.push(`not paired: ${d.unpaired_reason}`);
+  for (const side of ["base", "head"] as const) {
+    const only = d.models[`${side}_only`];
+    if (only.length) out.push(`models only in ${side} (not compared): ${only.join(", ")}`);
   }
-  if (!isObj(d.rank_changes) || !Object.keys(d.rank_changes).length) return out;
-  const moved = Object.entries(d.rank_changes).flatMap(([strategy, list]) => (Array.isArray(list) ? list.filter(isObj).map((r): Obj => ({ ...r, strategy })) : []));
+  if (!Object.keys(d.rank_changes).length) return out;
+  const moved = Object.entries(d.rank_changes).flatMap(([strategy, list]) => list.map((r) => ({ ...r, strategy })));
   if (!moved.length) return [...out, "ranks: unchanged in every strategy"];
   return [...out, "rank changes:", ...moved.map((r) => `  ${r.strategy}: ${r.model} ${r.base_rank ?? "unranked"} → ${r.head_rank ?? "unranked"}`)];
 }
