@@ -1,6 +1,6 @@
 // `assay compare BASE HEAD` (issue 18): the table, verdict and flipped items say what GET /v1/compare
 // says; --fail-on-regression exits 3 only on a regression; an incomparable pair is one line, exit 1.
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { assert, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Comparison } from "@assay/sdk";
 import { assay } from "./assay.ts";
 import { apiCompare, createRun, succeeded, swappedReasoners } from "../support/compare-runs.ts";
@@ -26,6 +26,12 @@ function tableRows(stdout: string): string[][] {
 function expectFigure(cell: string, value: number | null) {
   if (value === null) return expect(cell).toBe("n/a");
   expect(Math.abs(Number(cell) - value)).toBeLessThanOrEqual(0.00005 + 1e-12);
+}
+
+/** The API's comparison as its evaluator's variant, after checking it is that evaluator's. */
+function variant<E extends Comparison["evaluator"]>(c: Comparison, evaluator: E): Extract<Comparison, { evaluator: E }> {
+  expect(c.evaluator).toBe(evaluator);
+  return c as Extract<Comparison, { evaluator: E }>;
 }
 
 function expectTableMatches(stdout: string, c: Comparison) {
@@ -89,9 +95,10 @@ describe("assay compare", () => {
     expect(out.code).toBe(0);
     expect(out.stdout.split("\n")[0]).toBe(`chain-determinism: base ${stable} → head ${diverging} (paired, 95% intervals, min effect 0)`);
     expectTableMatches(out.stdout, api);
-    const d = api.details as { pairing: { queries: number; measurable_in_both: number; discordant: { stable_to_diverged: number; diverged_to_stable: number } } };
+    const p = variant(api, "chain-determinism").details.pairing;
+    assert(p.paired);
     expect(out.stdout).toContain(
-      `paired by query: ${d.pairing.measurable_in_both} of ${d.pairing.queries} measurable in both runs; ${d.pairing.discordant.stable_to_diverged} stable → diverged, ${d.pairing.discordant.diverged_to_stable} diverged → stable`,
+      `paired by query: ${p.measurable_in_both} of ${p.queries} measurable in both runs; ${p.discordant.stable_to_diverged} stable → diverged, ${p.discordant.diverged_to_stable} diverged → stable`,
     );
   });
 
@@ -152,7 +159,7 @@ describe("assay compare, the other evaluators", () => {
     const out = await assay(["compare", a, b]);
     expect(out.code).toBe(0);
     expectTableMatches(out.stdout, api);
-    const d = api.details as { dimension: string; winner: { run_id: string | null; rule: string } };
+    const d = variant(api, "rpl").details;
     expect(d.dimension).toBe("model");
     // The prior moving is reported, never judged (the API gives it no better direction).
     expect(api.metrics.find((m) => m.name === "prob_true_rpl")).toMatchObject({ higher_is_better: null, verdict: "no_change" });
@@ -187,7 +194,7 @@ describe("assay compare, the other evaluators", () => {
     const out = await assay(["compare", a, b]);
     expect(out.code).toBe(0);
     expectTableMatches(out.stdout, api);
-    const changes = Object.entries((api.details as { rank_changes: Record<string, { model: string; base_rank: number; head_rank: number }[]> }).rank_changes).flatMap(([s, list]) =>
+    const changes = Object.entries(variant(api, "reasoning-quality").details.rank_changes).flatMap(([s, list]) =>
       list.map((r) => `  ${s}: ${r.model} ${r.base_rank} → ${r.head_rank}`),
     );
     expect(changes.length).toBeGreaterThan(0);
