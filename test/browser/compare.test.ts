@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import type { Comparison } from "@assay/sdk";
 import { base, browserMissing, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
-import { apiCompare, createRun, succeeded, swappedReasoners } from "../support/compare-runs.ts";
+import { apiCompare, createRun, succeeded, swappedReasoners, variant } from "../support/compare-runs.ts";
 
 /** A shown figure against the API's: four decimals (so within 0.00005), "–" for none. */
 function expectFigure(text: string, value: number | null, what: string) {
@@ -113,7 +113,7 @@ describe.skipIf(browserMissing)("the compare page", () => {
     const [a, b] = await Promise.all([createRun("rpl", { ...body, model: "sim:rpl" }), createRun("rpl", { ...body, model: "sim:rpl-other" })]);
     await Promise.all([succeeded(a), succeeded(b)]);
     const c = await apiCompare(a, b);
-    const winner = (c.details as { winner: { run_id: string | null; rule: string } }).winner;
+    const winner = variant(c, "rpl").details.winner;
     for (const width of [1280, 390]) {
       const { page, context, requests } = await openPage(browser, width);
       await signIn(page);
@@ -133,7 +133,7 @@ describe.skipIf(browserMissing)("the compare page", () => {
   it("reasoning-quality: every model's metrics and the rank changes per strategy", async () => {
     const [a, b] = await swappedReasoners();
     const c = await apiCompare(a, b);
-    const changes = Object.entries((c.details as { rank_changes: Record<string, { model: string; base_rank: number; head_rank: number }[]> }).rank_changes).flatMap(([s, list]) =>
+    const changes = Object.entries(variant(c, "reasoning-quality").details.rank_changes).flatMap(([s, list]) =>
       list.map((r) => [s, r.model, String(r.base_rank), String(r.head_rank)]),
     );
     expect(changes.length).toBeGreaterThan(0);

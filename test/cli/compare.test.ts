@@ -3,7 +3,7 @@
 import { assert, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Comparison } from "@assay/sdk";
 import { assay } from "./assay.ts";
-import { apiCompare, createRun, succeeded, swappedReasoners } from "../support/compare-runs.ts";
+import { apiCompare, createRun, succeeded, swappedReasoners, variant } from "../support/compare-runs.ts";
 
 const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key", "Content-Type": "application/json" };
@@ -26,12 +26,6 @@ function tableRows(stdout: string): string[][] {
 function expectFigure(cell: string, value: number | null) {
   if (value === null) return expect(cell).toBe("n/a");
   expect(Math.abs(Number(cell) - value)).toBeLessThanOrEqual(0.00005 + 1e-12);
-}
-
-/** The API's comparison as its evaluator's variant, after checking it is that evaluator's. */
-function variant<E extends Comparison["evaluator"]>(c: Comparison, evaluator: E): Extract<Comparison, { evaluator: E }> {
-  expect(c.evaluator).toBe(evaluator);
-  return c as Extract<Comparison, { evaluator: E }>;
 }
 
 function expectTableMatches(stdout: string, c: Comparison) {

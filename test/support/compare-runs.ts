@@ -28,6 +28,12 @@ export async function apiCompare(base: string, head: string, query = ""): Promis
   return (await res.json()) as Comparison;
 }
 
+/** The API's comparison as its evaluator's variant (typed `details`), after checking it is that evaluator's. */
+export function variant<E extends Comparison["evaluator"]>(c: Comparison, evaluator: E): Extract<Comparison, { evaluator: E }> {
+  expect(c.evaluator).toBe(evaluator);
+  return c as Extract<Comparison, { evaluator: E }>;
+}
+
 /** Two succeeded reasoning-quality runs of the same two simulated models with their accuracies swapped. */
 export async function swappedReasoners(): Promise<[string, string]> {
   const run = (careful: number, quick: number) =>
