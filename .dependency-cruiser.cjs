@@ -36,10 +36,21 @@ module.exports = {
       name: "evaluators-below-routes-and-the-run-platform",
       comment:
         "An evaluator plug-in is driven by the run platform (src/runs) and mounted by the app; of the platform it uses " +
-        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results).",
+        "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results). " +
+        "Only its own routes (routes.ts, or a routes/ folder) are HTTP code: see the next rule.",
       severity: "error",
-      from: { path: "^src/evaluators/" },
+      from: { path: "^src/evaluators/", pathNot: "^src/evaluators/[^/]+/routes(\\.ts$|/)" },
       to: { path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "evaluator-routes-use-the-route-kit-only",
+      comment:
+        "A plug-in's own routes are the HTTP layer of that plug-in, mounted by the app beside its POST /runs: they are " +
+        "built like every route group (src/routes/router.ts, src/routes/openapi.ts) and may use the middleware, but " +
+        "never another route group, the app, or the run platform beyond what the plug-in itself may use.",
+      severity: "error",
+      from: { path: "^src/evaluators/[^/]+/routes(\\.ts$|/)" },
+      to: { path: "^src/routes/(?!(router|openapi)\\.ts$)|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
     },
     {
       name: "db-is-storage-only",

@@ -4,11 +4,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app.ts";
-import { registerEvaluator } from "../../src/evaluators/registry.ts";
+import { evaluators } from "../../src/evaluators/registry.ts";
 import { toySum } from "../fixtures/toy-sum/server.ts";
 import { newTenant, WAIT } from "./helpers.ts";
 
-registerEvaluator(toySum);
+evaluators.register(toySum);
 // The app is made after the registration, so it routes the toy's POST /runs (the Worker's own app was
 // made at import, before it).
 const app = createApp();

@@ -7,10 +7,11 @@ import { parseLossless } from "../../engines/python/index.ts";
 import { SIM_DIVERGENCE } from "../../providers/index.ts";
 import { ApiError } from "../../errors.ts";
 import { modelConfig } from "../../runs/plugin/model-fields.ts";
-import type { EvaluatorModule } from "../../runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../runs/plugin/plugin.ts";
 import { aggregate, wireResult } from "./aggregate.ts";
 import { chainDeterminismComparer } from "./compare.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
+import { chainDeterminismRoutes } from "./routes.ts";
 import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
 import { loadSuite } from "./suites.ts";
 import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
@@ -29,6 +30,8 @@ export const chainDeterminism = {
     description:
       "Returns at once (202) with the run; follow `links.events` (SSE) or poll `links.self`. Accepts `Idempotency-Key`: the same key and body return the same run.",
   },
+  // /v1/chain-determinism/suites.
+  routes: { evaluator: chainDeterminismRoutes },
 
   async create(body, ctx) {
     const { db, tenantId } = ctx;
@@ -80,4 +83,4 @@ export const chainDeterminism = {
   },
 
   comparer: chainDeterminismComparer,
-} satisfies EvaluatorModule<ChainDeterminismBody, ChainDeterminismConfig, ChainDeterminismResult>;
+} satisfies EvaluatorPlugin<ChainDeterminismBody, ChainDeterminismConfig, ChainDeterminismResult>;

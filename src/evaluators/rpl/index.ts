@@ -23,13 +23,14 @@
 import { ApiError, type FieldError } from "../../errors.ts";
 import { singleCallLeaseMs } from "../../runs/plugin/lease.ts";
 import { modelConfig } from "../../runs/plugin/model-fields.ts";
-import type { CreateContext, EvaluatorModule, NewRunOf } from "../../runs/plugin/module.ts";
+import type { CreateContext, EvaluatorPlugin, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { aggregate } from "./aggregate.ts";
 import { autoFollowUp, autoStart, publicRplConfig, type AutoState } from "./auto.ts";
 import { rplComparer } from "./compare.ts";
 import { planRpl, type RplConfig } from "./plan.ts";
 import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
+import { rplRoutes } from "./routes.ts";
 import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
 import { execute, invalidRow, plan, unitCost, type RplSampleRow } from "./units.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
@@ -76,6 +77,8 @@ export const rpl = {
       "Returns at once (202) with the run, or with one run per version when `prompt_version` is a list. Samples are cached per tenant by the original's cache key, so a rerun of the same claim, model, prompt version and replicates makes no model calls. Accepts `Idempotency-Key`.",
     groups: true,
   },
+  // GET /v1/rpl/compare.
+  routes: { evaluator: rplRoutes },
 
   async create(body, ctx) {
     const model = await modelConfig({ ...body, seed: undefined }, { latency_ms: 0 }, ctx);
@@ -140,4 +143,4 @@ export const rpl = {
 
   // GET /v1/compare: the engine's parity and winner rule, as GET /v1/rpl/compare (compare.ts).
   comparer: rplComparer,
-} satisfies EvaluatorModule<RplBody, Config, RplResult>;
+} satisfies EvaluatorPlugin<RplBody, Config, RplResult>;
