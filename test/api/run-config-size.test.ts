@@ -14,7 +14,7 @@ import { generateSynthetic } from "../../src/engines/reasoning-quality/index.ts"
 import { LIMITS } from "../../src/limits.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
-import { rqConfig } from "../support/rq-config.ts";
+import { rqConfig } from "../support/reasoning-quality-config.ts";
 
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).byteLength;
 
