@@ -93,11 +93,13 @@ module.exports = {
       name: "cli-is-a-client",
       comment:
         "The CLI reaches the service through the SDK package only; of the server's code it may bundle the pure " +
-        "engines (vrty --local scores in-process) and the API's limits (to split a batch as the server would), " +
-        "nothing that runs the platform.",
+        "engines (vrty --local scores in-process), the API's limits (to split a batch as the server would), the " +
+        "strict JSON reader and its error wording and vrty's request schemas (so --local refuses a pair as the API " +
+        "does, by the same code), and the judge's vendor table (which variable holds each vendor's key): plain " +
+        "code and data, nothing that runs the platform.",
       severity: "error",
       from: { path: "^cli/" },
-      to: { path: "^src/", pathNot: "^src/(engines/|limits\\.ts$)" },
+      to: { path: "^src/", pathNot: "^src/(engines/|json/|limits\\.ts$|evaluators/vrty/schemas\\.ts$|providers/vendors\\.ts$)" },
     },
     {
       name: "dashboard-is-a-client",

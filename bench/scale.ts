@@ -19,7 +19,7 @@ import { DatabaseSync } from "node:sqlite";
 import os from "node:os";
 import { DEV_API_KEY } from "../scripts/dev-setup.ts";
 import { startWranglerDev, type StateIn } from "../scripts/wrangler-dev.ts";
-import { startFakeServer, startFinalHookReceiver } from "./support.ts";
+import { startFinalHookReceiver } from "./support.ts";
 
 export type ScaleRow = {
   units: number;

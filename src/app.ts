@@ -12,7 +12,7 @@ import { docs } from "./routes/docs.ts";
 import { admin, keys } from "./routes/keys.ts";
 import { adminPlatform } from "./routes/admin-platform.ts";
 import { adminQuotas } from "./routes/admin-quotas.ts";
-import { vrty } from "./routes/vrty.ts";
+import { vrty } from "./evaluators/vrty/routes.ts";
 import { runs } from "./routes/runs.ts";
 import { webhooks } from "./routes/webhooks.ts";
 import { providers } from "./routes/providers.ts";

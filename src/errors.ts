@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { invalidFieldsDetail } from "./json/field-errors.ts";
 
 /**
  * The one error type of the API. Code below the routes throws it; `renderProblem` (used by the root
@@ -59,11 +60,10 @@ export class ApiError extends Error {
   }
 
   static validation(errors: FieldError[], detail?: string): ApiError {
-    const fields = [...new Set(errors.map((e) => e.path))].join(", ");
     return new ApiError({
       status: 400,
       type: "validation",
-      detail: detail ?? `The request has invalid fields: ${fields}.`,
+      detail: detail ?? invalidFieldsDetail(errors),
       errors,
     });
   }

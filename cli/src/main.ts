@@ -2,19 +2,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT } from "./errors.ts";
 import { installInterruptHandler } from "./interrupt.ts";
-import { register as admin } from "./commands/admin.ts";
-import { register as chainDeterminism } from "./commands/chain-determinism.ts";
-import { register as compare } from "./commands/compare.ts";
-import { register as prompts } from "./commands/prompts.ts";
-import { register as datasets } from "./commands/datasets.ts";
-import { register as judge } from "./commands/judge.ts";
-import { register as providers } from "./commands/providers.ts";
-import { register as rpl } from "./commands/rpl.ts";
-import { register as rq } from "./commands/rq.ts";
-import { register as runs } from "./commands/runs.ts";
-import { register as suites } from "./commands/suites.ts";
-import { register as usage } from "./commands/usage.ts";
-import { register as vrty } from "./commands/vrty.ts";
+import { COMMANDS } from "./commands/index.ts";
 
 export function buildProgram(): Command {
   const program = new Command("assay")
@@ -24,7 +12,7 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
     .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nADMIN_TOKEN (assay admin; default: the local one, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a gate failed (--max-*/--min-*, compare --fail-on-regression), 130 Ctrl-C.")
     .showHelpAfterError("(run with --help for usage)");
-  for (const add of [vrty, chainDeterminism, rpl, judge, rq, compare, runs, datasets, suites, providers, prompts, usage, admin]) add(program);
+  for (const add of COMMANDS) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
   const override = (cmd: Command) => {
     cmd.exitOverride();

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { datasetChunks, datasets } from "./schema.ts";
 import { listPage } from "./page.ts";

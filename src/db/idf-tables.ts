@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, lt } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idfTableChunks, idfTables } from "./schema.ts";
 import { listPage } from "./page.ts";

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { idempotencyKeys, runs, samples, type RunStatus, type SampleStatus } from "./schema.ts";
 import { listPage } from "./page.ts";

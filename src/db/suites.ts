@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { suites } from "./schema.ts";
 import { listPage } from "./page.ts";

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { apiKeys, tenants } from "./schema.ts";
 import { listPage } from "./page.ts";

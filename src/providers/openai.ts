@@ -14,7 +14,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { parsePyJson, pyRepr } from "../engines/python/index.ts";
-import { destinationProblem, endpointPolicy, isLoopbackDestination } from "../net/destination.ts";
+import { destinationProblem, endpointPolicy } from "../net/destination.ts";
 import { DestinationRefused, guardedFetch } from "../net/guarded-fetch.ts";
 import { redactText } from "../engines/redact/index.ts";
 import { callDeadlineMs, checkRetryPolicy, DEFAULT_MAX_RETRIES, retrying } from "./retry.ts";
@@ -271,7 +271,7 @@ function causeChain(error: unknown): Error[] {
   return chain;
 }
 
-function causeOf<E extends Error>(error: unknown, type: new (...args: any[]) => E): E | undefined {
+function causeOf<E extends Error>(error: unknown, type: new (...args: never[]) => E): E | undefined {
   return causeChain(error).find((e): e is E => e instanceof type);
 }
 

@@ -16,6 +16,9 @@ export const VENDORS: Readonly<Record<string, { baseUrl: string; envKey: string 
   together: { baseUrl: "https://api.together.xyz/v1", envKey: "TOGETHER_API_KEY" },
 };
 
+/** The vendor of a critic that names none, as in the reference. */
+export const DEFAULT_VENDOR = "deepseek";
+
 /** The endpoint fields of a critic record (spec §2). */
 export type CriticEndpointFields = { vendor?: string; base_url?: string | null; api_key?: string | null };
 
@@ -25,7 +28,7 @@ export type CriticEndpointFields = { vendor?: string; base_url?: string | null; 
  */
 export function resolveBaseUrl(critic: CriticEndpointFields): string {
   if (critic.base_url) return critic.base_url;
-  const vendor = critic.vendor ?? "deepseek";
+  const vendor = critic.vendor ?? DEFAULT_VENDOR;
   const preset = Object.hasOwn(VENDORS, vendor) ? VENDORS[vendor] : undefined;
   if (!preset) throw new RangeError(`resolveBaseUrl: unknown vendor '${vendor}'. Pass base_url explicitly for custom vendors.`);
   return preset.baseUrl;

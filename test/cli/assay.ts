@@ -15,6 +15,8 @@ export type RunOptions = {
   cwd?: string;
   /** Called once with the child when it has started (to send signals, say). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Another build of the CLI to run (default: the package's, BIN). */
+  bin?: string;
 };
 
 /** The environment a CLI test runs with: nothing of the developer's own keys or server leaks in. */
@@ -29,7 +31,7 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
 
 export function assay(args: string[], opts: RunOptions = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: cliEnv(opts.env) as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env: cliEnv(opts.env) as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));

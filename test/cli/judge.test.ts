@@ -6,8 +6,6 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { VENDORS } from "../../src/providers/vendors.ts";
-import { VENDOR_KEY_ENV } from "../../cli/src/judge/vendors.ts";
 import { recordedRequests, registerScenario } from "../support/fake-openai.ts";
 import { assay } from "./assay.ts";
 
@@ -297,10 +295,6 @@ describe("assay judge run", () => {
       expect(out.code, args.join(" ")).toBe(2);
       expect(out.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
     }
-  });
-
-  it("knows each vendor's key variable as the server's presets do", () => {
-    expect(VENDOR_KEY_ENV).toEqual(Object.fromEntries(Object.entries(VENDORS).map(([name, v]) => [name, v.envKey])));
   });
 });
 

@@ -1,4 +1,4 @@
-// Issue 15: every status the README's Errors table promises is declared where it can happen, and binary
+// Issue 15: every status the Errors table (docs/errors.md) promises is declared where it can happen, and binary
 // responses are declared binary, so a client or a validating proxy reading the document is never surprised.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,8 +8,8 @@ import { openApiText } from "../../scripts/generate-sdk.ts";
 type Op = { responses: Record<string, { content?: Record<string, { schema?: { format?: string } }> }>; requestBody?: unknown; parameters?: { in: string }[] };
 const doc = JSON.parse(openApiText()) as { info: { description: string }; paths: Record<string, Record<string, Op>> };
 const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op })));
-const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
-const errorsTable = readme.slice(readme.indexOf("## Errors"), readme.indexOf("## Limits"));
+// The Errors table, moved from the README to docs/errors.md (issue 24).
+const errorsTable = readFileSync(join(import.meta.dirname, "../../docs/errors.md"), "utf8");
 const promised = [...new Set([...errorsTable.matchAll(/^\| (\d{3}) \|/gm)].map((m) => m[1]))];
 const createsRuns = (p: string) => /^\/v1\/[\w-]+\/runs$/.test(p);
 

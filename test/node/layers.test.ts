@@ -48,7 +48,9 @@ function cruise(dir: string): { status: number | null; violations: string[] } {
 const leaf = "export const x = 1;\n";
 const leafType = "export type T = { a: number };\n";
 
-describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => {
+// Each test runs dependency-cruiser twice as a child process: on a busy 2-core machine that can take
+// longer than vitest's default 5 s. The bound is for a hung child, not a speed.
+describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { timeout: 120_000 }, () => {
   it("fails, naming each one, on a violation of every rule", () => {
     const dir = tree({
       // Engines import only engines: not the providers, not a node: or cloudflare: module.
@@ -77,6 +79,9 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       "src/runs/u.ts": 'import { nothing } from "./missing.ts";\nexport const u = nothing;\n',
       "sdk/src/s.ts": 'import { q } from "../../src/net/q.ts";\nexport const s = q;\n',
       "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
+      // Of an evaluator, the CLI may bundle vrty's request schemas, never the routes beside them.
+      "src/evaluators/vrty/routes.ts": leaf,
+      "cli/src/v.ts": 'import { x } from "../../src/evaluators/vrty/routes.ts";\nexport const v = x;\n',
     });
     const { status, violations } = cruise(dir);
     expect(status).not.toBe(0);
@@ -99,6 +104,7 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
         "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/runs/coordinator/o.ts",
         "sdk-is-a-client: sdk/src/s.ts → src/net/q.ts",
         "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
+        "cli-is-a-client: cli/src/v.ts → src/evaluators/vrty/routes.ts",
       ].sort(),
     );
   });
@@ -134,6 +140,18 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", () => 
       // ... and the API's limits (a batch split as the server would split it).
       "src/limits.ts": "export const LIMITS = { batchPairs: 1000 };\n",
       "cli/src/batch.ts": 'import { LIMITS } from "../../src/limits.ts";\nexport const b = LIMITS;\n',
+      // ... and what lets vrty --local refuse a pair as the server does (its schemas, the strict JSON reader
+      // and its wording), and the judge's vendor table.
+      "src/evaluators/vrty/schemas.ts": 'import { LIMITS } from "../../limits.ts";\nexport const Pair = LIMITS;\n',
+      "src/json/strict-json.ts": leaf,
+      "src/providers/vendors.ts": leaf,
+      "cli/src/vrty.ts":
+        'import { Pair } from "../../src/evaluators/vrty/schemas.ts";\nimport { x } from "../../src/json/strict-json.ts";\n' +
+        'import { x as v } from "../../src/providers/vendors.ts";\nexport const l = [Pair, x, v];\n',
+      // vrty's routes, like every plug-in's, are built with the HTTP layer's toolkit (leaves declared above).
+      "src/evaluators/vrty/routes.ts":
+        'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\n' +
+        'import { x as j } from "../../middleware/json-body.ts";\nexport const routes = [r, o, j];\n',
     });
     expect(cruise(dir)).toEqual({ status: 0, violations: [] });
   });
@@ -161,7 +179,9 @@ describe("engines hold no vendor knowledge", () => {
 
   it("recognises what the judge engine used to hold", () => {
     // src/engines/judge/critic.ts before issue 15: its vendor table and header.
-    const old = 'openai: { baseUrl: "https://api.openai.com/v1", envKey: "OPENAI_API_KEY" },\nheaders: { Authorization: `Bearer ${key}` }';
+    const old =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the old source text, quoted as it was
+      'openai: { baseUrl: "https://api.openai.com/v1", envKey: "OPENAI_API_KEY" },\nheaders: { Authorization: `Bearer ${key}` }';
     expect(VENDOR_LITERALS.map(({ re }) => re.test(old))).toEqual([true, true, true]);
   });
 });

@@ -1,12 +1,14 @@
-// Issue 15: every request example in the README is valid against the document the API serves. The JSON
-// bodies of its `curl … -d '…'` commands (and `-d @file` where the file is in the repository) are
-// validated with ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) against each POST's request schema.
+// Issue 15: every request example in the README (and, since issue 24, in docs/) is valid against the
+// document the API serves. The JSON bodies of its `curl … -d '…'` commands (and `-d @file` where the
+// file is in the repository) are validated with ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1)
+// against each POST's request schema.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { openApiText } from "../../scripts/generate-sdk.ts";
+import { codeBlocks, docPages } from "../support/doc-pages.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -17,22 +19,7 @@ const VALUES: Record<string, string> = {
   TABLE: "idf_0mhx3k2q1abcdefghij",
 };
 
-/** The README's ```sh blocks with the line of their opening fence (as test/node/readme.test.ts reads them). */
-function readmeBlocks(text: string): { line: number; lang: string; code: string }[] {
-  const lines = text.split("\n");
-  const out: { line: number; lang: string; code: string }[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
-    if (!open) continue;
-    let end = i + 1;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    out.push({ line: i + 1, lang: open[1], code: lines.slice(i + 1, end).join("\n") });
-    i = end;
-  }
-  return out;
-}
-
-type Example = { line: number; path: string; body: string; source: string };
+type Example = { at: string; path: string; body: string; source: string };
 
 /** The end of a single-quoted shell word starting at `i` (after its quote), with `'"$VAR"'` splices replaced. */
 function quoted(code: string, i: number): { text: string; end: number } {
@@ -48,10 +35,14 @@ function quoted(code: string, i: number): { text: string; end: number } {
   }
 }
 
-/** The POST request bodies of every sh block's curl commands, with the API path each is sent to. */
+/**
+ * The POST request bodies of every sh block's curl commands, with the API path each is sent to: of the
+ * README and (issue 24) of every page of docs/, where most of its examples moved, run or not.
+ */
 function examples(): Example[] {
   const out: Example[] = [];
-  for (const block of readmeBlocks(readFileSync(join(ROOT, "README.md"), "utf8")).filter((b) => b.lang === "sh")) {
+  const blocks = docPages(ROOT).flatMap((page) => codeBlocks(readFileSync(join(ROOT, page), "utf8")).map((b) => ({ ...b, page })));
+  for (const block of blocks.filter((b) => b.lang === "sh")) {
     const code = block.code;
     for (const m of code.matchAll(/curl\b/g)) {
       const next = code.indexOf("curl", m.index + 4);
@@ -60,12 +51,12 @@ function examples(): Example[] {
       const data = /\s-d\s+(['@])/.exec(command);
       if (!path || !data || /-X\s+(?!POST)/.test(command)) continue;
       const at = m.index + data.index + data[0].length;
-      const line = block.line + code.slice(0, m.index).split("\n").length;
-      if (data[1] === "'") out.push({ line, path, body: quoted(code, at).text, source: "inline" });
+      const where = `${block.page}:${block.line + code.slice(0, m.index).split("\n").length}`;
+      if (data[1] === "'") out.push({ at: where, path, body: quoted(code, at).text, source: "inline" });
       else {
         const file = /^[^\s'"]+/.exec(code.slice(at))![0];
         // A file the examples write themselves (a GET's answer posted back) is not in the repository.
-        if (existsSync(join(ROOT, file))) out.push({ line, path, body: readFileSync(join(ROOT, file), "utf8"), source: file });
+        if (existsSync(join(ROOT, file))) out.push({ at: where, path, body: readFileSync(join(ROOT, file), "utf8"), source: file });
       }
     }
   }
@@ -90,7 +81,7 @@ describe("the README's request examples", () => {
     }
   });
 
-  it.each(found.map((e) => [`line ${e.line}: POST ${e.path} (${e.source})`, e] as const))("%s validates against the served document", (_, e) => {
+  it.each(found.map((e) => [`${e.at}: POST ${e.path} (${e.source})`, e] as const))("%s validates against the served document", (_, e) => {
     expect(doc.paths[e.path]?.post, `the document has POST ${e.path}`).toBeDefined();
     const validate = ajv.getSchema(pointer(e.path)) ?? ajv.compile({ $ref: pointer(e.path) });
     const body: unknown = JSON.parse(e.body);

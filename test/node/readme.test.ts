@@ -1,5 +1,6 @@
-// Issue "A suite you can trust on any clone": the README's examples run as written. Every ```sh block
-// runs, in README order, in one bash session (as a reader pastes them into one terminal) against a real
+// Issue "A suite you can trust on any clone": the README's examples run as written, and (issue 24) so do
+// those of every page of docs/ and of cli/README.md. Every ```sh block runs, in page order (docPages),
+// in one bash session (as a reader pastes them into one terminal) against a real
 // `wrangler dev` on a loopback port, started the way `npm start` starts it; every ```ts block runs with
 // Node. A block that cannot run here says why in an HTML comment right above it: <!-- not run: … -->.
 // curl is wrapped with --fail-with-body, so a block whose request gets a 4xx or 5xx fails.
@@ -11,31 +12,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
 import { OFFLINE_ENV } from "../../scripts/dev-setup.ts";
+import { codeBlocks, docPages, type Block } from "../support/doc-pages.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-
-type Block = { line: number; lang: "sh" | "ts"; code: string; notRun: string | null };
-
-/** The README's ```sh and ```ts blocks with the line of their opening fence and their "not run" reason. */
-export function readmeBlocks(text: string): Block[] {
-  const lines = text.split("\n");
-  const out: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
-    if (!open) continue;
-    let end = i + 1;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    const lang = open[1];
-    if (lang === "sh" || lang === "ts") {
-      let prev = i - 1;
-      while (prev >= 0 && lines[prev].trim() === "") prev--;
-      const marker = prev >= 0 ? /^<!-- not run: (.+?) -->$/.exec(lines[prev].trim()) : null;
-      out.push({ line: i + 1, lang, code: lines.slice(i + 1, end).join("\n"), notRun: marker ? marker[1] : null });
-    }
-    i = end;
-  }
-  return out;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,10 +37,11 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
-// The README, then the CLI's own page (cli/README.md), run in that order in one session.
+// The README, every page of docs/ (issue 24: the README's depth moved there), then the CLI's own page
+// (cli/README.md), run in that order in one session.
 type Located = Block & { at: string };
-const blocks: Located[] = ["README.md", "cli/README.md"].flatMap((file) =>
-  readmeBlocks(readFileSync(join(ROOT, file), "utf8")).map((b) => ({ ...b, at: `${file}:${b.line}` })),
+const blocks: Located[] = [...docPages(ROOT), "cli/README.md"].flatMap((file) =>
+  codeBlocks(readFileSync(join(ROOT, file), "utf8")).map((b) => ({ ...b, at: `${file}:${b.line}` })),
 );
 const runnable = blocks.filter((b) => b.notRun === null);
 
@@ -110,8 +90,9 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
         output: from < 0 ? "(did not run: an earlier block failed)" : shell.output.slice(from, stop > from ? stop : undefined),
       });
     }
-    for (const b of runnable.filter((x) => x.lang === "ts")) {
-      const file = join(dir, `example-${b.line}.ts`);
+    for (const [i, b] of runnable.filter((x) => x.lang === "ts").entries()) {
+      // Numbered, not named by line: two pages may have a block on the same line.
+      const file = join(dir, `example-${i}.ts`);
       writeFileSync(file, local(b.code));
       const r = await run(process.execPath, [file], dir);
       results.set(b.at, { ok: r.code === 0, output: r.output });
@@ -178,7 +159,7 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
   });
 
   it("finds the README's blocks (the parser reads fences and not-run markers)", () => {
-    const parsed = readmeBlocks("text\n<!-- not run: needs a key -->\n```sh\necho a\n```\n\n```ts\nlet x = 1;\n```\n```json\n{}\n```\n");
+    const parsed = codeBlocks("text\n<!-- not run: needs a key -->\n```sh\necho a\n```\n\n```ts\nlet x = 1;\n```\n```json\n{}\n```\n");
     expect(parsed).toEqual([
       { line: 3, lang: "sh", code: "echo a", notRun: "needs a key" },
       { line: 7, lang: "ts", code: "let x = 1;", notRun: null },

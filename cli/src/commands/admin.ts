@@ -19,6 +19,7 @@ import {
   type Tenant,
   type TenantQuotasUpdate,
 } from "@assay/sdk";
+import { allPages } from "@assay/sdk/pages";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, isLocalDefault, serverFor, type GlobalOptions, type Session } from "../session.ts";
@@ -41,18 +42,6 @@ const idOf = (prefix: string) => (raw: string) => {
   if (!new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(raw)) throw usageError(`not a ${prefix === "ten" ? "tenant" : "key"} id: "${raw}" (${prefix}_…)`);
   return raw;
 };
-
-/** Every page of an admin list. */
-async function all<T>(page: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean; next_cursor: string | null }>): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | undefined;
-  do {
-    const p = await page(after);
-    out.push(...p.data);
-    after = p.has_more && p.next_cursor ? p.next_cursor : undefined;
-  } while (after);
-  return out;
-}
 
 /** People's lines for a new key: the secret on stdout, the warning that it is shown once on stderr. */
 function printNewKey(key: CreatedApiKey): void {
@@ -108,7 +97,7 @@ export function register(program: Command): void {
     .description("every tenant, newest first")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = adminSession(cmd);
-      const list = await all<Tenant>((after) => call(s, adminListTenants({ client: s.client, query: { limit: 100, after } })));
+      const list = await allPages<Tenant>((after) => call(s, adminListTenants({ client: s.client, query: { limit: 100, after } })));
       if (s.json) return printJson({ data: list });
       if (!list.length) return void process.stdout.write("no tenants\n");
       process.stdout.write(table(["id", "name", "created"], list.map((t) => [t.id, t.name, t.created_at])));
@@ -153,7 +142,7 @@ export function register(program: Command): void {
     .argument("<tenant-id>", "the tenant (ten_…)", idOf("ten"))
     .action(async (tenantId: string, _opts: unknown, cmd: Command) => {
       const s = adminSession(cmd);
-      const list = await all<ApiKey>((after) => call(s, adminListKeys({ client: s.client, path: { tenant_id: tenantId }, query: { limit: 100, after } })));
+      const list = await allPages<ApiKey>((after) => call(s, adminListKeys({ client: s.client, path: { tenant_id: tenantId }, query: { limit: 100, after } })));
       if (s.json) return printJson({ data: list });
       if (!list.length) return void process.stdout.write("no keys\n");
       process.stdout.write(table(["id", "name", "prefix", "created", "revoked"], list.map(keyRow)));

@@ -4,7 +4,7 @@ import { Command, Option } from "commander";
 import { listReasoningQualityDatasets, uploadReasoningQualityDataset, type Dataset } from "@assay/sdk";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
-import { FORMATS, formatOf, nameOf, uploadBody, type Format } from "../rq/dataset-file.ts";
+import { FORMATS, formatOf, nameOf, uploadBody, type Format } from "./reasoning-quality/dataset-file.ts";
 import { call, session } from "../session.ts";
 
 const positiveInt = (flag: string, max = Number.MAX_SAFE_INTEGER) => (raw: string): number => {

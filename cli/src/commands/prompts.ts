@@ -6,6 +6,7 @@ import { basename } from "node:path";
 import { Option, type Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import { createPrompt, listPrompts, type CreatePromptRequest, type PromptSummary } from "@assay/sdk";
+import { allPages } from "@assay/sdk/pages";
 import { CliError, usageError } from "../errors.ts";
 import { isRecord, readText } from "../io.ts";
 import { printJson, table } from "../output.ts";
@@ -142,13 +143,7 @@ export function register(program: Command): void {
     .addOption(new Option("--kind <kind>", "only rpl banks or only judge prompts").choices(["rpl", "judge"]))
     .action(async (opts: { kind?: "rpl" | "judge" }, cmd: Command) => {
       const s = session(cmd);
-      const all: PromptSummary[] = [];
-      let after: string | undefined;
-      do {
-        const page = await call(s, listPrompts({ client: s.client, query: { limit: 100, after, kind: opts.kind } }));
-        all.push(...page.data);
-        after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-      } while (after);
+      const all: PromptSummary[] = await allPages((after) => call(s, listPrompts({ client: s.client, query: { limit: 100, after, kind: opts.kind } })));
       if (s.json) return printJson({ data: all });
       if (!all.length) return void process.stdout.write("no prompts (push one with `assay prompts push FILE`)\n");
       process.stdout.write(table(["ref", "kind", "sha256", "created"], all.map((p) => [p.ref, p.kind, p.sha256.slice(0, 12), p.created_at])));

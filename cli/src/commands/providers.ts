@@ -9,6 +9,7 @@ import {
   replaceProviderConnection,
   type ProviderConnection,
 } from "@assay/sdk";
+import { allPages } from "@assay/sdk/pages";
 import { CliError, usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session } from "../session.ts";
@@ -62,13 +63,7 @@ export function register(program: Command): void {
     .description("the saved connections, newest first (names, endpoints; never the keys)")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      const all: ProviderConnection[] = [];
-      let after: string | undefined;
-      do {
-        const page = await call(s, listProviderConnections({ client: s.client, query: { limit: 100, after } }));
-        all.push(...page.data);
-        after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-      } while (after);
+      const all: ProviderConnection[] = await allPages((after) => call(s, listProviderConnections({ client: s.client, query: { limit: 100, after } })));
       if (s.json) return printJson({ data: all });
       if (!all.length) return void process.stdout.write("no provider connections\n");
       process.stdout.write(table(["name", "base_url", "key", "updated"], all.map((p) => [p.name, p.base_url, keyShown(p), p.updated_at])));

@@ -2,6 +2,7 @@
 import { createInterface } from "node:readline/promises";
 import { Command, Option } from "commander";
 import { cancelRun, deleteRun, listRuns, listSamples, type Run } from "@assay/sdk";
+import { eachItem } from "@assay/sdk/pages";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { followRun } from "../follow.ts";
 import { getFullRun } from "../run-result.ts";
@@ -134,12 +135,9 @@ export function register(program: Command): void {
     .argument("<run>", "run id", runId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      let after: string | undefined;
-      do {
-        const page = await call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } }));
-        for (const sample of page.data) process.stdout.write(JSON.stringify(sample) + "\n");
-        after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-      } while (after);
+      // Streamed: one page in memory at a time, however long the run.
+      const samples = eachItem((after) => call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })));
+      for await (const sample of samples) process.stdout.write(JSON.stringify(sample) + "\n");
     });
 
   runs

@@ -10,10 +10,11 @@ import {
   type Suite,
   type SuiteDetail,
 } from "@assay/sdk";
+import { allPages } from "@assay/sdk/pages";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
-import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "../chain-determinism/suite-file.ts";
+import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "./chain-determinism/suite-file.ts";
 
 export const suiteId = (raw: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a suite id: "${raw}"`);
@@ -88,13 +89,7 @@ export function addSuiteVerbs(parent: Command): void {
     .description("the uploaded suites, newest first (the built-in `default` is always there too)")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      const suites: Suite[] = [];
-      let after: string | undefined;
-      do {
-        const page = await call(s, listChainDeterminismSuites({ client: s.client, query: { limit: 100, after } }));
-        suites.push(...page.data);
-        after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-      } while (after);
+      const suites: Suite[] = await allPages((after) => call(s, listChainDeterminismSuites({ client: s.client, query: { limit: 100, after } })));
       if (s.json) return printJson(suites);
       if (!suites.length) return void process.stdout.write("no uploaded suites (the built-in `default` is always there)\n");
       process.stdout.write(table(["id", "name", "queries", "tools", "created"], suites.map((x) => [x.id, x.name, x.n_queries, x.n_tools, x.created_at ?? ""]), ["left", "left", "right", "right"]));

@@ -9,6 +9,8 @@ import type { Verdict } from "./types.ts";
 
 export const DEFAULT_PROMPT_TEMPLATE = "Judge the following query:\n{query}\n\nOutput JSON with kind (KEEP/REJECT/SPLIT/MERGE), confidence (0-1), reasoning.";
 export const DEFAULT_SYSTEM_PROMPT = "You are a careful judge. Output strict JSON only.";
+/** cross-judge's system prompt for a YAML prompt file without `system_prompt` (Critic.from_yaml_prompt, spec §8): not the Critic default. */
+export const YAML_DEFAULT_SYSTEM_PROMPT = "You are a careful judge.";
 
 /**
  * A critic (spec §2); defaults are the reference's. `weight` is read by the weighted strategy only.

@@ -6,5 +6,5 @@ export { majority, unanimous, weighted, first_disagreement, STRATEGIES, resolveS
 export type { Strategy, AggregateOptions } from "./voting.ts";
 export { itemAlpha, batchAgreement } from "./agreement.ts";
 export type { BatchAgreement, CriticAgreement, PairAgreement } from "./agreement.ts";
-export { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, renderPrompt, buildChatRequest, judgeCritic } from "./critic.ts";
+export { DEFAULT_PROMPT_TEMPLATE, DEFAULT_SYSTEM_PROMPT, YAML_DEFAULT_SYSTEM_PROMPT, renderPrompt, buildChatRequest, judgeCritic } from "./critic.ts";
 export type { Critic, JudgeOptions } from "./critic.ts";

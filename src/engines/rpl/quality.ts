@@ -15,7 +15,7 @@ export type StabilityBand = "high" | "medium" | "low";
 export function stability(basis: ArrayLike<number>, s = 0.2, alpha = 1.7): { iqr: number; score: number; band: StabilityBand } {
   if (basis.length === 0) return { iqr: 0, score: 0, band: "high" };
   const iqr = percentile(basis, 75) - percentile(basis, 25);
-  const score = 1 / (1 + Math.pow(Math.max(0, iqr) / Math.max(s, 1e-12), Math.max(alpha, 1e-6)));
+  const score = 1 / (1 + (Math.max(0, iqr) / Math.max(s, 1e-12)) ** Math.max(alpha, 1e-6));
   return { iqr, score, band: stabilityBand(iqr) };
 }
 

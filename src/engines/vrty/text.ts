@@ -20,8 +20,8 @@ export function normalise(text: string): string {
   return ascii.toLowerCase();
 }
 
-// Character classes of the normalised text, which is all ASCII.
-const OTHER = 0;
+// Character classes of the normalised text, which is all ASCII; any other character keeps the
+// table's initial 0.
 const TOKEN = 1; // [a-z0-9]
 const SPACE = 2; // ASCII whitespace other than newlines: \t \v \f and space
 const NEWLINE = 3; // \r \n: every run is a sentence break (§2.3)
@@ -34,7 +34,7 @@ for (const c of [0x09, 0x0b, 0x0c, 0x20]) CLASS[c] = SPACE;
 CLASS[0x0a] = NEWLINE;
 CLASS[0x0d] = NEWLINE;
 for (const c of [0x21, 0x2e, 0x3f]) CLASS[c] = TERMINAL;
-// Upper case never reaches the scanner (normalise lowercases), so A-Z stay OTHER.
+// Upper case never reaches the scanner (normalise lowercases), so A-Z stay 0.
 
 /**
  * All tokens of `text` (spec §2.1): maximal runs of [a-z0-9] in the normalised text, stopwords

@@ -55,8 +55,7 @@ export function promptSha256(systemPrompt: string, template: string): Promise<st
   return sha256Hex(JSON.stringify([systemPrompt, template]));
 }
 
-/** cross-judge's system prompt for a YAML prompt file without `system_prompt` (spec §8). */
-export const YAML_DEFAULT_SYSTEM_PROMPT = "You are a careful judge.";
+export { YAML_DEFAULT_SYSTEM_PROMPT } from "../../engines/judge/index.ts";
 
 /** The placeholders of a critic template, tokenised as renderPrompt does (`{{` and `}}` are literal braces). */
 export function templateKeys(template: string): string[] {

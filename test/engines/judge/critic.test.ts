@@ -22,8 +22,8 @@ function criticOf(v: any, line: number): Critic {
   const request = v.expected?.request;
   if (!request) throw new Error(`line ${line} loads a YAML prompt and records no request to rebuild its critic from`);
   const [system, user] = request.body.messages.length === 2 ? request.body.messages : [{ content: "" }, request.body.messages[0]];
-  const escape = (t: string) => t.replace(/\{/g, "{{").replace(/\}/g, "}}");
-  const template = (v.query ? user.content.split(v.query) : [user.content]).map(escape).join("{query}");
+  const escapeBraces = (t: string) => t.replace(/\{/g, "{{").replace(/\}/g, "}}");
+  const template = (v.query ? user.content.split(v.query) : [user.content]).map(escapeBraces).join("{query}");
   return { name: "yaml", model: request.body.model, system_prompt: system.content, prompt_template: template, ...v.critic };
 }
 

@@ -52,7 +52,7 @@ const derivationHashes = (v: any): string[] => (Array.isArray(v.seed_derivation.
  */
 function attemptedFor(v: any): number | null {
   const d = v.seed_derivation;
-  if (!d || d.center !== "trimmed" || d.trim !== 0.2 || d.B !== v.B || v.center !== "trimmed" || v.trim !== 0.2 || v.fixed_m != null) return null;
+  if (d?.center !== "trimmed" || d.trim !== 0.2 || d.B !== v.B || v.center !== "trimmed" || v.trim !== 0.2 || v.fixed_m != null) return null;
   const keys = keysOf(v);
   const hashes = derivationHashes(v);
   if (new Set(hashes).size !== new Set(keys).size || !hashes.every((h) => keys.includes(h))) return null;

@@ -1,3 +1,5 @@
+// biome-ignore-all lint/correctness/noPrecisionLoss: reference quantiles keep the digits they are published with; each
+// parses to the nearest double, which is what the assertions compare against.
 import { describe, expect, it } from "vitest";
 import { normalQuantile, zFor } from "../../../src/engines/stats/index.ts";
 

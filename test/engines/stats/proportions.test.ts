@@ -9,11 +9,13 @@ const near = (actual: [number, number], expected: [number, number], tol = PRINTE
 };
 
 // z to 30 digits for the confidence levels used below (high-precision normal table).
+// biome-ignore-start lint/correctness/noPrecisionLoss: the table's digits as published; each parses to the nearest double.
 const Z: Record<number, number> = {
   0.9: 1.644853626951472714863848907991632,
   0.95: 1.959963984540054235524594430520551527955550,
   0.99: 2.575829303548900751628729986520657077331543,
 };
+// biome-ignore-end lint/correctness/noPrecisionLoss: the table's digits
 
 /**
  * Independent Wilson limits straight from their definition — the p with |k/n − p| = z·sqrt(p(1−p)/n) —

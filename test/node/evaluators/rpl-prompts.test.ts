@@ -12,7 +12,9 @@ describe("rpl prompt banks", () => {
     expect(bank.version).toBe("rpl_assay_v1_2026-11-21");
     expect(() => promptBank("rpl_g5_v2")).toThrow(/unknown rpl prompt_version 'rpl_g5_v2' \(known: rpl-assay-v1\)/);
     expect(() => promptBank("toString")).toThrow(RangeError);
+    // biome-ignore lint/complexity/useLiteralKeys: the lookup a request's prompt_version makes
     expect(RPL_PROMPTS["toString"]).toBeUndefined();
+    // biome-ignore lint/suspicious/noProto lint/complexity/useLiteralKeys: proves the table has no prototype to reach
     expect(RPL_PROMPTS["__proto__"]).toBeUndefined();
   });
 

@@ -19,11 +19,6 @@ type Cell = { style: number; type: string | undefined; value: string | number | 
 type Book = { files: Record<string, string>; sheets: { name: string; xml: string; cells: Map<string, Cell> }[]; styles: Styles };
 type Styles = { numFmts: Map<number, string>; fonts: string[]; fills: string[]; xfs: string[] };
 
-/** Column letters → 0-based index, the other way round from the writer's loop. */
-function columnIndex(letters: string): number {
-  return [...letters].reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0) - 1;
-}
-
 function parseCells(xml: string): Map<string, Cell> {
   const cells = new Map<string, Cell>();
   for (const m of xml.matchAll(/<c\s([^>]*?)(\/>|>([\s\S]*?)<\/c>)/g)) {
