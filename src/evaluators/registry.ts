@@ -8,6 +8,7 @@ import { BUILT_IN } from "./index.ts";
 
 // A plug-in's own types (its body, config and result) do not matter to the platform, which hands each
 // plug-in back only what the plug-in itself made.
+// biome-ignore lint/suspicious/noExplicitAny: the parameters are each plug-in's own types (see above).
 type AnyPlugin = EvaluatorPlugin<any, any, any>;
 
 const plugins = new Map<string, AnyPlugin>(BUILT_IN.map((p) => [p.name, p]));

@@ -47,6 +47,7 @@ export type Creation<Config> = NewRunOf<Config> | { group: { name: string; body:
  * `createRouter()`. The platform cannot name the app's Env here (it lives with the routes, above the
  * platform), and `app.route()` accepts a sub-app of any Env, hence `any`.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a sub-app of whatever Env and routes it declares (see above).
 export type PluginRoutes = OpenAPIHono<any, any, any>;
 
 /**
@@ -60,7 +61,7 @@ export interface EvaluatorPlugin<Body extends RunFieldsBody = RunFieldsBody, Con
   // ── What the routes need ─────────────────────────────────────────────────────────────────────────
   readonly schemas: {
     /** The request body of `POST /v1/<name>/runs`, a named zod-openapi schema (`<Name>RunRequest`). */
-    request: z.ZodType<Body, any>;
+    request: z.ZodType<Body, unknown>;
     /** The run's public config (`Run.config` of this evaluator's runs). */
     config: z.ZodType;
     /** The run's result (`Run.result` once it has ended). */
@@ -85,7 +86,7 @@ export interface EvaluatorPlugin<Body extends RunFieldsBody = RunFieldsBody, Con
    */
   create(body: Body & { concurrency: number }, ctx: CreateContext): Promise<Creation<Config>>;
   /** How two of its runs compare (GET /v1/compare); without one, its runs cannot be compared. */
-  readonly comparer?: Comparer<any, Result>;
+  readonly comparer?: Comparer<unknown, Result>;
 
   // ── What the coordinator needs ──────────────────────────────────────────────────────────────────
   // Units are identified by stable string ids derived from the config, so nothing but the config has
