@@ -109,6 +109,16 @@ module.exports = {
       to: { path: "^(src|cli)/" },
     },
     {
+      name: "evaluators-are-independent",
+      comment:
+        "An evaluator's folder never imports another evaluator's folder, on the server (src/evaluators/<name>/), in the " +
+        "dashboard (dashboard/src/evaluators/<name>/) or in the CLI (cli/src/commands/<name>/): each plug-in is read, " +
+        "added and removed alone; what two share lives outside both.",
+      severity: "error",
+      from: { path: "^(src/evaluators|dashboard/src/evaluators|cli/src/commands)/([^/]+)/" },
+      to: { path: "^$1/[^/]+/", pathNot: "^$1/$2/" },
+    },
+    {
       name: "resolvable-imports",
       comment: "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
       severity: "error",

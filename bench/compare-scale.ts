@@ -22,8 +22,9 @@ import { join } from "node:path";
 import { defaultRng } from "../src/engines/stats/index.ts";
 import { aggregateJudge } from "../src/evaluators/judge/aggregate.ts";
 import { judgeComparer } from "../src/evaluators/judge/compare.ts";
-import type { JudgeConfig, JudgeOutput } from "../src/evaluators/judge/units.ts";
-import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../src/evaluators/reasoning-quality/index.ts";
+import type { JudgeRunConfig } from "../src/evaluators/judge/units.ts";
+import type { JudgeOutput } from "../src/evaluators/judge/schemas.ts";
+import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../src/runs/plugin/compare.ts";
 import type { StoredSample } from "../src/runs/plugin/types.ts";
@@ -65,14 +66,14 @@ const GC_LINE = /: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep|Mark-swe
 
 const SENTENCES = ["First I read the question", "The numbers are not all relevant", "It is not the case that the total changes", "So the result follows", "I check the answer again"];
 
-function benchRqConfig(): RqConfig {
+function benchRqConfig(): RqRunConfig {
   // Robustness items carry paraphrases, so every item has its P perturbations: 1 + (K − 1) + P units per item.
-  const models = [{ name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }] as unknown as RqConfig["models"];
+  const models = [{ name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }] as unknown as RqRunConfig["models"];
   return rqConfig(models, syntheticItems(11, RQ_ITEMS), { k: RQ_K, p: RQ_P });
 }
 
 /** The run's samples, made one at a time in plan order as the coordinator's cursor yields them. */
-function* rqSamples(config: RqConfig, accuracy: number, seed: number): Generator<StoredSample> {
+function* rqSamples(config: RqRunConfig, accuracy: number, seed: number): Generator<StoredSample> {
   const rng = defaultRng(seed);
   const u = () => rng.next32() / 2 ** 32;
   for (const unitId of reasoningQuality.plan(config)) {
@@ -100,11 +101,11 @@ const rqPublicConfig = { datasets: [{ synthetic: { seed: 11, num_reasoning: 0, n
 
 // ---- judge ------------------------------------------------------------------------------------------
 
-function judgeConfig(): JudgeConfig {
+function judgeConfig(): JudgeRunConfig {
   const rng = defaultRng(5);
   return {
     items: Array.from({ length: JUDGE_ITEMS }, (_, i) => ({ id: `item-${i}`, query: `Question ${i}?`, context: {}, expected: LABELS[rng.below(LABELS.length)] })),
-    critics: Array.from({ length: CRITICS }, (_, c) => ({ name: `critic-${c}`, model: "sim:critic" })) as unknown as JudgeConfig["critics"],
+    critics: Array.from({ length: CRITICS }, (_, c) => ({ name: `critic-${c}`, model: "sim:critic" })) as unknown as JudgeRunConfig["critics"],
     labels: LABELS,
     voting: { strategy: "majority", kwargs: {} },
     contested_threshold: 0.6,
@@ -113,7 +114,7 @@ function judgeConfig(): JudgeConfig {
 }
 
 /** Each critic copies the item's expected label with probability `honesty`, else draws any label; 5 % error. */
-function* judgeSamples(config: JudgeConfig, honesty: number, seed: number): Generator<StoredSample> {
+function* judgeSamples(config: JudgeRunConfig, honesty: number, seed: number): Generator<StoredSample> {
   const rng = defaultRng(seed);
   const u = () => rng.next32() / 2 ** 32;
   for (const [i, item] of config.items.entries()) {

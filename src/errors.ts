@@ -8,7 +8,7 @@ import { invalidFieldsDetail } from "./json/field-errors.ts";
  */
 export type FieldError = { path: string; message: string };
 
-/** Problem types, documented in the README. Relative URIs resolve against the API's own origin. */
+/** Problem types, documented in docs/errors.md. Relative URIs resolve against the API's own origin. */
 export const PROBLEM_TYPES = {
   validation: "Validation failed",
   "malformed-json": "Malformed JSON",

@@ -1,5 +1,5 @@
 /**
- * Every limit of the API in one place; the README's "Limits" table mirrors this file.
+ * Every limit of the API in one place; docs/limits.md's table mirrors this file.
  * Going past one is a 4xx that names the limit, never a timeout.
  */
 const MiB = 1024 * 1024;

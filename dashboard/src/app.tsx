@@ -5,11 +5,10 @@ import { currentSession, signOut, SignIn } from "./session.tsx";
 import { RunsPage } from "./pages/runs.tsx";
 import { RunPage } from "./pages/run.tsx";
 import { NewRunPage } from "./pages/new-run.tsx";
-import { VrtyPage } from "./pages/vrty.tsx";
 import { ConnectionsPage } from "./pages/connections.tsx";
 import { ComparePage } from "./pages/compare.tsx";
 import { StoragePage } from "./pages/storage.tsx";
-import { EVALUATORS } from "./evaluators.ts";
+import { evaluators } from "./evaluators/index.ts";
 
 export function App() {
   const [session, setSession] = useState<DashboardSession | null | undefined>(undefined);
@@ -34,13 +33,15 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
           <details class="menu">
             <summary>New run</summary>
             <ul>
-              {EVALUATORS.map((e) => (
+              {evaluators.withRuns().map((e) => (
                 <li key={e.name}><a href={href.newRun(e.name)}>{e.title}</a></li>
               ))}
             </ul>
           </details>
           <a href={href.compare()} aria-current={route.page === "compare" ? "page" : undefined}>Compare</a>
-          <a href={href.vrty()} aria-current={route.page === "vrty" ? "page" : undefined}>vrty</a>
+          {evaluators.all().map(({ name, title, Page }) => Page && (
+            <a key={name} href={href.evaluatorPage(name)} aria-current={route.page === "evaluator" && route.name === name ? "page" : undefined}>{title}</a>
+          ))}
           <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>Connections</a>
           <a href={href.storage()} aria-current={route.page === "storage" ? "page" : undefined}>Storage</a>
         </nav>
@@ -51,11 +52,17 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
         {route.page === "runs" && <RunsPage />}
         {route.page === "run" && <RunPage id={route.id} />}
         {route.page === "new" && <NewRunPage evaluator={route.evaluator} />}
-        {route.page === "vrty" && <VrtyPage />}
+        {route.page === "evaluator" && <EvaluatorPage name={route.name} />}
         {route.page === "connections" && <ConnectionsPage />}
         {route.page === "storage" && <StoragePage />}
         {route.page === "compare" && <ComparePage base={route.base} head={route.head} />}
       </main>
     </>
   );
+}
+
+/** An evaluator's page of its own (`#/<name>`: vrty's playground); any other path shows the runs. */
+function EvaluatorPage({ name }: { name: string }) {
+  const Page = evaluators.get(name)?.Page;
+  return Page ? <Page /> : <RunsPage />;
 }

@@ -6,7 +6,8 @@ export type Route =
   | { page: "runs" }
   | { page: "run"; id: string }
   | { page: "new"; evaluator: string }
-  | { page: "vrty" }
+  /** An evaluator's page of its own (vrty's playground): `#/<name>`. */
+  | { page: "evaluator"; name: string }
   | { page: "connections" }
   | { page: "storage" }
   | { page: "compare"; base?: string; head?: string };
@@ -15,10 +16,10 @@ export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "runs" && parts[1]) return { page: "run", id: parts[1] };
   if (parts[0] === "new" && parts[1]) return { page: "new", evaluator: parts[1] };
-  if (parts[0] === "vrty") return { page: "vrty" };
   if (parts[0] === "connections") return { page: "connections" };
   if (parts[0] === "storage") return { page: "storage" };
   if (parts[0] === "compare") return { page: "compare", base: parts[1], head: parts[2] };
+  if (parts[0] && parts[0] !== "runs") return { page: "evaluator", name: parts[0] };
   return { page: "runs" };
 }
 
@@ -26,7 +27,7 @@ export const href = {
   runs: () => "#/runs",
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
   newRun: (evaluator: string) => `#/new/${encodeURIComponent(evaluator)}`,
-  vrty: () => "#/vrty",
+  evaluatorPage: (name: string) => `#/${encodeURIComponent(name)}`,
   connections: () => "#/connections",
   storage: () => "#/storage",
   /** `#/compare`, `#/compare/<base>`, `#/compare/<base>/<head>`. */

@@ -1525,9 +1525,22 @@ export type DashboardSession = {
     expires_at: string;
 };
 
-export type Comparison = {
+/**
+ * Two runs of one evaluator compared: narrow on `evaluator` for its `details`
+ */
+export type Comparison = ({
+    evaluator: 'chain-determinism';
+} & ChainDeterminismRunsComparison) | ({
+    evaluator: 'rpl';
+} & RplRunsComparison) | ({
+    evaluator: 'judge';
+} & JudgeRunsComparison) | ({
+    evaluator: 'reasoning-quality';
+} & ReasoningQualityRunsComparison);
+
+export type ChainDeterminismRunsComparison = {
     object: 'comparison';
-    evaluator: string;
+    evaluator: 'chain-determinism';
     base: {
         id: string;
     };
@@ -1544,9 +1557,7 @@ export type Comparison = {
         base: string;
         head: string;
     }>;
-    details: {
-        [key: string]: unknown;
-    };
+    details: ChainDeterminismComparisonDetails;
 };
 
 export type MetricComparison = {
@@ -1571,6 +1582,267 @@ export type MetricComparison = {
     higher_is_better: boolean | null;
     method: string;
     verdict: 'improved' | 'regressed' | 'no_change';
+};
+
+export type ChainDeterminismComparisonDetails = {
+    pairing: {
+        paired: true;
+        queries: number;
+        measurable_in_both: number;
+        /**
+         * The queries McNemar's test is about
+         */
+        discordant: {
+            stable_to_diverged: number;
+            diverged_to_stable: number;
+        };
+    };
+    /**
+     * Per query measurable in both runs, the share of its successful replays with the most common sequence
+     */
+    modal_share: Array<{
+        query_id: string;
+        base: number;
+        head: number;
+        delta: number;
+    }>;
+    /**
+     * Queries measurable in one run only, left out of the divergence rate
+     */
+    measurable_changes: Array<{
+        id: string;
+        base: 'stable' | 'diverged' | 'insufficient';
+        head: 'stable' | 'diverged' | 'insufficient';
+    }>;
+} | {
+    pairing: {
+        paired: false;
+        /**
+         * Why the queries are not paired (another suite, other queries)
+         */
+        reason: string;
+    };
+    /**
+     * Without pairing the modal shares have no interval: described, not judged
+     */
+    modal_share: {
+        base_mean: number | null;
+        head_mean: number | null;
+        base: Array<{
+            query_id: string;
+            modal_share: number;
+        }>;
+        head: Array<{
+            query_id: string;
+            modal_share: number;
+        }>;
+    };
+};
+
+export type RplRunsComparison = {
+    object: 'comparison';
+    evaluator: 'rpl';
+    base: {
+        id: string;
+    };
+    head: {
+        id: string;
+    };
+    confidence: number;
+    min_effect: number;
+    paired: boolean;
+    verdict: 'improved' | 'regressed' | 'no_change';
+    metrics: Array<MetricComparison>;
+    flipped: Array<{
+        id: string;
+        base: string;
+        head: string;
+    }>;
+    details: RplComparisonDetails;
+};
+
+export type RplComparisonDetails = {
+    /**
+     * The setting the runs differ in; null when they differ in none
+     */
+    dimension: 'model' | 'prompt_version' | null;
+    /**
+     * The original's cohort rule: the narrower CI if narrower by ≥ 0.003, else the higher PQS, then the higher stability, else a tie (run_id null)
+     */
+    winner: {
+        run_id: string | null;
+        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
+    };
+    /**
+     * What the verdict of `prob_true_rpl` (always no_change) leaves out
+     */
+    prob_true_rpl: {
+        /**
+         * A prior that moves is neither better nor worse: the metric is never judged
+         */
+        two_sided: true;
+        /**
+         * Whether its interval excludes 0 and the change is at least `min_effect`
+         */
+        moved: boolean;
+        /**
+         * Which way it moved; null when it did not
+         */
+        direction: 'up' | 'down' | null;
+    };
+};
+
+export type JudgeRunsComparison = {
+    object: 'comparison';
+    evaluator: 'judge';
+    base: {
+        id: string;
+    };
+    head: {
+        id: string;
+    };
+    confidence: number;
+    min_effect: number;
+    paired: boolean;
+    verdict: 'improved' | 'regressed' | 'no_change';
+    metrics: Array<MetricComparison>;
+    flipped: Array<{
+        id: string;
+        base: string;
+        head: string;
+    }>;
+    details: JudgeComparisonDetails;
+};
+
+export type JudgeComparisonDetails = {
+    /**
+     * Items paired by id (every item: comparable runs judged the same ones)
+     */
+    items: number;
+    /**
+     * Items whose consensus changed (the `flipped` ones)
+     */
+    consensus_changes: number;
+    /**
+     * Consensus against `expected`, item by item, over items with a known label and a valid verdict in both runs; null without any
+     */
+    accuracy: PairedOutcomes | null;
+    /**
+     * Each critic's agreement with its run's consensus, matched by name; null in a run without that critic, or where it had no item to agree on
+     */
+    per_critic: Array<{
+        critic: string;
+        base: number | null;
+        head: number | null;
+    }>;
+    /**
+     * Contested items in each run
+     */
+    contested: {
+        base: number;
+        head: number;
+    };
+};
+
+export type PairedOutcomes = {
+    items: number;
+    both_correct: number;
+    base_only_correct: number;
+    head_only_correct: number;
+    neither_correct: number;
+};
+
+export type ReasoningQualityRunsComparison = {
+    object: 'comparison';
+    evaluator: 'reasoning-quality';
+    base: {
+        id: string;
+    };
+    head: {
+        id: string;
+    };
+    confidence: number;
+    min_effect: number;
+    paired: boolean;
+    verdict: 'improved' | 'regressed' | 'no_change';
+    metrics: Array<MetricComparison>;
+    flipped: Array<{
+        id: string;
+        base: string;
+        head: string;
+    }>;
+    details: ReasoningQualityComparisonDetails;
+};
+
+export type ReasoningQualityComparisonDetails = {
+    /**
+     * Models matched by name
+     */
+    models: {
+        compared: Array<string>;
+        base_only: Array<string>;
+        head_only: Array<string>;
+    };
+    /**
+     * Per strategy compared, the compared models whose rank changed
+     */
+    rank_changes: {
+        [key: string]: Array<{
+            model: string;
+            base_rank: number | null;
+            head_rank: number | null;
+        }>;
+    };
+    /**
+     * Strategies in one run only, or weighed differently by the two (not the same Q)
+     */
+    strategies_not_compared?: Array<{
+        strategy: string;
+        reason: string;
+    }>;
+    items: number;
+    /**
+     * Per compared model, the items right or wrong in each run
+     */
+    correctness: {
+        [key: string]: PairedOutcomes;
+    };
+    /**
+     * Per model, the metrics whose kept scores do not reproduce the result's figure (SS by embeddings, older results): no interval
+     */
+    no_interval?: {
+        [key: string]: Array<string>;
+    };
+} | {
+    /**
+     * Models matched by name
+     */
+    models: {
+        compared: Array<string>;
+        base_only: Array<string>;
+        head_only: Array<string>;
+    };
+    /**
+     * Per strategy compared, the compared models whose rank changed
+     */
+    rank_changes: {
+        [key: string]: Array<{
+            model: string;
+            base_rank: number | null;
+            head_rank: number | null;
+        }>;
+    };
+    /**
+     * Strategies in one run only, or weighed differently by the two (not the same Q)
+     */
+    strategies_not_compared?: Array<{
+        strategy: string;
+        reason: string;
+    }>;
+    /**
+     * Why items are not paired (a dataset of the runs has been deleted since): the results' figures only, without intervals
+     */
+    unpaired_reason: string;
 };
 
 export type Prompt = ({

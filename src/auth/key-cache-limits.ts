@@ -1,6 +1,6 @@
 /**
- * How long a verified API key may be trusted without asking D1 again, in one place; the README's
- * "Keys and tenants" states the revocation delay that follows from it.
+ * How long a verified API key may be trusted without asking D1 again, in one place; docs/keys.md
+ * states the revocation delay that follows from it.
  *
  * Why a revoked key stops working within `revocationBoundSeconds` everywhere:
  * - every entry in KV carries the time it stops being accepted, at most `kvTtlSeconds` after D1 said the

@@ -1,6 +1,6 @@
 /**
- * The bounds on guessing credentials and on dashboard sessions, in one place; docs/security.md and the
- * README's "Security" section state them, and how an operator changes them.
+ * The bounds on guessing credentials and on dashboard sessions, in one place; docs/security.md states
+ * them, and how an operator changes them.
  *
  * Failed credential checks (a wrong API key as a bearer or at sign-in, a wrong ADMIN_TOKEN) are counted
  * per client address and per key prefix over a window. Past a bound the address or prefix gets 429 with

@@ -1,7 +1,7 @@
 /**
  * Every per-tenant quota, its default and why. An operator changes a tenant's quota with
- * `PUT /v1/admin/tenants/{id}/quotas` (null goes back to the default); docs/quotas.md and the README's
- * Limits section list them. The defaults are generous: they stop one tenant (or a leaked key) from
+ * `PUT /v1/admin/tenants/{id}/quotas` (null goes back to the default); docs/quotas.md and
+ * docs/limits.md list them. The defaults are generous: they stop one tenant (or a leaked key) from
  * spending the service's money and time, not ordinary use.
  */
 export const QUOTA_NAMES = ["runs_per_minute", "concurrent_runs", "units_per_day", "stored_bytes", "heavy_reads_per_minute"] as const;

@@ -14,6 +14,7 @@ import { loadResult } from "../runs/results/result-store.ts";
 import { dropKeptFor, loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/results/comparison-store.ts";
 import { evaluators } from "../evaluators/registry.ts";
 import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } from "../runs/plugin/compare.ts";
+import { ComparisonSchema, type ComparisonWire } from "./comparison-schemas.ts";
 
 const CompareQuery = z.object({
   base: z.string().min(1).openapi({ param: { name: "base", in: "query" }, description: "The run compared against (before the change)", example: "run_a" }),
@@ -24,38 +25,6 @@ const CompareQuery = z.object({
     description: "A noise floor: a change smaller than this (in the metric's own units) is no_change whatever its interval (default 0)",
   }),
 });
-
-const VerdictSchema = z.enum(["improved", "regressed", "no_change"]);
-
-const MetricComparisonSchema = z
-  .object({
-    name: z.string(),
-    base: z.number().nullable(),
-    head: z.number().nullable(),
-    delta: z.number().nullable().openapi({ description: "head − base" }),
-    ci95: z.tuple([z.number(), z.number()]).nullable().openapi({ description: "The interval of delta at the requested confidence; null where the metric has none" }),
-    p_value: z.number().nullable(),
-    higher_is_better: z.boolean().nullable().openapi({ description: "null: the change has no better direction (reported, never judged)" }),
-    method: z.string(),
-    verdict: VerdictSchema,
-  })
-  .openapi("MetricComparison");
-
-export const ComparisonSchema = z
-  .object({
-    object: z.literal("comparison"),
-    evaluator: z.string(),
-    base: z.object({ id: z.string() }),
-    head: z.object({ id: z.string() }),
-    confidence: z.number(),
-    min_effect: z.number(),
-    paired: z.boolean(),
-    verdict: VerdictSchema,
-    metrics: z.array(MetricComparisonSchema),
-    flipped: z.array(z.object({ id: z.string(), base: z.string(), head: z.string() })),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .openapi("Comparison");
 
 /**
  * A run's basis: the one kept when it was aggregated, or, for a run aggregated before bases were kept,
@@ -129,6 +98,7 @@ export const compare = createRouter().openapi(
     errors.push(...comparer.incomparable(b, h));
     if (errors.length) throw incomparable(errors);
     const result = await comparer.compare(b, h, options);
+    // The one cast: `details` is what the comparer of the runs' evaluator made, which its details schema describes.
     const answer = {
       object: "comparison" as const,
       evaluator: base.evaluator,
@@ -141,7 +111,7 @@ export const compare = createRouter().openapi(
       metrics: result.metrics,
       flipped: result.flipped,
       details: result.details,
-    };
+    } as ComparisonWire;
     if (cacheable) await storeAnswer(bucket, key, JSON.stringify(answer));
     // A run deleted meanwhile: what this request kept under its prefix would outlive it.
     const now = await Promise.all([base, head].map((run) => getRun(c.var.db, c.var.tenantId, run.id)));

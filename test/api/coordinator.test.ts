@@ -13,7 +13,7 @@ import type { RunCoordinator, UnitView } from "../../src/runs/coordinator/run-co
 import { createRun } from "../../src/runs/creation/create.ts";
 import { openDb } from "../../src/db/client.ts";
 import { PROVIDER_SECRET, type ModelSettings } from "../../src/providers/index.ts";
-import { DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import { DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
 import { fakeScenario, newTenant, send, startRun, waitForRun, type RunJson, WAIT } from "./helpers.ts";
 
 /** For vi.waitFor: the condition decides, so the deadline only has to outlast a busy machine. */
@@ -104,7 +104,7 @@ async function startRunWithLease(tenantId: string, model: string, leaseMs: numbe
     max_tokens: 1024,
     min_success: 2,
   };
-  const config: ChainDeterminismConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
+  const config: ChainDeterminismRunConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
   const { run } = await createRun(env, openDb(env.DB), tenantId, {
     evaluator: "chain-determinism",
     config,

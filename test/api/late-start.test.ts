@@ -6,12 +6,12 @@ import { env } from "cloudflare:workers";
 import { openDb } from "../../src/db/client.ts";
 import { createRun, type NewRun } from "../../src/runs/creation/create.ts";
 import { LOST_START_ERROR, START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
-import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
 import type { StartRun } from "../../src/runs/coordinator/types.ts";
 import { insertRunRow, newTenant, send, waitForRun, type RunJson } from "./helpers.ts";
 
 /** A small simulated chain-determinism run's settings, as the route makes them. */
-function simRun(): { config: ChainDeterminismConfig; publicConfig: Record<string, unknown>; unitIds: string[] } {
+function simRun(): { config: ChainDeterminismRunConfig; publicConfig: Record<string, unknown>; unitIds: string[] } {
   const publicConfig = {
     model: "sim:agent",
     provider: null,
@@ -26,7 +26,7 @@ function simRun(): { config: ChainDeterminismConfig; publicConfig: Record<string
     max_tokens: 1024,
     min_success: 2,
   };
-  const config: ChainDeterminismConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
+  const config: ChainDeterminismRunConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
   return { config, publicConfig, unitIds: chainDeterminism.plan(config) };
 }
 

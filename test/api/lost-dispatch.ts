@@ -9,7 +9,7 @@ import { insertRun } from "../../src/db/runs.ts";
 import { newId } from "../../src/ids.ts";
 import { encryptSecret } from "../../src/secrets.ts";
 import { PROVIDER_SECRET, type ModelSettings } from "../../src/providers/index.ts";
-import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
 
 /** A lease no test waits out: a run that ends was recovered without it. */
 export const LEASE_MS = 10 * 60_000;
@@ -40,7 +40,7 @@ async function startWith(
     max_tokens: 1024,
     min_success: 2,
   };
-  const config: ChainDeterminismConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
+  const config: ChainDeterminismRunConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
   const runId = newId("run");
   const unitIds = chainDeterminism.plan(config);
   await insertRun(openDb(env.DB), {

@@ -9,7 +9,7 @@ import { createApp } from "../../src/app.ts";
 import { evaluators } from "../../src/evaluators/registry.ts";
 import { RunFields } from "../../src/runs/plugin/run-fields.ts";
 import type { EvaluatorPlugin } from "../../src/runs/plugin/plugin.ts";
-import { reasoningQuality, type RqConfig } from "../../src/evaluators/reasoning-quality/index.ts";
+import { reasoningQuality, type RqRunConfig } from "../../src/evaluators/reasoning-quality/index.ts";
 import { generateSynthetic } from "../../src/engines/reasoning-quality/index.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
@@ -45,7 +45,7 @@ describe("a reasoning-quality run over 10,000 items", () => {
 describe("what a lane is handed for a reasoning-quality unit", () => {
   it("is the config with the unit's one item, and the unit's prompt is the same as from the whole config", async () => {
     const items = generateSynthetic({ seed: 3, numReasoning: 5, numAdversarial: 2, numRobustness: 3 }).map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
-    const models: RqConfig["models"] = [{ name: "m", model: "sim:reasoner", base_url: null, temperature: 0, max_tokens: 64, timeout_s: 5, simulator: { accuracy: 1, variation: 0, verbosity: 1, latency_ms: 0 } }];
+    const models: RqRunConfig["models"] = [{ name: "m", model: "sim:reasoner", base_url: null, temperature: 0, max_tokens: 64, timeout_s: 5, simulator: { accuracy: 1, variation: 0, verbosity: 1, latency_ms: 0 } }];
     const config = rqConfig(models, items, { k: 2, p: 2 }, { own_wording_golds: [] });
     for (const id of reasoningQuality.plan(config)) {
       const part = reasoningQuality.unitConfig(config, id);
@@ -53,7 +53,7 @@ describe("what a lane is handed for a reasoning-quality unit", () => {
       expect(part.items).toEqual([]);
       expect(part.unit_item).toEqual({ index: i, item: items[i] });
       // The unit's output (the simulator's answer to its prompt) is the same from either config.
-      const ctx = (c: RqConfig) => ({ config: c, chat: () => { throw new Error("unused"); }, endpoint: () => { throw new Error("unused"); }, secret: () => undefined, cache: undefined as never });
+      const ctx = (c: RqRunConfig) => ({ config: c, chat: () => { throw new Error("unused"); }, endpoint: () => { throw new Error("unused"); }, secret: () => undefined, cache: undefined as never });
       const signal = new AbortController().signal;
       expect(await reasoningQuality.execute(id, ctx(part), signal)).toEqual(await reasoningQuality.execute(id, ctx(config), signal));
     }

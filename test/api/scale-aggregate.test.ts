@@ -18,7 +18,7 @@ import {
   type SsBackend,
 } from "../../src/engines/reasoning-quality/index.ts";
 import { evaluateKept, keepItem, keptModel, type KeptItem } from "../../src/evaluators/reasoning-quality/aggregate-items.ts";
-import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../src/evaluators/reasoning-quality/index.ts";
+import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../src/evaluators/reasoning-quality/index.ts";
 import { callKeys, plansOf } from "../../src/evaluators/reasoning-quality/units.ts";
 import type { StoredSample } from "../../src/runs/plugin/types.ts";
 
@@ -28,10 +28,10 @@ const items = generateSynthetic({ seed: 5, numReasoning: 10, numAdversarial: 3, 
   dataset: ["alpha", "beta", undefined][n % 3],
 }));
 
-function config(over: Partial<RqConfig> = {}): RqConfig {
+function config(over: Partial<RqRunConfig> = {}): RqRunConfig {
   return {
     models: [{ name: "A", model: "A", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }],
-    items: items as RqConfig["items"],
+    items: items as RqRunConfig["items"],
     metrics: { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 2 },
     matcher: "canonical",
     ls: { method: "lexical" },
@@ -49,7 +49,7 @@ function lcg(seed: number) {
 }
 
 /** Per call key of item i: an output (ok or failed) or none (a unit that never ran). */
-function outputsOf(cfg: RqConfig, i: number, rnd: () => number): Map<string, RqOutput | null> {
+function outputsOf(cfg: RqRunConfig, i: number, rnd: () => number): Map<string, RqOutput | null> {
   const out = new Map<string, RqOutput | null>();
   for (const { key } of callKeys(plansOf(cfg)[i])) {
     if (rnd() < 0.05) continue;
@@ -82,10 +82,10 @@ const embed = (failAfter: number) => {
     return texts.map((t) => [(t.length % 7) + 1, (t.length % 5) + 1, 1]);
   };
 };
-const lsModel = (fallback: "lexical" | "none" | "neutral") => ({ method: "model", model: "checker", base_url: "http://e", batch_size: 8, timeout_s: 5, fallback }) as RqConfig["ls"];
+const lsModel = (fallback: "lexical" | "none" | "neutral") => ({ method: "model", model: "checker", base_url: "http://e", batch_size: 8, timeout_s: 5, fallback }) as RqRunConfig["ls"];
 
 describe("reasoning-quality's kept items", () => {
-  it.each<[string, Partial<RqConfig>, (labels: (NliLabel | null)[][]) => LsBackend, () => SsBackend]>([
+  it.each<[string, Partial<RqRunConfig>, (labels: (NliLabel | null)[][]) => LsBackend, () => SsBackend]>([
     ["lexical LS, Jaccard SS", {}, () => ({ method: "lexical" }), () => ({ method: "jaccard" })],
     ["no LS, no SS, legacy7", { matcher: "legacy7" }, () => ({ method: "none" }), () => ({ method: "none" })],
     ["recorded labels, lexical fallback", { ls: lsModel("lexical") }, (labels) => ({ method: "model", labels, fallback: "lexical", name: "checker" }), () => ({ method: "jaccard" })],
@@ -94,7 +94,7 @@ describe("reasoning-quality's kept items", () => {
     ["embeddings failing midway", {}, () => ({ method: "lexical" }), () => ({ method: "embeddings", embed: embed(3), batchSize: 8, fallback: "none", name: "emb" })],
   ])("agree with evaluateRecords: %s", async (_, over, ls, ss) => {
     const ssMethod = ss().method;
-    const cfg = config({ ...over, ...(ssMethod === "embeddings" ? { ss: { method: "embeddings", model: "emb", base_url: "http://e", batch_size: 8, timeout_s: 5, dimensions: null, baseline: null, fallback: "jaccard" } } : {}) } as Partial<RqConfig>);
+    const cfg = config({ ...over, ...(ssMethod === "embeddings" ? { ss: { method: "embeddings", model: "emb", base_url: "http://e", batch_size: 8, timeout_s: 5, dimensions: null, baseline: null, fallback: "jaccard" } } : {}) } as Partial<RqRunConfig>);
     const rnd = lcg(11);
     const kept = keptModel(cfg);
     const records = [];

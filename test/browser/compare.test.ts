@@ -133,7 +133,7 @@ describe.skipIf(browserMissing)("the compare page", () => {
   it("reasoning-quality: every model's metrics and the rank changes per strategy", async () => {
     const [a, b] = await swappedReasoners();
     const c = await apiCompare(a, b);
-    const changes = Object.entries(c.details.rank_changes as Record<string, { model: string; base_rank: number; head_rank: number }[]>).flatMap(([s, list]) =>
+    const changes = Object.entries((c.details as { rank_changes: Record<string, { model: string; base_rank: number; head_rank: number }[]> }).rank_changes).flatMap(([s, list]) =>
       list.map((r) => [s, r.model, String(r.base_rank), String(r.head_rank)]),
     );
     expect(changes.length).toBeGreaterThan(0);

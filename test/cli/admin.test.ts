@@ -72,7 +72,7 @@ describe("assay admin", () => {
     const revoked = await assay(["admin", "keys", "revoke", key.id], { env: ADMIN });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toBe(`revoked API key ${key.id} ("ci") of tenant ${tenant.id}\n`);
-    // At once on the server that handled the revocation (README "Keys and tenants").
+    // At once on the server that handled the revocation (docs/keys.md).
     expect((await asTenant(key.key, "/v1/keys")).status).toBe(401);
     expect((await asTenant(tenant.api_key.key, "/v1/keys")).status).toBe(200);
     const after = JSON.parse((await assay(["--json", "admin", "keys", "list", tenant.id], { env: ADMIN })).stdout) as { data: { id: string; revoked_at: string | null }[] };

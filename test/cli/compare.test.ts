@@ -187,7 +187,7 @@ describe("assay compare, the other evaluators", () => {
     const out = await assay(["compare", a, b]);
     expect(out.code).toBe(0);
     expectTableMatches(out.stdout, api);
-    const changes = Object.entries(api.details.rank_changes as Record<string, { model: string; base_rank: number; head_rank: number }[]>).flatMap(([s, list]) =>
+    const changes = Object.entries((api.details as { rank_changes: Record<string, { model: string; base_rank: number; head_rank: number }[]> }).rank_changes).flatMap(([s, list]) =>
       list.map((r) => `  ${s}: ${r.model} ${r.base_rank} → ${r.head_rank}`),
     );
     expect(changes.length).toBeGreaterThan(0);

@@ -272,7 +272,7 @@ describe("assay vrty batch", () => {
   });
 
   it("splits by request size too: long texts that together pass the body limit go in several requests", async () => {
-    // The body limit is in the README's limits table (16 MiB for /score/batch); 100 pairs of ~190 kB
+    // The body limit is in docs/limits.md (16 MiB for /score/batch); 100 pairs of ~190 kB
     // make ~19 MB, well under the pairs-per-request limit.
     const limit = 16 * 1024 * 1024;
     const filler = "The committee reviewed the budget and the schedule of the bridge repairs. ".repeat(2500);

@@ -79,6 +79,11 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/runs/u.ts": 'import { nothing } from "./missing.ts";\nexport const u = nothing;\n',
       "sdk/src/s.ts": 'import { q } from "../../src/net/q.ts";\nexport const s = q;\n',
       "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
+      // One plug-in never reaches into another's folder, on the server or in the CLI.
+      "src/evaluators/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
+      "src/evaluators/two/index.ts": 'export const two = 2;\n',
+      "cli/src/commands/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
+      "cli/src/commands/two/index.ts": 'export const two = 2;\n',
       // Of an evaluator, the CLI may bundle vrty's request schemas, never the routes beside them.
       "src/evaluators/vrty/routes.ts": leaf,
       "cli/src/v.ts": 'import { x } from "../../src/evaluators/vrty/routes.ts";\nexport const v = x;\n',
@@ -104,6 +109,8 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
         "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/runs/coordinator/o.ts",
         "sdk-is-a-client: sdk/src/s.ts → src/net/q.ts",
         "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
+        "evaluators-are-independent: src/evaluators/one/index.ts → src/evaluators/two/index.ts",
+        "evaluators-are-independent: cli/src/commands/one/index.ts → cli/src/commands/two/index.ts",
         "cli-is-a-client: cli/src/v.ts → src/evaluators/vrty/routes.ts",
       ].sort(),
     );
@@ -128,6 +135,8 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/evaluators/toy/routes.ts":
         'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\nimport { x as j } from "../../middleware/json-body.ts";\nimport { x as s } from "../../runs/results/result.ts";\nexport const routes = [r, o, j, s];\n',
       "src/evaluators/toy/routes/reports.ts": 'import { x } from "../../../routes/router.ts";\nexport const reports = x;\n',
+      // ... and its own folder's files.
+      "src/evaluators/toy/units.ts": 'import { toy } from "./index.ts";\nexport const u = toy;\n',
       "src/runs/coordinator/coordinator.ts": 'import { run } from "../../evaluators/judge.ts";\nimport { x } from "../../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
       "src/runs/coordinator/rpc.ts": leafType,
       // Routes may name a Durable Object's class and RPC types, for the stub they get from a binding.

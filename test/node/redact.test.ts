@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fragmentLength, REDACTED } from "../../src/engines/redact/index.ts";
 import { seqKey } from "../../src/engines/chain-determinism/index.ts";
 import { pyStrRepr, type PyPlain } from "../../src/engines/python/index.ts";
-import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismConfig } from "../../src/evaluators/chain-determinism/index.ts";
-import { judge, criticSecret, type JudgeConfig } from "../../src/evaluators/judge/index.ts";
-import { reasoningQuality, modelSecret, type RqConfig } from "../../src/evaluators/reasoning-quality/index.ts";
-import { planRpl, rpl, type RplConfig, type RplSampleRow } from "../../src/evaluators/rpl/index.ts";
+import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import { judge, criticSecret, type JudgeRunConfig } from "../../src/evaluators/judge/index.ts";
+import { reasoningQuality, modelSecret, type RqRunConfig } from "../../src/evaluators/reasoning-quality/index.ts";
+import { planRpl, rpl, type RplRunConfig, type RplOutput } from "../../src/evaluators/rpl/index.ts";
 import { DEFAULT_RPL_PROMPT, promptBank } from "../../src/evaluators/rpl/prompts.ts";
 import type { SampleCache, UnitContext, UnitOutcome } from "../../src/runs/plugin/types.ts";
 import { createOpenAIClient, PROVIDER_SECRET, ProviderError, scrubSecrets } from "../../src/providers/index.ts";
@@ -103,7 +103,7 @@ function ctxOf<C>(config: C, cache: SampleCache = memoryCache()): UnitContext<C>
   };
 }
 
-const cdConfig = (model: string): ChainDeterminismConfig => ({
+const cdConfig = (model: string): ChainDeterminismRunConfig => ({
   model,
   provider: { base_url: fake.url },
   timeout_s: 5,
@@ -119,7 +119,7 @@ const cdConfig = (model: string): ChainDeterminismConfig => ({
   min_success: 1,
 });
 
-const rplConfig = async (model: string): Promise<RplConfig> => {
+const rplConfig = async (model: string): Promise<RplRunConfig> => {
   const bank = promptBank(DEFAULT_RPL_PROMPT);
   const claim = "Tariffs raise consumer prices.";
   return {
@@ -129,7 +129,7 @@ const rplConfig = async (model: string): Promise<RplConfig> => {
   };
 };
 
-const judgeConfig = (model: string): JudgeConfig => ({
+const judgeConfig = (model: string): JudgeRunConfig => ({
   items: [{ id: "i0", query: "Is the sky blue?", context: {}, expected: null }],
   critics: [{
     name: "c0", model, base_url: fake.url, vendor: null, temperature: 0, max_tokens: 64, timeout_s: 5, weight: 1,
@@ -141,7 +141,7 @@ const judgeConfig = (model: string): JudgeConfig => ({
   seed: 1,
 });
 
-const rqConfig = (model: string): RqConfig => ({
+const rqConfig = (model: string): RqRunConfig => ({
   models: [{ name: "m0", model, base_url: fake.url, temperature: 0, max_tokens: 64, timeout_s: 5, simulator: null }],
   items: [{ id: "q0", question: "What is 2 + 2?", answer: "4" }],
   metrics: { consistency_runs: 1, stability_runs: 1, robustness_perturbations: 0 },
@@ -154,8 +154,8 @@ const rqConfig = (model: string): RqConfig => ({
 });
 
 // The rq model's key is the run's "model:0" secret; this test gives it the provider key's value.
-const rqCtx = (config: RqConfig) => ({ ...ctxOf(config), secret: (name: string) => (name === modelSecret(0) ? KEY : undefined) });
-const judgeCtx = (config: JudgeConfig) => ({ ...ctxOf(config), endpoint: () => client(CRITIC_KEY) });
+const rqCtx = (config: RqRunConfig) => ({ ...ctxOf(config), secret: (name: string) => (name === modelSecret(0) ? KEY : undefined) });
+const judgeCtx = (config: JudgeRunConfig) => ({ ...ctxOf(config), endpoint: () => client(CRITIC_KEY) });
 
 /** Each evaluator's first unit against `model`. */
 const UNITS: [string, (model: string) => Promise<UnitOutcome>][] = [
@@ -206,7 +206,7 @@ describe("redactOutcome: a successful answer that repeats the key is stored with
     const cache = memoryCache();
     const secrets = runRedactor(SECRETS);
     const outcome = redactOutcome(await rpl.execute("s0.r0", ctxOf(await rplConfig(bad), redactingCache(cache, secrets)), signal), secrets);
-    expect((outcome.output as RplSampleRow).response_text).toBe(`I cannot say. (${REDACTED})`);
+    expect((outcome.output as RplOutput).response_text).toBe(`I cannot say. (${REDACTED})`);
     expect(leaks(JSON.stringify(outcome), KEY)).toBe(false);
     expect(leaks([...cache.map.values()].join("\n"), KEY)).toBe(false);
     const good = await scenario({ text: '{"prob_true": 0.7, "note": "{{key_json}}"}' });

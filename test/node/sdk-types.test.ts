@@ -1,6 +1,7 @@
 // Issue 15: the contract types every result. The generated SDK's `Run` and `Sample` are unions on
 // `evaluator`, so a program reads `result.divergence_rate`, `result.aggregates.prob_true_rpl`,
 // `result.batch.alpha` and `result.rankings` without a cast once it has narrowed; and not before.
+// Issue 24: so is `Comparison`, for its `details`.
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -44,5 +45,11 @@ describe("the generated SDK's types", () => {
     const file = join(ROOT, "test/fixtures/sdk-unnarrowed.ts");
     const text = 'import type { Run } from "../../sdk/src/index.ts";\nexport const f = (run: Run) => run.result?.divergence_rate;\n';
     expect(diagnostics(file, text).join("\n")).toMatch(/divergence_rate/);
+  }, 60_000);
+
+  it("do not let a program read one evaluator's comparison details without narrowing", () => {
+    const file = join(ROOT, "test/fixtures/sdk-unnarrowed.ts");
+    const text = 'import type { Comparison } from "../../sdk/src/index.ts";\nexport const f = (c: Comparison) => c.details.per_critic;\n';
+    expect(diagnostics(file, text).join("\n")).toMatch(/per_critic/);
   }, 60_000);
 });

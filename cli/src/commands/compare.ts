@@ -68,7 +68,7 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 
 /** The evaluator's details worth a line each (the rest is in --json). */
 export function detailLines(c: Comparison): string[] {
-  const d = c.details;
+  const d: Obj = c.details;
   const out: string[] = [];
   if (c.evaluator === "chain-determinism" && isObj(d.pairing)) {
     const p = d.pairing;

@@ -1,15 +1,16 @@
-// What the compare page draws, as pure functions of GET /v1/compare's answer: each metric's change
-// (head − base) with its interval as a forest plot, the table's figures, the evaluator's details in a
-// few lines, and the labels of the runs one picks from.
+// What the compare page draws for any evaluator, as pure functions of GET /v1/compare's answer: each
+// metric's change (head − base) with its interval as a forest plot, the table's figures, and the labels
+// of the runs one picks from. Each evaluator's own details are in its folder (evaluators/<name>/compare.ts).
 // No DOM and no Chart.js runtime here (only its types), so Node tests can check every number.
 import type { ChartConfiguration, ScriptableScaleContext, TooltipItem } from "chart.js";
 import type { Comparison, MetricComparison, Run } from "@assay/sdk";
-import { COLORS } from "./chain-determinism.ts";
+import { COLORS } from "./plot.ts";
 
 export type Verdict = Comparison["verdict"];
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+/** `details` is untyped in the API's Comparison: each evaluator's compare module probes it with this. */
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const VERDICT_COLORS: Record<Verdict, string> = { improved: COLORS.ok, regressed: COLORS.bad, no_change: COLORS.muted };
 /** The interval bars: the verdict's colour, light, so the point on them stands out. */
@@ -103,18 +104,6 @@ export function groupTitle(scale: number, model: string | null = null): string {
   return scale === 0 ? model : `${model}: figures up to ${10 ** scale}`;
 }
 
-/**
- * reasoning-quality names its metrics `<model>.<metric>` (`careful.correctness`, `careful.q.balanced`)
- * for the models in `details.models.compared`; the model a metric belongs to, or null. Matched against
- * those names (the longest that fits), not cut at the first dot, as a model may be named `gpt-4.1`.
- */
-export function metricModel(c: Pick<Comparison, "evaluator" | "details">, name: string): string | null {
-  const models = c.details.models;
-  if (c.evaluator !== "reasoning-quality" || !isObj(models) || !Array.isArray(models.compared)) return null;
-  const fits = models.compared.filter((m): m is string => typeof m === "string" && name.startsWith(`${m}.`));
-  return fits.sort((a, b) => b.length - a.length)[0] ?? null;
-}
-
 /** A round step for about `target` (1, 2, 2.5 or 5 times a power of ten, the first at least `target`). */
 export function niceStep(target: number): number {
   const p = 10 ** Math.floor(Math.log10(target));
@@ -156,19 +145,19 @@ export function forestTicks(min: number, max: number): number[] {
  * The forest plots of a comparison. Metrics of very different scales would squash each other in one
  * plot (a PQS change of 5 points next to a rate change of 0.05), so metrics are grouped by scale
  * (figures within [-1, 1] together, larger ones by their power of ten), one plot per group, smallest
- * scale first; reasoning-quality's metrics are also split by model (one plot per model, rows named
- * without the model: short labels that fit a phone, and each model's changes side by side). Within a
+ * scale first; metrics that belong to a model (`metricModel`, reasoning-quality's) are also split by
+ * model (one plot per model, rows named without the model: short labels that fit a phone, and each model's changes side by side). Within a
  * plot the rows keep the API's order. Changes keep their own units and sign: no normalising, so a point
  * reads as the table's delta. A metric without a change (a side without a value) is left out of the
  * plots; the table still lists it.
  */
-export function forestGroups(c: Pick<Comparison, "metrics" | "evaluator" | "details">): ForestGroup[] {
+export function forestGroups(c: Pick<Comparison, "metrics">, metricModel: (name: string) => string | null = () => null): ForestGroup[] {
   const groups = new Map<string, { model: string | null; scale: number; order: number; rows: ForestRow[] }>();
   const models: (string | null)[] = [];
   for (const m of c.metrics) {
     if (m.delta === null || !Number.isFinite(m.delta)) continue;
     const scale = scaleGroup(m);
-    const model = metricModel(c, m.name);
+    const model = metricModel(m.name);
     if (!models.includes(model)) models.push(model);
     const key = `${scale}\u0000${model ?? ""}`;
     if (!groups.has(key)) groups.set(key, { model, scale, order: models.indexOf(model), rows: [] });
@@ -289,70 +278,15 @@ export function signedTick(x: number): string {
 // ---------------------------------------------------------------------------------------------------
 // Details and runs
 
-/** The evaluator's details worth a sentence each: pairing, rpl's winner, judge's consensus, rq's ranks. */
-export function detailLines(c: Pick<Comparison, "evaluator" | "details" | "base" | "head">): string[] {
-  const d = c.details;
-  const out: string[] = [];
-  const side = (id: unknown) => (id === c.base.id ? `base (${id})` : id === c.head.id ? `head (${id})` : String(id));
-  if (c.evaluator === "chain-determinism" && isObj(d.pairing)) {
-    const p = d.pairing;
-    if (p.paired && isObj(p.discordant)) {
-      out.push(`Paired by query: ${p.measurable_in_both} of ${p.queries} queries measurable in both runs; ${p.discordant.stable_to_diverged} went from stable to diverged, ${p.discordant.diverged_to_stable} from diverged to stable.`);
-    } else if (!p.paired) out.push(`Not paired: ${p.reason}.`);
-  }
-  if (c.evaluator === "rpl") {
-    if (isObj(d.winner)) out.push(d.winner.run_id ? `Winner: ${side(d.winner.run_id)}, by ${d.winner.rule}.` : `No winner (${d.winner.rule}).`);
-    if (typeof d.dimension === "string") out.push(`The runs differ in ${d.dimension}.`);
-    if (isObj(d.prob_true_rpl)) {
-      out.push(d.prob_true_rpl.moved ? `prob_true_rpl moved ${d.prob_true_rpl.direction} (two-sided: neither better nor worse).` : "prob_true_rpl did not move.");
-    }
-  }
-  if (c.evaluator === "judge") {
-    if (typeof d.consensus_changes === "number" && typeof d.items === "number") out.push(`The consensus changed on ${d.consensus_changes} of ${d.items} items.`);
-    if (isObj(d.contested)) out.push(`Contested items: ${d.contested.base} in base, ${d.contested.head} in head.`);
-  }
-  if (c.evaluator === "reasoning-quality") {
-    if (typeof d.unpaired_reason === "string") out.push(`Not paired: ${d.unpaired_reason}.`);
-    if (isObj(d.models)) {
-      for (const s of ["base", "head"] as const) {
-        const only = d.models[`${s}_only`];
-        if (Array.isArray(only) && only.length) out.push(`Only in ${s}, not compared: ${only.join(", ")}.`);
-      }
-    }
-  }
-  return out;
+/** A run the details name: "base (run_…)", "head (run_…)", or its id. */
+export function sideName(c: Pick<Comparison, "base" | "head">, id: unknown): string {
+  return id === c.base.id ? `base (${id})` : id === c.head.id ? `head (${id})` : String(id);
 }
 
-export type RankChange = { strategy: string; model: string; base: number | null; head: number | null };
-
-/** reasoning-quality's rank changes (`details.rank_changes`: per strategy, the models whose rank moved). */
-export function rankChanges(c: Pick<Comparison, "evaluator" | "details">): RankChange[] | null {
-  const rc = c.details.rank_changes;
-  if (c.evaluator !== "reasoning-quality" || !isObj(rc)) return null;
-  return Object.entries(rc).flatMap(([strategy, list]) =>
-    Array.isArray(list)
-      ? list.filter(isObj).map((r) => ({ strategy, model: String(r.model), base: typeof r.base_rank === "number" ? r.base_rank : null, head: typeof r.head_rank === "number" ? r.head_rank : null }))
-      : [],
-  );
-}
-
-/** What tells runs of an evaluator apart in a picker: the model(s) and the settings one varies. */
-export function runSummary(run: Run): string {
-  switch (run.evaluator) {
-    case "chain-determinism": {
-      const sim = run.config.simulator?.divergence;
-      return `${run.config.model}${sim !== undefined ? ` (divergence ${sim})` : ""}, ${run.config.suite.name}, ${run.config.n_queries}×${run.config.n_replays}`;
-    }
-    case "rpl":
-      return `${run.config.model}, ${run.config.prompt_version}, K=${run.config.K} R=${run.config.R}`;
-    case "judge":
-      return `${run.config.critics.map((c) => c.name).join(", ")}; ${run.config.n_items} items`;
-    case "reasoning-quality":
-      return run.config.models.map((m) => m.name).join(", ");
-  }
-}
-
-/** A run in the pickers: id, what it ran, and when it was created (the date and minute, UTC). */
-export function runLabel(run: Run): string {
-  return `${run.id} · ${runSummary(run)} · ${run.created_at.slice(0, 16).replace("T", " ")}`;
+/**
+ * A run in the pickers: id, what it ran (`summary`, its evaluator's own words), and when it was
+ * created (the date and minute, UTC).
+ */
+export function runLabel(run: Pick<Run, "id" | "created_at">, summary: string): string {
+  return `${run.id} · ${summary} · ${run.created_at.slice(0, 16).replace("T", " ")}`;
 }

@@ -1,5 +1,6 @@
-// Chart.js on a canvas, drawn from a configuration built by a pure function in ../charts/ (those are
-// unit-tested; this only hands them to Chart.js and redraws when they change).
+// Chart.js on a canvas, drawn from a configuration built by a pure function (an evaluator's charts.ts,
+// ../charts/compare.ts; those are unit-tested): this only hands them to Chart.js and redraws when they
+// change.
 import { useEffect, useRef } from "preact/hooks";
 import { Chart, registerables, type ChartConfiguration } from "chart.js";
 

@@ -1,14 +1,14 @@
 // Compare two runs (GET /v1/compare): pick two succeeded runs of one evaluator, then the overall
 // verdict, each metric's change with its interval as a forest plot and a table, the items that flipped
-// and the evaluator's own details (rpl's winner, rq's rank changes). `#/compare/<base>/<head>` links here.
+// and the evaluator's own details (rpl's winner, reasoning-quality's rank changes: its folder's compare
+// parts, from the registry). `#/compare/<base>/<head>` links here.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { compareRuns, getRun, listRuns, type Comparison, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
-import { EVALUATORS, type EvaluatorName } from "../evaluators.ts";
+import { evaluators } from "../evaluators/index.ts";
 import { href, navigate } from "../route.ts";
 import { ChartCanvas } from "../components/chart.tsx";
 import {
-  detailLines,
   type Direction,
   figure,
   forestConfig,
@@ -17,7 +17,6 @@ import {
   intervalText,
   metricLabel,
   pText,
-  rankChanges,
   runLabel,
   signed,
 } from "../charts/compare.ts";
@@ -27,7 +26,8 @@ import "./compare.css";
 const PICKER_RUNS = 100;
 
 export function ComparePage({ base, head }: { base?: string; head?: string }) {
-  const [evaluator, setEvaluator] = useState<EvaluatorName | null>(null);
+  const [evaluator, setEvaluator] = useState<string | null>(null);
+  const choices = evaluators.withRuns();
   const [runs, setRuns] = useState<Run[] | null>(null);
   const [pick, setPick] = useState({ base: base ?? "", head: head ?? "" });
   const [confidence, setConfidence] = useState("0.95");
@@ -42,11 +42,11 @@ export function ComparePage({ base, head }: { base?: string; head?: string }) {
   // The evaluator: the linked base run's, else the newest succeeded run's, else the first one.
   useEffect(() => {
     setPick({ base: base ?? "", head: head ?? "" });
-    const fallback = () => setEvaluator((cur) => cur ?? EVALUATORS[0].name);
+    const fallback = () => setEvaluator((cur) => cur ?? choices[0].name);
     if (base) {
       call(getRun({ client, path: { run_id: base } })).then((r) => setEvaluator(r.evaluator), fallback);
     } else {
-      call(listRuns({ client, query: { status: "succeeded", limit: 1 } })).then((p) => setEvaluator((cur) => cur ?? p.data[0]?.evaluator ?? EVALUATORS[0].name), fallback);
+      call(listRuns({ client, query: { status: "succeeded", limit: 1 } })).then((p) => setEvaluator((cur) => cur ?? p.data[0]?.evaluator ?? choices[0].name), fallback);
     }
   }, [base, head]);
 
@@ -76,7 +76,7 @@ export function ComparePage({ base, head }: { base?: string; head?: string }) {
       .finally(() => setLoading(false));
   }, [base, head, asked]);
 
-  const chooseEvaluator = (e: EvaluatorName) => {
+  const chooseEvaluator = (e: string) => {
     setPick({ base: "", head: "" });
     setEvaluator(e);
   };
@@ -92,8 +92,8 @@ export function ComparePage({ base, head }: { base?: string; head?: string }) {
       <form class="cmp-form" onSubmit={submit}>
         <label>
           Evaluator
-          <select value={evaluator ?? ""} onChange={(e) => chooseEvaluator(e.currentTarget.value as EvaluatorName)}>
-            {EVALUATORS.map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
+          <select value={evaluator ?? ""} onChange={(e) => chooseEvaluator(e.currentTarget.value)}>
+            {choices.map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
           </select>
         </label>
         <RunPicker label="Base run (before)" value={pick.base} runs={runs} onChange={(id) => setPick((p) => ({ ...p, base: id }))} />
@@ -127,7 +127,7 @@ function RunPicker({ label, value, runs, onChange }: { label: string; value: str
       <select value={value} onChange={(e) => onChange(e.currentTarget.value)} disabled={runs === null}>
         <option value="">{runs === null ? "loading…" : "choose a run"}</option>
         {value && !listed && <option value={value}>{value}</option>}
-        {runs?.map((r) => <option key={r.id} value={r.id}>{runLabel(r)}</option>)}
+        {runs?.map((r) => <option key={r.id} value={r.id}>{runLabel(r, evaluators.get(r.evaluator)?.runs?.summary(r) ?? r.evaluator)}</option>)}
       </select>
     </label>
   );
@@ -140,9 +140,10 @@ const VERDICT_TEXT: Record<Comparison["verdict"], string> = {
 };
 
 function ComparisonView({ c }: { c: Comparison }) {
-  const plots = useMemo(() => forestGroups(c).map((g) => ({ g, config: forestConfig(g) })), [c]);
-  const details = detailLines(c);
-  const ranks = rankChanges(c);
+  const own = evaluators.get(c.evaluator)?.runs?.compare;
+  const plots = useMemo(() => forestGroups(c, (name) => own?.metricModel?.(c, name) ?? null).map((g) => ({ g, config: forestConfig(g) })), [c]);
+  const details = own?.detailLines?.(c) ?? [];
+  const Section = own?.Section;
   const directions = c.metrics.map((m): Direction => m.higher_is_better);
   const lower = directions.includes(false);
   const undirected = directions.includes(null);
@@ -232,27 +233,7 @@ function ComparisonView({ c }: { c: Comparison }) {
         )}
       </section>
 
-      {ranks && (
-        <section aria-labelledby="cmp-ranks">
-          <h2 id="cmp-ranks">Rank changes</h2>
-          {ranks.length === 0 ? (
-            <p class="hint">No model changed rank in any strategy.</p>
-          ) : (
-            <div class="table-wrap">
-              <table class="cmp-ranks">
-                <thead>
-                  <tr><th scope="col">strategy</th><th scope="col">model</th><th scope="col" class="num">base rank</th><th scope="col" class="num">head rank</th></tr>
-                </thead>
-                <tbody>
-                  {ranks.map((r) => (
-                    <tr key={`${r.strategy}/${r.model}`}><td>{r.strategy}</td><th scope="row">{r.model}</th><td class="num">{r.base ?? "–"}</td><td class="num">{r.head ?? "–"}</td></tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
-      )}
+      {Section && <Section c={c} />}
 
       <details class="cmp-raw">
         <summary>All details (JSON)</summary>

@@ -2,6 +2,7 @@
 // again; run forms offer them next to the simulator. The key field is a password field, cleared on save.
 import { useEffect, useState } from "preact/hooks";
 import { createProviderConnection, deleteProviderConnection, listProviderConnections, replaceProviderConnection, type ProviderConnection } from "@assay/sdk";
+import { allPages } from "@assay/sdk/pages";
 import { call, client } from "../api.ts";
 import { age } from "../live.ts";
 
@@ -9,14 +10,7 @@ export function ConnectionsPage() {
   const [items, setItems] = useState<ProviderConnection[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = async () => {
-    const all: ProviderConnection[] = [];
-    let after: string | undefined;
-    do {
-      const page = await call(listProviderConnections({ client, query: { limit: 100, after } }));
-      all.push(...page.data);
-      after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-    } while (after);
-    setItems(all);
+    setItems(await allPages((after) => call(listProviderConnections({ client, query: { limit: 100, after } }))));
   };
   useEffect(() => {
     load().catch((e: Error) => setError(e.message));

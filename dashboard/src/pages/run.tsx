@@ -8,11 +8,8 @@ import { useFullResult } from "../full-result.ts";
 import { ProgressBar } from "../components/progress.tsx";
 import { DeleteRun } from "../components/delete-run.tsx";
 import { href, navigate } from "../route.ts";
-import { ChainDeterminismView } from "../views/chain-determinism.tsx";
-import { RplView } from "../views/rpl.tsx";
-import { JudgeView } from "../views/judge.tsx";
-import { ReasoningQualityView } from "../views/reasoning-quality.tsx";
-import { EndpointView } from "../views/endpoint.tsx";
+import { EndpointView } from "../components/endpoint.tsx";
+import { evaluators } from "../evaluators/index.ts";
 
 export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<Run | null>(null);
@@ -54,14 +51,6 @@ export function RunPage({ id }: { id: string }) {
 }
 
 function ResultView({ run }: { run: Run }) {
-  switch (run.evaluator) {
-    case "chain-determinism":
-      return <ChainDeterminismView run={run} />;
-    case "rpl":
-      return <RplView run={run} />;
-    case "judge":
-      return <JudgeView run={run} />;
-    case "reasoning-quality":
-      return <ReasoningQualityView run={run} />;
-  }
+  const View = evaluators.get(run.evaluator)?.runs?.View;
+  return View ? <View run={run} /> : <p>This dashboard has no view of {run.evaluator} runs.</p>;
 }

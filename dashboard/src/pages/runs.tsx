@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { listRuns, type Run } from "@assay/sdk";
 import { call, client } from "../api.ts";
 import { cancelOrEnded } from "../cancel.ts";
-import { EVALUATORS } from "../evaluators.ts";
+import { evaluators } from "../evaluators/index.ts";
 import { age, FINAL, useLiveRun } from "../live.ts";
 import { href } from "../route.ts";
 import { ProgressBar } from "../components/progress.tsx";
@@ -41,7 +41,7 @@ export function RunsPage() {
           Evaluator
           <select value={evaluator} onChange={(e) => setEvaluator(e.currentTarget.value)}>
             <option value="">all</option>
-            {EVALUATORS.map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
+            {evaluators.withRuns().map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
           </select>
         </label>
         <label>

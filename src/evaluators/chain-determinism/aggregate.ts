@@ -3,7 +3,7 @@ import { pyFloatJson } from "../../engines/python/index.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 import type { StoredSample } from "../../runs/plugin/types.ts";
 import type { ChainDeterminismResult } from "./schemas.ts";
-import { sampleRow, type ChainDeterminismConfig, type Output } from "./units.ts";
+import { sampleRow, type ChainDeterminismRunConfig, type Output } from "./units.ts";
 
 function tally(into: Record<string, number>, key: string | null) {
   if (key) into[key] = (into[key] ?? 0) + 1;
@@ -15,7 +15,7 @@ function tally(into: Record<string, number>, key: string | null) {
  * One pass over the samples, keeping of each replay only what divergence reads (its query, tool-call
  * sequence and error fields), never its answer, rationale or turns.
  */
-export function aggregate(config: ChainDeterminismConfig, samples: Iterable<StoredSample>): ChainDeterminismResult {
+export function aggregate(config: ChainDeterminismRunConfig, samples: Iterable<StoredSample>): ChainDeterminismResult {
   const rows: DivergenceRow[] = [];
   const usage = emptyUsage();
   const fingerprints: Record<string, number> = {};

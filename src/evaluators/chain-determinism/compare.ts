@@ -13,13 +13,11 @@
  * the error rate and the mean modal share with a paired bootstrap over queries. Otherwise the two rates
  * are independent proportions (Newcombe's interval), and the modal shares are only described.
  */
-import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombeDifference, newcombePairedDifference, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
 import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
-import type { ChainDeterminismConfig as ConfigSchema, ChainDeterminismResult } from "./schemas.ts";
+import { ChainDeterminismComparisonDetails, type ChainDeterminismPublicConfig, type ChainDeterminismResult, type QueryState } from "./schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
 type QueryResult = Pick<ChainDeterminismResult["per_query"][number], "query_id" | "status" | "diverged" | "n_total" | "n_success" | "modal_share">;
 
 /** What a comparison reads of a run's result, kept when it is aggregated: the counts and each query's outcome. */
@@ -27,7 +25,7 @@ export type ChainDeterminismBasis = Pick<ChainDeterminismResult, "n_queries" | "
   per_query: QueryResult[];
 };
 
-type Run = ComparedRun<PublicConfig, ChainDeterminismBasis>;
+type Run = ComparedRun<ChainDeterminismPublicConfig, ChainDeterminismBasis>;
 
 function chainDeterminismBasis({ result: r }: BasisInput<ChainDeterminismResult>): ChainDeterminismBasis {
   return {
@@ -52,7 +50,7 @@ function chainDeterminismBasis({ result: r }: BasisInput<ChainDeterminismResult>
 /** Settings two runs must share for their divergence rates to measure the same thing. */
 const HELD_EQUAL = ["n_replays", "min_success"] as const;
 
-const state = (q: QueryResult): string => (q.status === "measurable" ? (q.diverged ? "diverged" : "stable") : "insufficient");
+const state = (q: QueryResult): QueryState => (q.status === "measurable" ? (q.diverged ? "diverged" : "stable") : "insufficient");
 
 /** Why the queries cannot be paired, or null when they can: the same suite content and the same query ids. */
 function unpairedReason(base: Run, head: Run): string | null {
@@ -119,7 +117,7 @@ function pairedMetrics(base: Run, head: Run, confidence: number, minEffect: numb
   metrics.push(
     metric("modal_share_mean", shares.length ? mean(shares.map((s) => s.base)) : null, shares.length ? mean(shares.map((s) => s.head)) : null, shareCi, { higherIsBetter: true, method: "paired-bootstrap", minEffect }),
   );
-  const details = {
+  const details: ChainDeterminismComparisonDetails = {
     pairing: { paired: true, queries: pairs.length, measurable_in_both: m, discordant: { stable_to_diverged: t.headOnly, diverged_to_stable: t.baseOnly } },
     modal_share: shares.map((s) => ({ ...s, delta: s.head - s.base })),
     // Queries measurable in one run only: left out of the divergence rate above.
@@ -140,7 +138,7 @@ function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: nu
   ];
   const sharesOf = (r: ChainDeterminismBasis) => r.per_query.flatMap((q) => (q.modal_share === undefined ? [] : [{ query_id: q.query_id, modal_share: q.modal_share }]));
   const [bs, hs] = [sharesOf(b), sharesOf(h)];
-  const details = {
+  const details: ChainDeterminismComparisonDetails = {
     pairing: { paired: false, reason },
     // Without pairing the modal shares have no interval here, so they are described, not judged.
     modal_share: { base_mean: bs.length ? mean(bs.map((s) => s.modal_share)) : null, head_mean: hs.length ? mean(hs.map((s) => s.modal_share)) : null, base: bs, head: hs },
@@ -148,7 +146,8 @@ function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: nu
   return { metrics, flipped: [], details };
 }
 
-export const chainDeterminismComparer: Comparer<PublicConfig, ChainDeterminismResult, ChainDeterminismBasis> = {
+export const chainDeterminismComparer: Comparer<ChainDeterminismPublicConfig, ChainDeterminismResult, ChainDeterminismBasis, ChainDeterminismComparisonDetails> = {
+  details: ChainDeterminismComparisonDetails,
   basis: chainDeterminismBasis,
 
   incomparable(base, head) {

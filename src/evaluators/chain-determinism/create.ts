@@ -5,10 +5,10 @@ import type { CreateContext, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 import type { ChainDeterminismBody } from "./request.ts";
 import { loadSuite } from "./suites.ts";
-import { turnCost, type ChainDeterminismConfig } from "./units.ts";
+import { turnCost, type ChainDeterminismRunConfig } from "./units.ts";
 
 /** A request as its run: the suite it names snapshotted into the config, the model's key as a secret. */
-export async function createChainDeterminismRun(body: ChainDeterminismBody, ctx: CreateContext): Promise<NewRunOf<ChainDeterminismConfig>> {
+export async function createChainDeterminismRun(body: ChainDeterminismBody, ctx: CreateContext): Promise<NewRunOf<ChainDeterminismRunConfig>> {
   const { db, tenantId } = ctx;
   const model = await modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, ctx);
   const suite = await loadSuite(db, tenantId, body.suite);

@@ -10,16 +10,16 @@ import { chainDeterminismComparer } from "./compare.ts";
 import { createChainDeterminismRun } from "./create.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
 import { chainDeterminismRoutes } from "./routes.ts";
-import { ChainDeterminismConfig as ConfigSchema, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
-import { execute, failureRow, plan, turnCost, type ChainDeterminismConfig, type Output } from "./units.ts";
+import { ChainDeterminismPublicConfig, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
+import { execute, failureRow, plan, turnCost, type ChainDeterminismRunConfig, type Output } from "./units.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
-export type { ChainDeterminismConfig, ReplayRow } from "./units.ts";
+export type { ChainDeterminismRunConfig, ReplayRow } from "./units.ts";
 export type { ChainDeterminismResult } from "./schemas.ts";
 
 export const chainDeterminism = {
   name: "chain-determinism" as const,
-  schemas: { request: ChainDeterminismRunRequest, config: ConfigSchema, result: ChainDeterminismResult, output: ChainDeterminismOutput },
+  schemas: { request: ChainDeterminismRunRequest, config: ChainDeterminismPublicConfig, result: ChainDeterminismResult, output: ChainDeterminismOutput },
   route: {
     operationId: "createChainDeterminismRun",
     summary: "Replay tool-calling queries N times and measure whether tool-call sequences diverge",
@@ -50,4 +50,4 @@ export const chainDeterminism = {
   },
 
   comparer: chainDeterminismComparer,
-} satisfies EvaluatorPlugin<ChainDeterminismBody, ChainDeterminismConfig, ChainDeterminismResult>;
+} satisfies EvaluatorPlugin<ChainDeterminismBody, ChainDeterminismRunConfig, ChainDeterminismResult>;

@@ -4,7 +4,8 @@ import { ModelSettingsSchema, UsageSchema } from "../../runs/plugin/run-fields.t
 /** A JSON value as the model or the harness wrote it (tool arguments, a final answer). */
 const Json = z.unknown();
 
-export const ChainDeterminismConfig = z
+/** What `Run.config` shows of a run (no secret, no bulky snapshot); the units work from `ChainDeterminismRunConfig`. */
+export const ChainDeterminismPublicConfig = z
   .object({
     ...ModelSettingsSchema,
     suite: z.object({ id: z.string(), name: z.string(), sha256: z.string() }),
@@ -17,6 +18,8 @@ export const ChainDeterminismConfig = z
     min_success: z.number().int(),
   })
   .openapi("ChainDeterminismConfig");
+
+export type ChainDeterminismPublicConfig = z.infer<typeof ChainDeterminismPublicConfig>;
 
 const QueryResult = z
   .object({
@@ -79,3 +82,42 @@ export const ChainDeterminismOutput = z
     requests: z.number().int().optional().openapi({ description: "HTTP requests sent for this replay (absent in samples stored before it was counted)" }),
   })
   .openapi("ChainDeterminismOutput");
+
+export type ChainDeterminismOutput = z.infer<typeof ChainDeterminismOutput>;
+
+/** A query's outcome in one run: measurable (stable or diverged) or not. */
+const QueryState = z.enum(["stable", "diverged", "insufficient"]);
+export type QueryState = z.infer<typeof QueryState>;
+
+/** What a comparison of two chain-determinism runs shows besides its metrics (compare.ts), paired by query or not. */
+export const ChainDeterminismComparisonDetails = z
+  .union([
+    z.object({
+      pairing: z.object({
+        paired: z.literal(true),
+        queries: z.number().int(),
+        measurable_in_both: z.number().int(),
+        discordant: z.object({ stable_to_diverged: z.number().int(), diverged_to_stable: z.number().int() }).openapi({ description: "The queries McNemar's test is about" }),
+      }),
+      modal_share: z
+        .array(z.object({ query_id: z.string(), base: z.number(), head: z.number(), delta: z.number() }))
+        .openapi({ description: "Per query measurable in both runs, the share of its successful replays with the most common sequence" }),
+      measurable_changes: z
+        .array(z.object({ id: z.string(), base: QueryState, head: QueryState }))
+        .openapi({ description: "Queries measurable in one run only, left out of the divergence rate" }),
+    }),
+    z.object({
+      pairing: z.object({ paired: z.literal(false), reason: z.string().openapi({ description: "Why the queries are not paired (another suite, other queries)" }) }),
+      modal_share: z
+        .object({
+          base_mean: z.number().nullable(),
+          head_mean: z.number().nullable(),
+          base: z.array(z.object({ query_id: z.string(), modal_share: z.number() })),
+          head: z.array(z.object({ query_id: z.string(), modal_share: z.number() })),
+        })
+        .openapi({ description: "Without pairing the modal shares have no interval: described, not judged" }),
+    }),
+  ])
+  .openapi("ChainDeterminismComparisonDetails");
+
+export type ChainDeterminismComparisonDetails = z.infer<typeof ChainDeterminismComparisonDetails>;

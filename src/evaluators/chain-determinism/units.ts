@@ -1,11 +1,16 @@
 // chain-determinism's units: one replay of one query each, through the engine's agent loop.
-import { stepReplay, type ReplayRecord, type ReplayState, type Suite, type TurnInfo } from "../../engines/chain-determinism/index.ts";
+import { stepReplay, type ReplayRecord, type ReplayState, type Suite } from "../../engines/chain-determinism/index.ts";
 import { ProviderError, type ChatClient, type ModelSettings } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel } from "../../runs/plugin/model-client.ts";
 import type { StoredSample, UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
+import type { ChainDeterminismOutput } from "./schemas.ts";
 
-export type ChainDeterminismConfig = ModelSettings & {
+/**
+ * What the run's coordinator and units work from (the whole suite, not its summary): kept by the platform, never shown.
+ * `Run.config` shows `ChainDeterminismPublicConfig` (schemas.ts).
+ */
+export type ChainDeterminismRunConfig = ModelSettings & {
   suite: { id: string; name: string; sha256: string };
   suite_data: Suite;
   n_queries: number;
@@ -20,11 +25,14 @@ export type ChainDeterminismConfig = ModelSettings & {
 export type ReplayRow = ReplayRecord & { query_id: string; query_type: string | null; run_idx: number };
 
 /**
- * A unit's stored output: the harness's row, what each response reported, and `requests`, the HTTP
- * requests sent for it (retries and failed requests included; absent in samples stored before it was
- * counted, which then count one per response).
+ * A unit's stored output as `ChainDeterminismOutput` (schemas.ts) declares it, with the row as the engine
+ * holds it too. The schema can say only `unknown` of the JSON the model sent (tool arguments, a final
+ * answer); read back losslessly (`parseOutput`), those are the engine's Python-plain values, floats kept
+ * as raw JSON (`1.0`), which the sequences' divergence compares as the harness does. The intersection
+ * keeps the two in step: a field the schema requires and the engine's row lacks, or a type they disagree
+ * on, does not compile.
  */
-export type Output = { row: ReplayRow; turns: TurnInfo[]; requests?: number };
+export type Output = Omit<ChainDeterminismOutput, "row"> & { row: ReplayRow & ChainDeterminismOutput["row"] };
 
 /** The chat client with a count of the HTTP requests its calls sent, failed ones and retries included. */
 function counted(chat: ChatClient, from = 0): { chat: ChatClient; requests: () => number } {
@@ -61,25 +69,25 @@ function rowOf(record: ReplayRecord, query: { query_id: string; query_type?: str
 }
 
 /** A unit that gave up (its attempts ran out outside the agent loop) is an error row, never a lost one. */
-export function failureRow(config: ChainDeterminismConfig, id: string, error: string): ReplayRow {
+export function failureRow(config: ChainDeterminismRunConfig, id: string, error: string): ReplayRow {
   const { q, r } = parseUnit(id);
   const empty = { tool_call_sequence: [], final_answer: null, rationale: "", n_tool_calls: 0 };
   return rowOf({ ...empty, error_category: `replay_exception: UnitFailed: ${error}` }, config.suite_data.queries[q], r);
 }
 
-export function sampleRow(config: ChainDeterminismConfig, s: StoredSample): ReplayRow {
+export function sampleRow(config: ChainDeterminismRunConfig, s: StoredSample): ReplayRow {
   return (s.output as Output | null)?.row ?? failureRow(config, s.unitId, s.error ?? "unknown");
 }
 
 /** One unit per (query, replay), query-major. */
-export function plan(config: ChainDeterminismConfig): string[] {
+export function plan(config: ChainDeterminismRunConfig): string[] {
   const ids: string[] = [];
   for (let q = 0; q < config.n_queries; q++) for (let r = 0; r < config.n_replays; r++) ids.push(unitId(q, r));
   return ids;
 }
 
 /** The most one turn of a replay may need: its one call with the retry policy's attempts and waits (callCost). */
-export function turnCost(config: Pick<ChainDeterminismConfig, "timeout_s">): StepCost {
+export function turnCost(config: Pick<ChainDeterminismRunConfig, "timeout_s">): StepCost {
   return callCost(config.timeout_s);
 }
 
@@ -92,7 +100,7 @@ type Saved = { replay: ReplayState; requests: number };
  * in the lane's invocation; if not, it saves the conversation so far and stops, and the unit's next
  * run continues it with the very requests an unbroken replay sends.
  */
-export async function execute(id: string, ctx: UnitContext<ChainDeterminismConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+export async function execute(id: string, ctx: UnitContext<ChainDeterminismRunConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const { q, r } = parseUnit(id);
   const config = ctx.config;
   const suite = config.suite_data;

@@ -1,8 +1,8 @@
 import { aggregateVerdicts, batchAgreement, validVotes, type Verdict } from "../../engines/judge/index.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 import type { StoredSample } from "../../runs/plugin/types.ts";
-import type { ContestedReason, JudgeItemResult, JudgeResult } from "./schemas.ts";
-import { unitId, type JudgeConfig, type JudgeOutput } from "./units.ts";
+import type { ContestedReason, JudgeItemResult, JudgeOutput, JudgeResult } from "./schemas.ts";
+import { unitId, type JudgeRunConfig } from "./units.ts";
 
 type VerdictClass = "valid" | "error" | "parse_fail" | "off_vocabulary";
 
@@ -13,7 +13,7 @@ function classify(v: Verdict): VerdictClass {
   return "error";
 }
 
-export type Counts = { verdicts: number; valid: number; errors: number; parse_failures: number; off_vocabulary: number; missing: number };
+type Counts = JudgeItemResult["counts"];
 
 /** Why an item belongs in the human-review queue at `threshold`; empty when it does not. */
 export function contestedReasons(item: Pick<JudgeItemResult, "agreement_pct" | "krippendorff_alpha" | "counts">, threshold: number): ContestedReason[] {
@@ -55,7 +55,7 @@ function kept(output: JudgeOutput | null): Kept | null {
  * The run's result: per item the panel's consensus and agreement, per batch alpha and critic statistics.
  * One pass over the samples keeps each critic's label, confidence and error, not its reasoning.
  */
-export function aggregateJudge(config: JudgeConfig, samples: Iterable<StoredSample>): JudgeResult {
+export function aggregateJudge(config: JudgeRunConfig, samples: Iterable<StoredSample>): JudgeResult {
   const byUnit = new Map<string, Kept | null>();
   for (const s of samples) byUnit.set(s.unitId, kept(s.output as JudgeOutput | null));
   const totals = emptyCounts();

@@ -15,13 +15,10 @@
  * the aggregate measured alpha on, labels as small numbers. A comparison of two 10,000-item runs then
  * reads about 60 bytes per item, not the 10,000 items' verdicts of each result.
  */
-import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombePairedDifference, nominalAlphaResampler, pairedBootstrapCi } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
 import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
-import type { JudgeConfig as ConfigSchema, JudgeResult } from "./schemas.ts";
-
-type PublicConfig = z.infer<typeof ConfigSchema>;
+import { JudgeComparisonDetails, type JudgePublicConfig, type JudgeResult } from "./schemas.ts";
 
 /** One run's items as columns, in the result's item order. */
 export type JudgeBasis = {
@@ -39,7 +36,7 @@ export type JudgeBasis = {
   contested: number;
 };
 
-type Run = ComparedRun<PublicConfig, JudgeBasis>;
+type Run = ComparedRun<JudgePublicConfig, JudgeBasis>;
 
 /**
  * The basis from the result: each item's row of the items × critics label matrix the aggregate measured
@@ -154,7 +151,8 @@ function alphaMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: num
   return metric("batch_alpha", b.batch_alpha, h.batch_alpha, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
 }
 
-export const judgeComparer: Comparer<PublicConfig, JudgeResult, JudgeBasis> = {
+export const judgeComparer: Comparer<JudgePublicConfig, JudgeResult, JudgeBasis, JudgeComparisonDetails> = {
+  details: JudgeComparisonDetails,
   basis: judgeBasis,
 
   incomparable(base, head) {
@@ -176,7 +174,7 @@ export const judgeComparer: Comparer<PublicConfig, JudgeResult, JudgeBasis> = {
     // Each critic's agreement with its run's consensus, matched by name: where a changed critic shows.
     const rate = (r: JudgeBasis, name: string) => r.per_critic.find((c) => c.critic === name)?.rate ?? null;
     const names = [...new Set([...base.config.critics, ...head.config.critics].map((c) => c.name))];
-    const details = {
+    const details: JudgeComparisonDetails = {
       items: pairs.length,
       consensus_changes: flipped.length,
       accuracy: accuracy.table,

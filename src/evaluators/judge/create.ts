@@ -10,7 +10,7 @@ import type { CreateContext, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { resolveCriticPrompt } from "./prompt-ref.ts";
 import { DEFAULT_CRITIC_PROMPT, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
 import type { JudgeBody } from "./request.ts";
-import { criticSecret, templateContext, type JudgeConfig, type JudgeCriticConfig } from "./units.ts";
+import { criticSecret, templateContext, type JudgeRunConfig, type JudgeCriticConfig } from "./units.ts";
 
 /**
  * Checks what the schema cannot and resolves each critic's endpoint and prompt (ours or the tenant's).
@@ -116,7 +116,7 @@ function checkItemsAndVoting(body: JudgeBody): void {
  * A judge request as its run: the items stay with the coordinator and the samples; the stored (public)
  * config describes the panel, without its prompts' texts.
  */
-export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeConfig>> {
+export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeRunConfig>> {
   const providers = await resolveProviders(ctx, body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]));
   checkItemsAndVoting(body);
   requireStepsFit(body.critics.map((k, i) => ({ path: `critics.${i}.timeout_s`, what: `Critic ${k.name}'s call and its retries`, cost: callCost(k.timeout_s) })));
@@ -124,7 +124,7 @@ export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promi
   const { strategy, ...options } = body.voting;
   const kwargs: Record<string, unknown> = { ...options };
   if (strategy === "weighted") kwargs.weights = Object.fromEntries(critics.map((cr) => [cr.name, cr.weight]));
-  const config: JudgeConfig = {
+  const config: JudgeRunConfig = {
     items: body.items.map((it) => ({ id: it.id, query: it.query, context: it.context, expected: it.expected ?? null })),
     critics,
     labels: body.labels,

@@ -15,17 +15,17 @@ import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";
 import { JudgeRunRequest, type JudgeBody } from "./request.ts";
 import { judgeRoutes } from "./routes.ts";
-import { JudgeConfig as ConfigSchema, JudgeOutput as OutputSchema, JudgeResult } from "./schemas.ts";
-import { execute, failureOutput, plan, unitCost, type JudgeConfig, type JudgeOutput } from "./units.ts";
+import { JudgeOutput, JudgePublicConfig, JudgeResult } from "./schemas.ts";
+import { execute, failureOutput, plan, unitCost, type JudgeRunConfig } from "./units.ts";
 
 export { aggregateJudge, contestedReasons, readableAlpha } from "./aggregate.ts";
-export { criticSecret, templateContext, unitId, type JudgeConfig, type JudgeCriticConfig, type JudgeItem, type JudgeOutput } from "./units.ts";
-export { JudgeVerdict, type ContestedReason, type JudgeItemResult, type JudgeResult } from "./schemas.ts";
+export { criticSecret, templateContext, unitId, type JudgeRunConfig, type JudgeCriticConfig, type JudgeItem } from "./units.ts";
+export { JudgeVerdict, type ContestedReason, type JudgeItemResult, type JudgeOutput, type JudgeResult } from "./schemas.ts";
 export { DEFAULT_LABELS } from "./request.ts";
 
 export const judge = {
   name: "judge" as const,
-  schemas: { request: JudgeRunRequest, config: ConfigSchema, result: JudgeResult, output: OutputSchema },
+  schemas: { request: JudgeRunRequest, config: JudgePublicConfig, result: JudgeResult, output: JudgeOutput },
   route: {
     operationId: "createJudgeRun",
     summary: "Judge a batch of items with a panel of LLM critics",
@@ -48,4 +48,4 @@ export const judge = {
     return { item_id: o.item_id, critic: o.critic, model: o.model, ...o.verdict, usage: o.usage };
   },
   comparer: judgeComparer,
-} satisfies EvaluatorPlugin<JudgeBody, JudgeConfig, JudgeResult>;
+} satisfies EvaluatorPlugin<JudgeBody, JudgeRunConfig, JudgeResult>;

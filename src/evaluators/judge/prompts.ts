@@ -10,12 +10,6 @@ import { renderPrompt } from "../../engines/judge/index.ts";
 
 export type CriticPrompt = { name: string; version: number; description: string; system_prompt: string; prompt_template: string };
 
-/**
- * What a verdict records about its prompt: `version` is a number for our bank's prompts, the tenant's
- * version string for one of its own (`POST /v1/prompts`), null for a prompt written inline in the request.
- */
-export type PromptRef = { name: string; version: number | string | null; sha256: string };
-
 /** The name recorded for a critic's own system_prompt / prompt_template. */
 export const INLINE_PROMPT = "inline";
 export const DEFAULT_CRITIC_PROMPT = "panel-general@2";

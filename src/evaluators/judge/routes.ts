@@ -7,8 +7,8 @@ import { getRun, getSamples } from "../../db/runs.ts";
 import { resultOf } from "../../runs/results/result.ts";
 import { aggregateJudge, contestedReasons } from "./aggregate.ts";
 import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
-import { JudgeVerdict } from "./schemas.ts";
-import { unitId, type JudgeOutput } from "./units.ts";
+import { JudgeVerdict, type JudgeOutput } from "./schemas.ts";
+import { unitId } from "./units.ts";
 
 // The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
 const judge = { name: "judge", aggregate: aggregateJudge };

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { UsageSchema } from "../../runs/plugin/run-fields.ts";
+import { PairedOutcomesSchema } from "../../runs/plugin/compare.ts";
+import { orNull, UsageSchema } from "../../runs/plugin/run-fields.ts";
 
+/** What a verdict records about its prompt, so a result says exactly which words produced it. */
 const PromptRef = z
   .object({
     name: z.string(),
@@ -25,7 +27,8 @@ export const JudgeVerdict = z
   })
   .openapi("JudgeVerdict");
 
-export const JudgeConfig = z
+/** What `Run.config` shows of a run (no secret, no bulky snapshot); the units work from `JudgeRunConfig`. */
+export const JudgePublicConfig = z
   .object({
     n_items: z.number().int(),
     critics: z.array(
@@ -50,6 +53,8 @@ export const JudgeConfig = z
     concurrency: z.number().int(),
   })
   .openapi("JudgeConfig");
+
+export type JudgePublicConfig = z.infer<typeof JudgePublicConfig>;
 
 const Counts = z.object({
   verdicts: z.number().int(),
@@ -126,3 +131,21 @@ export const JudgeOutput = z
     system_fingerprint: z.string().nullable(),
   })
   .openapi("JudgeOutput", { description: "One critic's verdict on one item" });
+
+/** One stored unit: the verdict and what produced it. */
+export type JudgeOutput = z.infer<typeof JudgeOutput>;
+
+/** What a comparison of two judge runs shows besides its metrics (compare.ts). */
+export const JudgeComparisonDetails = z
+  .object({
+    items: z.number().int().openapi({ description: "Items paired by id (every item: comparable runs judged the same ones)" }),
+    consensus_changes: z.number().int().openapi({ description: "Items whose consensus changed (the `flipped` ones)" }),
+    accuracy: orNull(PairedOutcomesSchema).openapi({ description: "Consensus against `expected`, item by item, over items with a known label and a valid verdict in both runs; null without any" }),
+    per_critic: z
+      .array(z.object({ critic: z.string(), base: z.number().nullable(), head: z.number().nullable() }))
+      .openapi({ description: "Each critic's agreement with its run's consensus, matched by name; null in a run without that critic, or where it had no item to agree on" }),
+    contested: z.object({ base: z.number().int(), head: z.number().int() }).openapi({ description: "Contested items in each run" }),
+  })
+  .openapi("JudgeComparisonDetails");
+
+export type JudgeComparisonDetails = z.infer<typeof JudgeComparisonDetails>;

@@ -1,56 +1,30 @@
 // judge's units: one critic call about one item each; the config they work from and what each stores.
-import { errorVerdict, judgeCritic, type Verdict } from "../../engines/judge/index.ts";
+import { errorVerdict, judgeCritic } from "../../engines/judge/index.ts";
 import { criticResponder, type Usage } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel, type ModelSpec } from "../../runs/plugin/model-client.ts";
 import type { UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
-import type { PromptRef } from "./prompts.ts";
+import type { JudgeOutput, JudgePublicConfig } from "./schemas.ts";
 
 export type JudgeItem = { id: string; query: string; context: Record<string, unknown>; expected: string | null };
 
-export type JudgeCriticConfig = {
-  name: string;
-  model: string;
-  /** The resolved endpoint (preset or provider.base_url); null for a simulator critic. */
-  base_url: string | null;
-  vendor: string | null;
-  /** The saved provider connection the endpoint and key came from, if the request named one. */
-  connection?: string;
-  temperature: number;
-  max_tokens: number;
-  timeout_s: number;
-  weight: number;
-  system_prompt: string;
-  prompt_template: string;
-  prompt: PromptRef;
-  simulator: { bias: { label: string; rate: number } | null; noise: number; latency_ms: number } | null;
-};
+/** A critic as the units call it: as `Run.config` shows it, plus its prompt's texts (which the run's config does not show). */
+export type JudgeCriticConfig = JudgePublicConfig["critics"][number] & { system_prompt: string; prompt_template: string };
 
-export type VotingConfig = {
-  strategy: "majority" | "unanimous" | "weighted" | "first_disagreement";
-  /** Passed to the strategy as its keyword arguments (spec cross-judge.md §4). */
-  kwargs: Record<string, unknown>;
-};
+/** The voting rule; `kwargs` are passed to the strategy as its keyword arguments (spec cross-judge.md §4). */
+export type VotingConfig = JudgePublicConfig["voting"];
 
-export type JudgeConfig = {
+/**
+ * What the run's coordinator and units work from (every item, each critic's prompts): kept by the platform, never shown.
+ * `Run.config` shows `JudgePublicConfig` (schemas.ts).
+ */
+export type JudgeRunConfig = {
   items: JudgeItem[];
   critics: JudgeCriticConfig[];
   labels: string[];
   voting: VotingConfig;
   contested_threshold: number;
   seed: number;
-};
-
-/** One stored unit: the verdict and what produced it. */
-export type JudgeOutput = {
-  item_id: string;
-  query: string;
-  critic: string;
-  model: string;
-  prompt: PromptRef;
-  verdict: Verdict & { prompt: PromptRef };
-  usage: Usage | null;
-  system_fingerprint: string | null;
 };
 
 /** The name of a critic's API key among the run's secrets. */
@@ -73,7 +47,7 @@ export function templateContext(labels: readonly string[], item: Pick<JudgeItem,
  * The model critic `c` is: a simulator that plays its verdicts on the run's items, or its endpoint with
  * the key this module stored under `criticSecret(c)` when it created the run.
  */
-function criticModel(config: JudgeConfig, c: number, i: number): ModelSpec {
+function criticModel(config: JudgeRunConfig, c: number, i: number): ModelSpec {
   const critic = config.critics[c];
   const item = config.items[i];
   const sim = critic.simulator;
@@ -88,17 +62,17 @@ function criticModel(config: JudgeConfig, c: number, i: number): ModelSpec {
 }
 
 /** The most a unit may need: its critic's one call with its retries. */
-export function unitCost(config: JudgeConfig, id: string): StepCost {
+export function unitCost(config: JudgeRunConfig, id: string): StepCost {
   return callCost(config.critics[parseUnit(id).critic].timeout_s);
 }
 
 /** One unit per (item, critic) call, item-major. */
-export function plan(config: JudgeConfig): string[] {
+export function plan(config: JudgeRunConfig): string[] {
   return config.items.flatMap((_, i) => config.critics.map((_, c) => unitId(i, c)));
 }
 
 /** Asks one critic about one item through the engine's `judgeCritic` (request, parsing) and keeps the verdict. */
-export async function execute(id: string, ctx: UnitContext<JudgeConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+export async function execute(id: string, ctx: UnitContext<JudgeRunConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const { item: i, critic: c } = parseUnit(id);
   const { config } = ctx;
   const item = config.items[i];
@@ -149,7 +123,7 @@ export async function execute(id: string, ctx: UnitContext<JudgeConfig>, signal:
 }
 
 /** The output of a unit that gave up: an ERROR verdict, so its sample has the usual shape. */
-export function failureOutput(config: JudgeConfig, id: string, error: string): JudgeOutput {
+export function failureOutput(config: JudgeRunConfig, id: string, error: string): JudgeOutput {
   const { item: i, critic: c } = parseUnit(id);
   const critic = config.critics[c];
   return {

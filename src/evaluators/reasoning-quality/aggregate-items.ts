@@ -23,7 +23,8 @@ import {
 } from "../../engines/reasoning-quality/index.ts";
 import type { Usage } from "../../providers/index.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
-import { plansOf, type RqConfig, type RqOutput } from "./units.ts";
+import type { RqModelResult, RqOutput } from "./schemas.ts";
+import { plansOf, type RqRunConfig } from "./units.ts";
 
 /** One item of one model as the aggregate keeps it: scores, labels and counts, no text (but see `traces`). */
 export type KeptItem = {
@@ -49,7 +50,7 @@ export type KeptItem = {
 };
 
 /** A model's calls as the result reports them. */
-export type CallCounts = { planned: number; made: number; failed: number; missing: number };
+export type CallCounts = RqModelResult["calls"];
 
 /** The checker's recorded work on a model's primary traces (LS `model`), summed as items are kept. */
 export type CheckerTotals = { calls: number; failed_calls: number; usage: Usage; first_error: { item: number; error: string } | null };
@@ -60,7 +61,7 @@ export type KeptModel = { items: (KeptItem | undefined)[]; calls: CallCounts; us
 const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
   !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
 
-export function keptModel(config: RqConfig): KeptModel {
+export function keptModel(config: RqRunConfig): KeptModel {
   return {
     items: new Array(config.items.length),
     calls: { planned: 0, made: 0, failed: 0, missing: 0 },
@@ -73,7 +74,7 @@ export function keptModel(config: RqConfig): KeptModel {
  * Reduces item `i` of a model from its calls' outputs (by call key; a missing one is a call that never
  * ran, as in a canceled run) and stores it in `into`. The record is built and scored here and then dropped.
  */
-export async function keepItem(config: RqConfig, into: KeptModel, i: number, outputs: ReadonlyMap<string, RqOutput | null>): Promise<void> {
+export async function keepItem(config: RqRunConfig, into: KeptModel, i: number, outputs: ReadonlyMap<string, RqOutput | null>): Promise<void> {
   const plan = plansOf(config)[i];
   const { calls, usage } = into;
   const get = (key: string) => {
@@ -147,7 +148,7 @@ function summaryTokenMethod(items: readonly KeptItem[]): string {
  * `evaluateRecords(records, { metrics, matcher, ls, ss, weights: table })` over kept items: the LS
  * backend is `none`, `lexical`, or `model` with recorded labels (the only ones the aggregate uses).
  */
-export async function evaluateKept(config: RqConfig, items: readonly KeptItem[], ls: LsBackend, ss: SsBackend, table: WeightTable): Promise<EvaluationResult> {
+export async function evaluateKept(config: RqRunConfig, items: readonly KeptItem[], ls: LsBackend, ss: SsBackend, table: WeightTable): Promise<EvaluationResult> {
   const counts = runCounts(config.metrics);
   const aggregateOptions: AggregateOptions = { missingMetric: undefined, codeCompatible: undefined };
   // The engine's resolution of the options and the methods' names, from scoring no record (no call is made).

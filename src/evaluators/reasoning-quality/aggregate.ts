@@ -12,8 +12,8 @@ import {
 import type { AggregateContext, StoredSample } from "../../runs/plugin/types.ts";
 import { evaluateKept, keepItem, keptModel, type KeptItem, type KeptModel } from "./aggregate-items.ts";
 import { embedFn, embeddingClient, SS_SECRET, type EmbeddingStats } from "./backends.ts";
-import type { RqModelResult, RqResult } from "./schemas.ts";
-import { callKeys, plansOf, type RqConfig, type RqOutput } from "./units.ts";
+import type { RqModelResult, RqOutput, RqResult } from "./schemas.ts";
+import { callKeys, plansOf, type RqRunConfig } from "./units.ts";
 
 /** Competition ranking ("1224") of the models under one strategy, best first. */
 function rank(scores: { model: string; q: number }[]): { model: string; q: number; rank: number }[] {
@@ -21,7 +21,7 @@ function rank(scores: { model: string; q: number }[]): { model: string; q: numbe
   return sorted.map((s) => ({ ...s, rank: 1 + sorted.findIndex((t) => t.q === s.q) }));
 }
 
-function ssBackend(config: RqConfig, stats: EmbeddingStats, ctx: AggregateContext | undefined): SsBackend {
+function ssBackend(config: RqRunConfig, stats: EmbeddingStats, ctx: AggregateContext | undefined): SsBackend {
   const ss = config.ss;
   if (ss.method !== "embeddings") return ss;
   const unavailable = ctx?.canceled ? "the run was canceled, and no model call is made after cancel" : !ctx ? "no model access outside a run" : null;
@@ -42,7 +42,7 @@ const UNIT_ID = /^(\d+):(\d+):(p|r\d+|x\d+)$/;
  * in recorded order they end close together: the outputs held are those of the items still open (about
  * as many as the run's concurrency), never the run's. Items with calls never run are reduced at the end.
  */
-export async function keepAll(config: RqConfig, samples: Iterable<StoredSample>): Promise<KeptModel[]> {
+export async function keepAll(config: RqRunConfig, samples: Iterable<StoredSample>): Promise<KeptModel[]> {
   const kept = config.models.map(() => keptModel(config));
   const planned = plansOf(config).map((plan) => new Set(callKeys(plan).map((c) => c.key)));
   const open = new Map<string, Map<string, RqOutput | null>>();
@@ -72,7 +72,7 @@ export async function keepAll(config: RqConfig, samples: Iterable<StoredSample>)
  * its fallback applies, the other models take the same fallback, told so in their `ls_fallback` /
  * `ss_fallback`; once one model's embeddings fail, the rest are not asked for any.
  */
-export async function aggregateRq(config: RqConfig, samples: Iterable<StoredSample>, ctx?: AggregateContext): Promise<RqResult> {
+export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredSample>, ctx?: AggregateContext): Promise<RqResult> {
   const table = mergeStrategies(resolveWeightTable(config.preset), config.custom_strategies);
   const kept = await keepAll(config, samples);
   const inputs = config.models.map((model, m) => {
@@ -147,7 +147,7 @@ export async function aggregateRq(config: RqConfig, samples: Iterable<StoredSamp
 }
 
 /** A model's LS backend: for the `model` method, the labels its primary units recorded (kept per item), and their cost. */
-function lsOf(config: RqConfig, kept: KeptModel): { ls: LsBackend; stats: RqModelResult["backends"]["ls"] } {
+function lsOf(config: RqRunConfig, kept: KeptModel): { ls: LsBackend; stats: RqModelResult["backends"]["ls"] } {
   const ls = config.ls;
   if (ls.method !== "model") return { ls, stats: null };
   const c = kept.checker;
@@ -156,7 +156,7 @@ function lsOf(config: RqConfig, kept: KeptModel): { ls: LsBackend; stats: RqMode
   return { ls: { method: "model", labels: [], fallback: ls.fallback, name: ls.model }, stats };
 }
 
-function ssFallbackOf(config: RqConfig): SsBackend {
+function ssFallbackOf(config: RqRunConfig): SsBackend {
   return config.ss.method === "embeddings" ? { method: config.ss.fallback } : config.ss;
 }
 

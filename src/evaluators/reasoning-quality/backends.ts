@@ -15,6 +15,7 @@ import type { EmbedFn, NliLabel, StepPair } from "../../engines/reasoning-qualit
 import { checkerResponder, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../../providers/index.ts";
 import { simulatorClient } from "../../runs/plugin/model-client.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
+import type { RqOutput } from "./schemas.ts";
 
 export type LsModelConfig = {
   method: "model";
@@ -120,7 +121,7 @@ export function checkerRounds(maxTokens: number, ls: LsModelConfig): number {
 const MAX_LEASED_ROUNDS = 8;
 
 /** What the primary unit records about LS: one label per pair (null = failed), and the checker's cost. */
-export type CheckerRecord = { labels: (NliLabel | null)[]; errors: string[]; calls: number; failed_calls: number; usage: Usage };
+export type CheckerRecord = NonNullable<RqOutput["nli"]>;
 
 /**
  * A check stopped between two rounds (see `stepCheck`): the labels of each batch checked so far, in

@@ -17,7 +17,7 @@ import type { BasisInput } from "../../runs/plugin/compare.ts";
 import { keepAll } from "./aggregate.ts";
 import type { KeptItem } from "./aggregate-items.ts";
 import type { RqModelResult, RqResult } from "./schemas.ts";
-import type { RqConfig } from "./units.ts";
+import type { RqRunConfig } from "./units.ts";
 
 /** One model's kept scores, item by item in the run's item order; flags are 0/1. */
 export type RqItemColumns = {
@@ -88,7 +88,7 @@ function modelBasis(result: RqModelResult, items: readonly KeptItem[]): RqModelB
  */
 export async function rqBasis({ config, result, samples }: BasisInput<RqResult>): Promise<RqBasis | null> {
   if (!samples) return null;
-  const c = config as RqConfig;
+  const c = config as RqRunConfig;
   const kept = await keepAll(c, samples);
   return {
     items: c.items.map((it) => it.id),

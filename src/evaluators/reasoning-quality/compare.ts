@@ -26,16 +26,14 @@
  * exist: when a dataset has been deleted since, the runs are compared on the results' figures alone,
  * unpaired and without intervals, and `details.unpaired_reason` says why (such an answer is not kept).
  */
-import type { z } from "@hono/zod-openapi";
 import { aggregate, mergeStrategies, resolveWeightTable, type MetricKey, type Weights } from "../../engines/reasoning-quality/index.ts";
 import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi, percentileInterval } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
+import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison, type PairedOutcomes } from "../../runs/plugin/compare.ts";
 import { columnsOf, rqBasis, setFigures, type Columns, type RqBasis, type RqModelBasis } from "./compare-basis.ts";
-import type { RqConfig as ConfigSchema, RqResult } from "./schemas.ts";
+import { RqComparisonDetails, type RqPublicConfig, type RqResult } from "./schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, RqBasis>;
+type Run = ComparedRun<RqPublicConfig, RqBasis>;
 
 /** The metrics compared by a paired bootstrap (correctness has its own paired interval). */
 const BOOTSTRAPPED: readonly MetricKey[] = ["consistency", "robustness", "logical_coherence", "efficiency", "stability"];
@@ -54,10 +52,10 @@ const modelNames = (run: Run) => run.basis.models.map((m) => m.model);
 const modelOf = (run: Run, name: string): RqModelBasis => run.basis.models.find((m) => m.model === name)!;
 
 /** The uploaded datasets the run's items came from (synthetic ones are regenerated, never deleted). */
-const uploaded = (run: { config: PublicConfig }): string[] => run.config.datasets.filter((ref) => !ref.synthetic).map((ref) => String(ref.id));
+const uploaded = (run: { config: RqPublicConfig }): string[] => run.config.datasets.filter((ref) => !ref.synthetic).map((ref) => String(ref.id));
 
 /** Whether an uploaded dataset of the runs has been deleted since (then only the figures are compared). */
-async function datasetGone(base: { config: PublicConfig }, head: { config: PublicConfig }, exists: CompareOptions["datasetExists"]): Promise<boolean> {
+async function datasetGone(base: { config: RqPublicConfig }, head: { config: RqPublicConfig }, exists: CompareOptions["datasetExists"]): Promise<boolean> {
   for (const id of new Set([...uploaded(base), ...uploaded(head)])) if (!exists || !(await exists(id))) return true;
   return false;
 }
@@ -108,7 +106,7 @@ function compareModel(
   head: Run,
   strategies: readonly string[],
   o: { confidence: number; minEffect: number },
-): { metrics: MetricComparison[]; flipped: FlippedItem[]; unverified: string[]; correctness: Record<string, number> } {
+): { metrics: MetricComparison[]; flipped: FlippedItem[]; unverified: string[]; correctness: PairedOutcomes } {
   const [rb, rh] = [modelOf(base, name), modelOf(head, name)];
   const [sb, sh] = [columnsOf(rb), columnsOf(rh)];
   const items = base.basis.items;
@@ -197,7 +195,8 @@ function rankChanges(base: Run, head: Run, strategies: readonly string[], models
   );
 }
 
-export const rqComparer: Comparer<PublicConfig, RqResult, RqBasis> = {
+export const rqComparer: Comparer<RqPublicConfig, RqResult, RqBasis, RqComparisonDetails> = {
+  details: RqComparisonDetails,
   basis: rqBasis,
 
   incomparable(base, head) {
@@ -235,19 +234,19 @@ export const rqComparer: Comparer<PublicConfig, RqResult, RqBasis> = {
     const baseNames = new Set(modelNames(base));
     const common = modelNames(base).filter((m) => headNames.has(m));
     const { shared, skipped } = sharedStrategies(base, head);
-    const details: Record<string, unknown> = {
+    const compared = {
       models: { compared: common, base_only: modelNames(base).filter((m) => !headNames.has(m)), head_only: modelNames(head).filter((m) => !baseNames.has(m)) },
       rank_changes: rankChanges(base, head, shared, common),
       ...(skipped.length ? { strategies_not_compared: skipped } : {}),
     };
     if (await datasetGone(base, head, o.datasetExists)) {
       // Its items (their ids, which item flipped) are not shown once the tenant deleted them.
-      details.unpaired_reason = "a dataset of the runs has been deleted since, so their items are not paired: the runs are compared on their results' figures only, without intervals";
-      return { paired: false, metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)), flipped: [], details };
+      const unpaired_reason = "a dataset of the runs has been deleted since, so their items are not paired: the runs are compared on their results' figures only, without intervals";
+      return { paired: false, metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)), flipped: [], details: { ...compared, unpaired_reason } };
     }
     const metrics: MetricComparison[] = [];
     const flipped: FlippedItem[] = [];
-    const correctness: Record<string, unknown> = {};
+    const correctness: Record<string, PairedOutcomes> = {};
     const noInterval: Record<string, string[]> = {};
     for (const name of common) {
       const c = compareModel(name, base, head, shared, o);
@@ -256,9 +255,7 @@ export const rqComparer: Comparer<PublicConfig, RqResult, RqBasis> = {
       correctness[name] = c.correctness;
       if (c.unverified.length) noInterval[name] = c.unverified;
     }
-    details.items = base.basis.items.length;
-    details.correctness = correctness;
-    if (Object.keys(noInterval).length) details.no_interval = noInterval;
+    const details: RqComparisonDetails = { ...compared, items: base.basis.items.length, correctness, ...(Object.keys(noInterval).length ? { no_interval: noInterval } : {}) };
     return { paired: true, metrics, flipped, details };
   },
 

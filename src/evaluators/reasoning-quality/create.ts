@@ -9,7 +9,7 @@ import { isSim, simulatorOrEndpoint } from "../../runs/plugin/model-fields.ts";
 import type { CreateContext, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
 import type { RqBody } from "./request.ts";
-import { checkerRoundCost, modelSecret, type RqConfig, type RqModel } from "./units.ts";
+import { checkerRoundCost, modelSecret, type RqRunConfig, type RqModel } from "./units.ts";
 import { callCost } from "../../platform/invocation-budget.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 
@@ -134,7 +134,7 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
 
 
 /** A reasoning-quality request as its run: models, backends and items resolved, keys named per model and backend. */
-export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<NewRunOf<RqConfig>> {
+export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<NewRunOf<RqRunConfig>> {
   const backend = (b: RqBody["ls"] | RqBody["ss"]) => (typeof b === "string" ? undefined : b.provider);
   const resolved = await resolveProviders(ctx, [
     ...body.models.map((m, i): [string, RqBody["models"][number]["provider"]] => [`models.${i}.provider`, m.provider]),
@@ -149,7 +149,7 @@ export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<New
     ...(ls.method === "model" ? [{ path: "ls.timeout_s", what: "A round of checker calls and their retries", cost: checkerRoundCost(ls) }] : []),
   ]);
   const { items, ownWording } = await loadItems(body, ctx.db, ctx.tenantId);
-  const config: RqConfig = {
+  const config: RqRunConfig = {
     models,
     items,
     own_wording_golds: ownWording,

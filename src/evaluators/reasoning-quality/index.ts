@@ -17,16 +17,16 @@ import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
 import { datasetRoutes } from "./routes/datasets.ts";
 import { reportRoutes } from "./routes/reports.ts";
-import { RqConfig as ConfigSchema, RqOutput as OutputSchema, RqResult } from "./schemas.ts";
-import { execute, failureOutput, plan, unitConfig, unitCost, type RqConfig } from "./units.ts";
+import { RqOutput, RqPublicConfig, RqResult } from "./schemas.ts";
+import { execute, failureOutput, plan, unitConfig, unitCost, type RqRunConfig } from "./units.ts";
 
 export { aggregateRq } from "./aggregate.ts";
-export { modelSecret, type RqConfig, type RqModel, type RqOutput } from "./units.ts";
-export type { RqModelResult, RqResult } from "./schemas.ts";
+export { modelSecret, type RqRunConfig, type RqModel } from "./units.ts";
+export type { RqModelResult, RqOutput, RqResult } from "./schemas.ts";
 
 export const reasoningQuality = {
   name: "reasoning-quality" as const,
-  schemas: { request: ReasoningQualityRunRequest, config: ConfigSchema, result: RqResult, output: OutputSchema },
+  schemas: { request: ReasoningQualityRunRequest, config: RqPublicConfig, result: RqResult, output: RqOutput },
   route: {
     operationId: "createReasoningQualityRun",
     summary: "Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy",
@@ -47,4 +47,4 @@ export const reasoningQuality = {
   exportLine: (sample) => sample.output,
   // GET /v1/compare: per model and metric, paired by item (compare.ts).
   comparer: rqComparer,
-} satisfies EvaluatorPlugin<RqBody, RqConfig, RqResult>;
+} satisfies EvaluatorPlugin<RqBody, RqRunConfig, RqResult>;

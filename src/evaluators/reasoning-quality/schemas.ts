@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { METRIC_KEYS } from "../../engines/reasoning-quality/index.ts";
+import { PairedOutcomesSchema } from "../../runs/plugin/compare.ts";
 import { UsageSchema } from "../../runs/plugin/run-fields.ts";
 
 const Fallback = z.object({ from: z.enum(["model", "embeddings"]), reason: z.string() });
@@ -18,7 +19,8 @@ export const RqRawMetrics = z
 const Connection = z.string().optional().openapi({ description: "The saved provider connection the endpoint came from, if the request named one" });
 const Endpoint = z.object({ base_url: z.string().nullable(), connection: Connection });
 
-export const RqConfig = z
+/** What `Run.config` shows of a run (no secret, no bulky snapshot); the units work from `RqRunConfig`. */
+export const RqPublicConfig = z
   .object({
     models: z.array(
       z.object({
@@ -60,6 +62,8 @@ export const RqConfig = z
     metric_keys: z.array(z.enum(METRIC_KEYS)),
   })
   .openapi("ReasoningQualityConfig");
+
+export type RqPublicConfig = z.infer<typeof RqPublicConfig>;
 
 const Calls = z.object({ planned: z.number().int(), made: z.number().int(), failed: z.number().int(), missing: z.number().int() });
 
@@ -139,3 +143,39 @@ export const RqOutput = z
       .openapi({ description: "The primary run only, under the LS `model` backend: the checker's labels for this trace" }),
   })
   .openapi("ReasoningQualityOutput");
+
+/** One generation as stored: the model's answer to one call of one item, and on the primary the checker's labels. */
+export type RqOutput = z.infer<typeof RqOutput>;
+
+/** What every comparison of two reasoning-quality runs shows, paired or not. */
+const RqComparedModels = {
+  models: z.object({ compared: z.array(z.string()), base_only: z.array(z.string()), head_only: z.array(z.string()) }).openapi({ description: "Models matched by name" }),
+  rank_changes: z
+    .record(z.string(), z.array(z.object({ model: z.string(), base_rank: z.number().int().nullable(), head_rank: z.number().int().nullable() })))
+    .openapi({ description: "Per strategy compared, the compared models whose rank changed" }),
+  strategies_not_compared: z
+    .array(z.object({ strategy: z.string(), reason: z.string() }))
+    .optional()
+    .openapi({ description: "Strategies in one run only, or weighed differently by the two (not the same Q)" }),
+};
+
+/** What a comparison of two reasoning-quality runs shows besides its metrics (compare.ts): paired by item, or on the results' figures only. */
+export const RqComparisonDetails = z
+  .union([
+    z.object({
+      ...RqComparedModels,
+      items: z.number().int(),
+      correctness: z.record(z.string(), PairedOutcomesSchema).openapi({ description: "Per compared model, the items right or wrong in each run" }),
+      no_interval: z
+        .record(z.string(), z.array(z.string()))
+        .optional()
+        .openapi({ description: "Per model, the metrics whose kept scores do not reproduce the result's figure (SS by embeddings, older results): no interval" }),
+    }),
+    z.object({
+      ...RqComparedModels,
+      unpaired_reason: z.string().openapi({ description: "Why items are not paired (a dataset of the runs has been deleted since): the results' figures only, without intervals" }),
+    }),
+  ])
+  .openapi("ReasoningQualityComparisonDetails");
+
+export type RqComparisonDetails = z.infer<typeof RqComparisonDetails>;

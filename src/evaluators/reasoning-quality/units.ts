@@ -8,26 +8,21 @@ import {
   type ItemPlan,
   type PresetVersion,
 } from "../../engines/reasoning-quality/index.ts";
-import { reasonerResponder, type Usage } from "../../providers/index.ts";
+import { reasonerResponder } from "../../providers/index.ts";
 import { unitModel, type ModelSpec } from "../../runs/plugin/model-client.ts";
 import type { UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 import { callCost, largerStep, type StepCost } from "../../platform/invocation-budget.ts";
-import { CHECKER_PARALLEL, checkerClient, LS_SECRET, stepCheck, type CheckerRecord, type CheckState, type LsModelConfig, type RqLs, type RqSs } from "./backends.ts";
+import { CHECKER_PARALLEL, checkerClient, LS_SECRET, stepCheck, type CheckState, type LsModelConfig, type RqLs, type RqSs } from "./backends.ts";
+import type { RqOutput, RqPublicConfig } from "./schemas.ts";
 
-export type RqModel = {
-  /** Unique in the run; the result's `model`. */
-  name: string;
-  model: string;
-  base_url: string | null;
-  /** The saved provider connection the endpoint and key came from, if the request named one. */
-  connection?: string;
-  temperature: number;
-  max_tokens: number;
-  timeout_s: number;
-  simulator: { accuracy: number; verbosity: number; variation: number; latency_ms: number } | null;
-};
+/** A model as the units call it, and as `Run.config` shows it; `name` is unique in the run (the result's `model`). */
+export type RqModel = RqPublicConfig["models"][number];
 
-export type RqConfig = {
+/**
+ * What the run's coordinator and units work from (every item): kept by the platform, never shown.
+ * `Run.config` shows `RqPublicConfig` (schemas.ts).
+ */
+export type RqRunConfig = {
   models: RqModel[];
   items: (EvalItem & { id: string })[];
   /** Ids of generated synthetic items whose free-text gold is our wording (see goldInOurWords); absent in older runs. */
@@ -44,19 +39,6 @@ export type RqConfig = {
   unit_item?: { index: number; item: EvalItem & { id: string } };
 };
 
-export type RqOutput = {
-  model: string;
-  item: number;
-  call: string;
-  ok: boolean;
-  text: string | null;
-  output_tokens: number | null;
-  usage: Usage | null;
-  error: string | null;
-  /** The primary run only, under the LS `model` backend: the checker's labels for this trace. */
-  nli?: CheckerRecord;
-};
-
 /** The name of model m's API key among the run's secrets. */
 export const modelSecret = (m: number): string => `model:${m}`;
 
@@ -67,20 +49,20 @@ export const callKeys = (plan: ItemPlan): { key: string; prompt: string }[] => [
   ...plan.perturbations.flatMap((c) => (c ? [{ key: `x${c.slot}`, prompt: c.prompt }] : [])),
 ];
 
-const plans = new WeakMap<RqConfig, ItemPlan[]>();
-export function plansOf(config: RqConfig): ItemPlan[] {
+const plans = new WeakMap<RqRunConfig, ItemPlan[]>();
+export function plansOf(config: RqRunConfig): ItemPlan[] {
   let p = plans.get(config);
   if (!p) plans.set(config, (p = config.items.map((item, i) => planItem(item, i, { metrics: config.metrics }))));
   return p;
 }
 
 /** Item i's plan: from the unit's own item where the config is a unit's (unitConfig), else from the run's items. */
-function planOf(config: RqConfig, i: number): ItemPlan {
+function planOf(config: RqRunConfig, i: number): ItemPlan {
   const own = config.unit_item;
   return own?.index === i ? planItem(own.item, i, { metrics: config.metrics }) : plansOf(config)[i];
 }
 
-function itemOf(config: RqConfig, i: number): EvalItem {
+function itemOf(config: RqRunConfig, i: number): EvalItem {
   const own = config.unit_item;
   return own?.index === i ? own.item : config.items[i];
 }
@@ -89,7 +71,7 @@ function itemOf(config: RqConfig, i: number): EvalItem {
  * What a lane is handed for unit `id`: the config with that unit's item alone. The items are nearly
  * all of a config (10,000 are about 3.3 MB) and a unit reads one, so lanes neither receive nor hold them.
  */
-export function unitConfig(config: RqConfig, id: string): RqConfig {
+export function unitConfig(config: RqRunConfig, id: string): RqRunConfig {
   const { i } = parseUnit(id);
   const { own_wording_golds: _golds, ...rest } = config;
   return { ...rest, items: [], unit_item: { index: i, item: config.items[i] } };
@@ -102,7 +84,7 @@ export function parseUnit(id: string): { m: number; i: number; call: string } {
 }
 
 /** Every generation is a unit: per model and item the primary run, runs 2..K and one call per usable perturbation. */
-export function plan(config: RqConfig): string[] {
+export function plan(config: RqRunConfig): string[] {
   const plan = plansOf(config);
   return config.models.flatMap((_, m) => plan.flatMap((p, i) => callKeys(p).map((c) => `${m}:${i}:${c.key}`)));
 }
@@ -111,7 +93,7 @@ export function plan(config: RqConfig): string[] {
  * The model of `m`'s call `call` on item `i`: a simulator that plays a reasoner (its answers depend on the
  * call, so runs and perturbations vary), or its endpoint with the key stored as `modelSecret(m)`.
  */
-function modelSpec(config: RqConfig, m: number, i: number, call: string): ModelSpec {
+function modelSpec(config: RqRunConfig, m: number, i: number, call: string): ModelSpec {
   const model = config.models[m];
   if (!model.simulator) return { kind: "endpoint", base_url: model.base_url!, secret: modelSecret(m), timeout_s: model.timeout_s };
   const index = call === "p" ? 0 : 1 + callKeys(planOf(config, i)).findIndex((c) => c.key === call);
@@ -128,7 +110,7 @@ function modelSpec(config: RqConfig, m: number, i: number, call: string): ModelS
  * The most one step of unit `id` may need: its call; a primary unit under the LS `model` backend also
  * takes rounds of CHECKER_PARALLEL checker calls, each a step of its own.
  */
-export function unitCost(config: RqConfig, id: string): StepCost {
+export function unitCost(config: RqRunConfig, id: string): StepCost {
   const { m, call } = parseUnit(id);
   const generation = callCost(config.models[m].timeout_s);
   return call === "p" && config.ls.method === "model" ? largerStep(generation, checkerRoundCost(config.ls)) : generation;
@@ -148,7 +130,7 @@ type Saved = { output: RqOutput; check: CheckState };
  * case still fits in the lane's invocation; if not, it saves its generation and the labels so far and
  * stops, and the unit's next run continues at the next round, with the sample an unbroken run writes.
  */
-export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+export async function execute(id: string, ctx: UnitContext<RqRunConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const { m, i, call } = parseUnit(id);
   const { config, steps } = ctx;
   const model = config.models[m];
@@ -199,7 +181,7 @@ export async function execute(id: string, ctx: UnitContext<RqConfig>, signal: Ab
 }
 
 /** The output of a unit that gave up: a failed call, as the record's failure policy expects. */
-export function failureOutput(config: RqConfig, id: string, error: string): RqOutput {
+export function failureOutput(config: RqRunConfig, id: string, error: string): RqOutput {
   const { m, i, call } = parseUnit(id);
   return { model: config.models[m].name, item: i, call, ok: false, text: null, output_tokens: null, usage: null, error };
 }

@@ -1,7 +1,7 @@
 import { aggregateSamples, runId } from "../../engines/rpl/index.ts";
 import type { StoredSample } from "../../runs/plugin/types.ts";
-import type { RplConfig } from "./plan.ts";
-import type { RplResult } from "./schemas.ts";
+import type { RplRunConfig } from "./plan.ts";
+import type { RplOutput, RplResult } from "./schemas.ts";
 import { plan, rowOf } from "./units.ts";
 
 function tally(into: Record<string, number>, key: string | null) {
@@ -9,7 +9,7 @@ function tally(into: Record<string, number>, key: string | null) {
 }
 
 /** Of a sample's row, what the estimator and the diagnostics read (not its answer object or reply text). */
-type Kept = { at: number; prompt_sha256: string; json_valid: boolean; prob_true: number | null; logit: number | null; cache_hit: boolean; invalid_reason: string | null };
+type Kept = Pick<RplOutput, "prompt_sha256" | "json_valid" | "prob_true" | "logit" | "cache_hit" | "invalid_reason"> & { at: number };
 
 /**
  * The engine's frozen estimator over every sample, with the run's plan and diagnostics. Async (WebCrypto
@@ -17,7 +17,7 @@ type Kept = { at: number; prompt_sha256: string; json_valid: boolean; prob_true:
  * bootstrap depends on first-seen template order and samples are stored in completion order. One pass
  * keeps a few fields of each sample, and of the errors only the first in plan order.
  */
-export async function aggregate(config: RplConfig, samples: Iterable<StoredSample>): Promise<RplResult> {
+export async function aggregate(config: RplRunConfig, samples: Iterable<StoredSample>): Promise<RplResult> {
   // Plan order, not completion order: the estimator's bootstrap depends on first-seen template order.
   const order = new Map(plan(config).map((id, i) => [id, i]));
   const kept: Kept[] = [];

@@ -1,6 +1,6 @@
 import { AUTO_GATES, AUTO_POLICY, autoStages, decideStage, stageId, type Stage } from "../../engines/rpl/index.ts";
 import type { FollowUp } from "../../runs/plugin/types.ts";
-import { planRpl, type RplConfig } from "./plan.ts";
+import { planRpl, type RplRunConfig } from "./plan.ts";
 import type { RplAuto, RplResult, RplStageRecord } from "./schemas.ts";
 
 /** The auto preset's state, carried from stage run to stage run in the config. */
@@ -13,7 +13,7 @@ export function autoStart(tBank: number): { T: number; K: number; R: number; aut
 }
 
 /** What the API shows of a config: no prompt texts, no plan, the auto preset's stage only. */
-export function publicRplConfig(config: RplConfig & { auto?: AutoState }): Record<string, unknown> {
+export function publicRplConfig(config: RplRunConfig & { auto?: AutoState }): Record<string, unknown> {
   const { prompt: _prompt, plan: _plan, auto, ...rest } = config;
   return auto ? { ...rest, preset: "auto", stage: auto.stage_index + 1 } : rest;
 }
@@ -23,7 +23,7 @@ export function publicRplConfig(config: RplConfig & { auto?: AutoState }): Recor
  * stage's run (whose samples for templates and replicates already asked come from the sample cache,
  * so only the top-up calls reach the model) or closes the controller with its final figures.
  */
-export async function autoFollowUp(config: RplConfig & { auto?: AutoState }, result: RplResult): Promise<FollowUp | null> {
+export async function autoFollowUp(config: RplRunConfig & { auto?: AutoState }, result: RplResult): Promise<FollowUp | null> {
   const auto = config.auto;
   if (!auto) return null;
   const r = result;

@@ -13,14 +13,12 @@
  *   as the original's cohort rule calls it a tie.
  * Nothing is paired: each run's estimate comes from its own samples and its own bootstrap.
  */
-import type { z } from "@hono/zod-openapi";
 import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
 import { metric, metricVerdict, type BasisInput, type ComparedRun, type Comparer, type MetricComparison } from "../../runs/plugin/compare.ts";
-import type { RplConfig as ConfigSchema, RplResult } from "./schemas.ts";
+import { RplComparisonDetails, type RplPublicConfig, type RplResult } from "./schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
 
 /** What a comparison reads of a run's result, kept when it is aggregated: its figures. */
 export type RplBasis = {
@@ -28,7 +26,7 @@ export type RplBasis = {
   quality: Pick<RplResult["quality"], "pqs">;
 };
 
-type Run = ComparedRun<PublicConfig, RplBasis>;
+type Run = ComparedRun<RplPublicConfig, RplBasis>;
 
 function rplBasis({ result: r }: BasisInput<RplResult>): RplBasis {
   const a = r.aggregates;
@@ -65,7 +63,8 @@ function engineRun(run: Run): EngineRun {
 
 const shown = (v: unknown) => (v === undefined ? "none" : JSON.stringify(v));
 
-export const rplComparer: Comparer<PublicConfig, RplResult, RplBasis> = {
+export const rplComparer: Comparer<RplPublicConfig, RplResult, RplBasis, RplComparisonDetails> = {
+  details: RplComparisonDetails,
   basis: rplBasis,
 
   incomparable(base, head) {
@@ -80,7 +79,7 @@ export const rplComparer: Comparer<PublicConfig, RplResult, RplBasis> = {
         (f): FieldError => ({
           path: `config.${f}`,
           message:
-            `base has ${shown(base.config[f as keyof PublicConfig])}, head ${shown(head.config[f as keyof PublicConfig])}` +
+            `base has ${shown(base.config[f as keyof RplPublicConfig])}, head ${shown(head.config[f as keyof RplPublicConfig])}` +
             (fixed.length ? "" : "; a comparison may vary only one of model or prompt_version"),
         }),
       );

@@ -4,7 +4,7 @@ import { modelConfig } from "../../runs/plugin/model-fields.ts";
 import type { CreateContext, Creation, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 import { autoStart, publicRplConfig, type AutoState } from "./auto.ts";
-import { planRpl, type RplConfig } from "./plan.ts";
+import { planRpl, type RplRunConfig } from "./plan.ts";
 import { resolveRplPrompt, type ResolvedRplPrompt } from "./prompt-ref.ts";
 import type { RplBody } from "./request.ts";
 import { unitCost } from "./units.ts";
@@ -17,7 +17,7 @@ import { unitCost } from "./units.ts";
 const MAX_PROMPT_CHARS = 4000;
 
 /** The stored config: the plan's, the auto preset's state, and public fields that ride along as plain data. */
-export type RplStoredConfig = RplConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
+export type RplStoredConfig = RplRunConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
 
 /**
  * The banks a request's prompt versions name (ours by short name, the tenant's as name@version), each

@@ -27,16 +27,16 @@ import { rplComparer } from "./compare.ts";
 import { createRplRun, type RplStoredConfig } from "./create.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
 import { rplRoutes } from "./routes.ts";
-import { RplConfig as ConfigSchema, RplOutput, RplResult } from "./schemas.ts";
-import { execute, invalidRow, plan, unitCost, type RplSampleRow } from "./units.ts";
+import { RplPublicConfig, RplOutput, RplResult } from "./schemas.ts";
+import { execute, invalidRow, plan, unitCost } from "./units.ts";
 
-export { planRpl, providerModeOf, type RplConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
-export { rplUnitId, type RplInvalidReason, type RplSampleRow } from "./units.ts";
-export type { RplResult } from "./schemas.ts";
+export { planRpl, providerModeOf, type RplRunConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
+export { rplUnitId, type RplInvalidReason } from "./units.ts";
+export type { RplOutput, RplResult } from "./schemas.ts";
 
 export const rpl = {
   name: "rpl" as const,
-  schemas: { request: RplRunRequest, config: ConfigSchema, result: RplResult, output: RplOutput },
+  schemas: { request: RplRunRequest, config: RplPublicConfig, result: RplResult, output: RplOutput },
   route: {
     operationId: "createRplRun",
     summary: "Estimate a model's prior that a claim is true, over K paraphrases × R replicates",
@@ -59,7 +59,7 @@ export const rpl = {
 
   parseOutput: (text) => JSON.parse(text),
 
-  failureOutput(config, id, error): RplSampleRow {
+  failureOutput(config, id, error): RplOutput {
     return invalidRow(config, id, "unit_failed", error, null);
   },
 

@@ -25,7 +25,11 @@ export type RplPlan = {
   slots: RplPlanSlot[];
 };
 
-export type RplConfig = ModelSettings & {
+/**
+ * What the run's coordinator and units work from (the prompt bank): kept by the platform, never shown.
+ * `Run.config` shows `RplPublicConfig` (schemas.ts).
+ */
+export type RplRunConfig = ModelSettings & {
   claim: string;
   /** Short bank name (the API's prompt_version), e.g. "rpl-assay-v1". */
   prompt_version: string;
@@ -43,7 +47,7 @@ export type RplConfig = ModelSettings & {
 };
 
 
-export function composeFor(config: Pick<RplConfig, "claim" | "prompt">, templateIndex: number) {
+export function composeFor(config: Pick<RplRunConfig, "claim" | "prompt">, templateIndex: number) {
   return composePrompt({
     system: config.prompt.system,
     userTemplate: config.prompt.user_template,

@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { COMPARABLE } from "../../engines/rpl/index.ts";
 import { ModelSettingsSchema } from "../../runs/plugin/run-fields.ts";
 
 const Interval = z.tuple([z.number(), z.number()]);
 const Stage = z.object({ T: z.number().int(), K: z.number().int(), R: z.number().int() });
 
-export const RplConfig = z
+/** What `Run.config` shows of a run (no secret, no bulky snapshot); the units work from `RplRunConfig`. */
+export const RplPublicConfig = z
   .object({
     ...ModelSettingsSchema,
     claim: z.string(),
@@ -24,6 +26,8 @@ export const RplConfig = z
     group_id: z.string().optional().openapi({ description: "The A/B request's group, when this run is one of several prompt versions" }),
   })
   .openapi("RplConfig");
+
+export type RplPublicConfig = z.infer<typeof RplPublicConfig>;
 
 const StageRecord = z.object({
   stage_id: z.string(),
@@ -144,3 +148,25 @@ export const RplOutput = z
     cache_hit: z.boolean(),
   })
   .openapi("RplOutput", { description: "One sample: the original's samples row" });
+
+/** One sample (the unit's stored output and NDJSON export line); mirrors the original's samples row. */
+export type RplOutput = z.infer<typeof RplOutput>;
+
+/** What a comparison of two rpl runs shows besides its metrics (compare.ts): the original's compare view's verdict. */
+export const RplComparisonDetails = z
+  .object({
+    dimension: z.enum(COMPARABLE).nullable().openapi({ description: "The setting the runs differ in; null when they differ in none" }),
+    winner: z
+      .object({ run_id: z.string().nullable(), rule: z.enum(["ci_width", "pqs", "stability", "tie"]) })
+      .openapi({ description: "The original's cohort rule: the narrower CI if narrower by ≥ 0.003, else the higher PQS, then the higher stability, else a tie (run_id null)" }),
+    prob_true_rpl: z
+      .object({
+        two_sided: z.literal(true).openapi({ description: "A prior that moves is neither better nor worse: the metric is never judged" }),
+        moved: z.boolean().openapi({ description: "Whether its interval excludes 0 and the change is at least `min_effect`" }),
+        direction: z.enum(["up", "down"]).nullable().openapi({ description: "Which way it moved; null when it did not" }),
+      })
+      .openapi({ description: "What the verdict of `prob_true_rpl` (always no_change) leaves out" }),
+  })
+  .openapi("RplComparisonDetails");
+
+export type RplComparisonDetails = z.infer<typeof RplComparisonDetails>;

@@ -4,37 +4,11 @@ import { ProviderError, type ChatResponse } from "../../providers/index.ts";
 import { callCost, type StepCost } from "../../platform/invocation-budget.ts";
 import { unitModel } from "../../runs/plugin/model-client.ts";
 import type { StoredSample, UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
-import { composeFor, providerModeOf, type RplConfig, type RplPlanSlot } from "./plan.ts";
+import { composeFor, providerModeOf, type RplRunConfig, type RplPlanSlot } from "./plan.ts";
+import type { RplOutput } from "./schemas.ts";
 
 /** Why a sample is invalid: the engine's compliance reasons, a failed model call, or a unit that gave up. */
 export type RplInvalidReason = InvalidReason | "provider_error" | "unit_failed";
-
-/** One sample (the unit's stored output and NDJSON export line); mirrors the original's samples row. */
-export type RplSampleRow = {
-  slot: number;
-  r: number;
-  cache_key: string | null;
-  prompt_sha256: string;
-  /** Bank index of the paraphrase. */
-  paraphrase_idx: number;
-  replicate_idx: number;
-  prob_true: number | null;
-  logit: number | null;
-  /** Compliant (valid number in [0, 1], no URL): only these are aggregated. */
-  json_valid: boolean;
-  invalid_reason: RplInvalidReason | null;
-  /** `${name}: ${message}` of a failed call or unit; null otherwise. */
-  error: string | null;
-  /** The parsed answer object (null when the reply was not JSON or there was no reply). */
-  raw: unknown;
-  /** The reply text, only when it did not parse as JSON (first 2000 characters). */
-  response_text?: string;
-  provider_model_id: string | null;
-  response_id: string | null;
-  tokens_out: number | null;
-  latency_ms: number | null;
-  cache_hit: boolean;
-};
 
 const RESPONSE_TEXT_MAX = 2000;
 
@@ -46,25 +20,25 @@ function parseUnit(id: string): { slot: number; r: number } {
   return { slot: Number(m[1]), r: Number(m[2]) };
 }
 
-function slotOf(config: RplConfig, id: string): { slot: number; r: number; plan: RplPlanSlot } {
+function slotOf(config: RplRunConfig, id: string): { slot: number; r: number; plan: RplPlanSlot } {
   const { slot, r } = parseUnit(id);
   const plan = config.plan.slots[slot];
   if (!plan || r >= plan.replicate_idx.length) throw new Error(`rpl: unit '${id}' is not in the run's plan`);
   return { slot, r, plan };
 }
 
-export function isSampleRow(v: unknown): v is RplSampleRow {
+export function isSampleRow(v: unknown): v is RplOutput {
   if (v === null || typeof v !== "object") return false;
   const o = v as Record<string, unknown>;
   return typeof o.prompt_sha256 === "string" && typeof o.json_valid === "boolean" && typeof o.replicate_idx === "number";
 }
 
-function outcomeOf(row: RplSampleRow): UnitOutcome {
+function outcomeOf(row: RplOutput): UnitOutcome {
   if (row.json_valid) return { status: "succeeded", output: row };
   return { status: "failed", output: row, error: row.error ?? `invalid answer: ${row.invalid_reason ?? "unknown"}` };
 }
 
-export function invalidRow(config: RplConfig, id: string, reason: RplInvalidReason, error: string, cacheKey: string | null): RplSampleRow {
+export function invalidRow(config: RplRunConfig, id: string, reason: RplInvalidReason, error: string, cacheKey: string | null): RplOutput {
   const { slot, r, plan } = slotOf(config, id);
   return {
     slot,
@@ -88,14 +62,14 @@ export function invalidRow(config: RplConfig, id: string, reason: RplInvalidReas
 }
 
 /** The ids of the plan stored in the config: `s{slot}.r{r}`, slot-major as the original's loop. */
-export function plan(config: RplConfig): string[] {
+export function plan(config: RplRunConfig): string[] {
   const ids: string[] = [];
   config.plan.slots.forEach((s, slot) => s.replicate_idx.forEach((_, r) => ids.push(rplUnitId(slot, r))));
   return ids;
 }
 
 /** The most a sample may need: its one call with its retries, and the sample cache's read and write (two D1 queries). */
-export function unitCost(config: Pick<RplConfig, "timeout_s">): StepCost {
+export function unitCost(config: Pick<RplRunConfig, "timeout_s">): StepCost {
   const call = callCost(config.timeout_s);
   return { ms: call.ms, subrequests: call.subrequests + 2 };
 }
@@ -104,7 +78,7 @@ export function unitCost(config: Pick<RplConfig, "timeout_s">): StepCost {
  * One sample: the composed prompt of its slot, answered from the tenant's sample cache when it holds the
  * original's cache key (and the run allows it), else by one call of the run's model.
  */
-export async function execute(id: string, ctx: UnitContext<RplConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+export async function execute(id: string, ctx: UnitContext<RplRunConfig>, signal: AbortSignal): Promise<UnitOutcome> {
   const config = ctx.config;
   const { slot, r, plan } = slotOf(config, id);
   const prompt = await composeFor(config, plan.template_index);
@@ -148,7 +122,7 @@ export async function execute(id: string, ctx: UnitContext<RplConfig>, signal: A
   const latency_ms = Date.now() - started;
   const text = res.choices?.[0]?.message?.content ?? "";
   const answer = parseAnswer(text);
-  const row: RplSampleRow = {
+  const row: RplOutput = {
     slot,
     r,
     cache_key,
@@ -173,6 +147,6 @@ export async function execute(id: string, ctx: UnitContext<RplConfig>, signal: A
 }
 
 /** A stored sample's row; a sample without output (should not happen) counts as a failed unit. */
-export function rowOf(config: RplConfig, s: StoredSample): RplSampleRow {
+export function rowOf(config: RplRunConfig, s: StoredSample): RplOutput {
   return isSampleRow(s.output) ? s.output : invalidRow(config, s.unitId, "unit_failed", s.error ?? "no output", null);
 }

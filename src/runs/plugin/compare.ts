@@ -5,40 +5,60 @@
  * the runs are comparable, hands them to the comparer and keeps the answer. The statistics are pure
  * functions in src/engines/stats/. docs/compare.md tells the whole story.
  */
+import { z } from "@hono/zod-openapi";
 import type { FieldError } from "../../errors.ts";
 import type { StoredSample } from "./types.ts";
 
-export type Verdict = "improved" | "regressed" | "no_change";
+export const VerdictSchema = z.enum(["improved", "regressed", "no_change"]);
+export type Verdict = z.infer<typeof VerdictSchema>;
 
 /** One metric of the comparison; `delta` is head − base, and `ci95` its interval at the requested confidence. */
-export type MetricComparison = {
-  /** Dotted name, e.g. `divergence_rate` or `careful.correctness`. */
-  name: string;
-  base: number | null;
-  head: number | null;
-  delta: number | null;
-  /** null when the metric has no interval (then only `min_effect` decides its verdict). */
-  ci95: [number, number] | null;
-  /** The test's p-value where one is run (McNemar on paired flags, say); else null. */
-  p_value: number | null;
-  /** null: a change has no better direction (rpl's prior moving); such a metric is reported, never judged. */
-  higher_is_better: boolean | null;
-  /** How the interval was made: `newcombe`, `newcombe-paired`, `paired-bootstrap`, `combined-bootstraps`, `none`. */
-  method: string;
-  verdict: Verdict;
-};
+export const MetricComparisonSchema = z
+  .object({
+    /** Dotted name, e.g. `divergence_rate` or `careful.correctness`. */
+    name: z.string(),
+    base: z.number().nullable(),
+    head: z.number().nullable(),
+    delta: z.number().nullable().openapi({ description: "head − base" }),
+    /** Without an interval, only `min_effect` decides the verdict. */
+    ci95: z.tuple([z.number(), z.number()]).nullable().openapi({ description: "The interval of delta at the requested confidence; null where the metric has none" }),
+    /** The test's p-value where one is run (McNemar on paired flags, say); else null. */
+    p_value: z.number().nullable(),
+    higher_is_better: z.boolean().nullable().openapi({ description: "null: the change has no better direction (reported, never judged)" }),
+    /** How the interval was made: `newcombe`, `newcombe-paired`, `paired-bootstrap`, `combined-bootstraps`, `none`. */
+    method: z.string(),
+    verdict: VerdictSchema,
+  })
+  .openapi("MetricComparison");
+export type MetricComparison = z.infer<typeof MetricComparisonSchema>;
 
 /** An item whose outcome changed between the runs (a query that started diverging, an item whose consensus moved). */
-export type FlippedItem = { id: string; base: string; head: string };
+export const FlippedItemSchema = z.object({ id: z.string(), base: z.string(), head: z.string() });
+export type FlippedItem = z.infer<typeof FlippedItemSchema>;
+
+/**
+ * A paired 2×2 table of items right or wrong in each run (judge's accuracy, reasoning-quality's
+ * correctness per model): what Newcombe's paired interval and McNemar's test were computed from.
+ */
+export const PairedOutcomesSchema = z
+  .object({
+    items: z.number().int(),
+    both_correct: z.number().int(),
+    base_only_correct: z.number().int(),
+    head_only_correct: z.number().int(),
+    neither_correct: z.number().int(),
+  })
+  .openapi("PairedOutcomes");
+export type PairedOutcomes = z.infer<typeof PairedOutcomesSchema>;
 
 /** What an evaluator's comparer answers; the route adds the common fields. */
-export type EvaluatorComparison = {
+export type EvaluatorComparison<Details = unknown> = {
   /** Whether items were paired (same queries / items / dataset in both runs). */
   paired: boolean;
   metrics: MetricComparison[];
   flipped: FlippedItem[];
-  /** Anything else the evaluator shows (rpl's winner, rq's rank changes, cd's modal-share changes). */
-  details: Record<string, unknown>;
+  /** Anything else the evaluator shows (rpl's winner, rq's rank changes, cd's modal-share changes), as its comparer's `details` schema declares. */
+  details: Details;
 };
 
 /**
@@ -71,7 +91,13 @@ export type BasisInput<Result = unknown> = {
   samples?: Iterable<StoredSample>;
 };
 
-export interface Comparer<Config = Record<string, unknown>, Result = unknown, Basis = unknown> {
+export interface Comparer<Config = Record<string, unknown>, Result = unknown, Basis = unknown, Details = unknown> {
+  /**
+   * The schema of what `compare` answers as `details`, named `<Evaluator>ComparisonDetails`: the document's
+   * `Comparison` has one variant per evaluator with it (src/routes/comparison-schemas.ts), so a client reads
+   * the details typed once it has narrowed on `evaluator`.
+   */
+  readonly details: z.ZodType<Details>;
   /**
    * What a comparison of this run needs, computed once when the run is aggregated and kept in R2
    * (src/runs/results/comparison-store.ts): compact per-item scores and the few figures of the result it reads.
@@ -83,7 +109,7 @@ export interface Comparer<Config = Record<string, unknown>, Result = unknown, Ba
    * path names the setting (`config.K`) and whose message says what each run has. Empty: comparable.
    */
   incomparable(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>): FieldError[];
-  compare(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>, opts: CompareOptions): Promise<EvaluatorComparison>;
+  compare(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>, opts: CompareOptions): Promise<EvaluatorComparison<Details>>;
   /**
    * Optional: whether the answer may be kept and served again. Two final runs never change, but what a
    * comparison reads beside them may (a dataset the tenant deletes): false answers afresh each time.

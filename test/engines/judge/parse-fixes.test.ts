@@ -1,4 +1,4 @@
-// The four deliberate differences from the original parser (README "judge", last paragraph; spec
+// The four deliberate differences from the original parser (docs/evaluators/judge.md; spec
 // cross-judge.md §3 and §6 item 9; src/engines/judge/parse.ts FIX-*). Self-contained: every input is written
 // here and every expectation derived by hand in a comment, so these run without the reference folder. The
 // original's result is derived from the spec's extraction steps (§3) to show what each fix changes.

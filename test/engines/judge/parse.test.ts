@@ -4,7 +4,7 @@
 //
 // Each line decides from its own content whether it is one where we deliberately differ from the original
 // parser (deliberateFixes in ./support.ts: a brace in a <think> block, a trailing comma before an indented
-// bracket, a NaN confidence, a "85%" confidence; README "judge"). Every other line must match exactly.
+// bracket, a NaN confidence, a "85%" confidence; docs/evaluators/judge.md). Every other line must match exactly.
 // A line that triggers a fix must still show the original's documented behaviour in its expected value, and
 // our verdict must be what the fix defines: the verdict of the same answer with the trigger rewritten away
 // (withoutFixTriggers), keeping the original answer as raw_response. The fixes themselves are tested from

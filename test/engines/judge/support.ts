@@ -2,7 +2,7 @@
 // canned content, the reference library's endpoint wiring (vendor preset, key from api_key or env, URL and
 // headers), a float comparison at the reference README's tolerance (1e-9 absolute), a test name for
 // a reference line, and the content predicate that says which of the four deliberate parser fixes
-// (README "judge", last paragraph; src/engines/judge/parse.ts FIX-*) an answer triggers.
+// (docs/evaluators/judge.md; src/engines/judge/parse.ts FIX-*) an answer triggers.
 import { expect } from "vitest";
 import type { ChatClient, ChatRequest, ChatResponse } from "../../../src/providers/types.ts";
 import { resolveBaseUrl, VENDORS, type CriticEndpointFields } from "../../../src/providers/index.ts";

@@ -15,7 +15,7 @@ import {
   pct,
   queryRows,
   sequenceView,
-} from "../../../dashboard/src/charts/chain-determinism.ts";
+} from "../../../dashboard/src/evaluators/chain-determinism/charts.ts";
 import { chainDivergenceRate, queryDivergenceDetails } from "../../../src/engines/chain-determinism/index.ts";
 
 type Call = { name: string; args?: unknown };

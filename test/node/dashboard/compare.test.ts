@@ -1,10 +1,10 @@
 // The data the compare page draws from GET /v1/compare's answer: the forest plots (metrics grouped by
-// scale, each change with its interval, the line at 0), the table's figures, the details in sentences,
-// the run pickers' labels and the page's route. Expected values are worked out by hand below.
+// scale, each change with its interval, the line at 0), the table's figures, the details in sentences
+// (each evaluator's, from its folder), the run pickers' labels and the page's route. Expected values are
+// worked out by hand below.
 import { describe, expect, it } from "vitest";
-import type { Comparison, MetricComparison, Run } from "@assay/sdk";
+import type { ChainDeterminismRun, Comparison, MetricComparison } from "@assay/sdk";
 import {
-  detailLines,
   figure,
   forestConfig,
   forestGroups,
@@ -13,11 +13,9 @@ import {
   groupTitle,
   intervalText,
   metricLabel,
-  metricModel,
   metricScale,
   niceStep,
   pText,
-  rankChanges,
   rowTooltip,
   runLabel,
   scaleGroup,
@@ -28,13 +26,18 @@ import {
   zeroLineWidth,
 } from "../../../dashboard/src/charts/compare.ts";
 import { href, parseRoute } from "../../../dashboard/src/paths.ts";
+import * as chainDeterminism from "../../../dashboard/src/evaluators/chain-determinism/compare.ts";
+import * as rpl from "../../../dashboard/src/evaluators/rpl/compare.ts";
+import * as judge from "../../../dashboard/src/evaluators/judge/compare.ts";
+import { detailLines as rqDetailLines, metricModel, rankChanges } from "../../../dashboard/src/evaluators/reasoning-quality/compare.ts";
 
 function m(name: string, base: number | null, head: number | null, ci95: [number, number] | null, over: Partial<MetricComparison> = {}): MetricComparison {
   return { name, base, head, delta: base === null || head === null ? null : head - base, ci95, p_value: null, higher_is_better: true, method: ci95 ? "paired-bootstrap" : "none", verdict: "no_change", ...over };
 }
 
-function comparison(metrics: MetricComparison[], over: Partial<Comparison> = {}): Comparison {
-  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over };
+// Its details hold only what each test reads: the views probe them, whatever else is there.
+function comparison(metrics: MetricComparison[], over: Partial<Omit<Comparison, "details">> & { details?: object } = {}): Comparison {
+  return { object: "comparison", evaluator: "judge", base: { id: "run_b" }, head: { id: "run_h" }, confidence: 0.95, min_effect: 0, paired: true, verdict: "regressed", metrics, flipped: [], details: {}, ...over } as Comparison;
 }
 
 // A hand-made comparison with three scales: rates and alpha within [-1, 1], PQS and agreement in points.
@@ -84,8 +87,9 @@ describe("forest plot groups", () => {
     );
     expect(metricModel(c, "gpt-4.1.q.balanced")).toBe("gpt-4.1");
     expect(metricModel(c, "gpt-4.correctness")).toBe("gpt-4");
-    expect(metricModel({ ...c, evaluator: "judge" }, "gpt-4.correctness")).toBeNull();
-    const groups = forestGroups(c);
+    // Without a model per metric (every other evaluator), one plot for the three.
+    expect(forestGroups(c).map((g) => g.model)).toEqual([null]);
+    const groups = forestGroups(c, (name) => metricModel(c, name));
     expect(groups.map((g) => [g.model, g.title, g.rows.map((r) => r.label)])).toEqual([
       ["gpt-4.1", "gpt-4.1", ["correctness", "q.balanced"]],
       ["gpt-4", "gpt-4", ["correctness"]],
@@ -182,24 +186,24 @@ describe("the table's figures", () => {
 describe("details", () => {
   it("chain-determinism: the pairing and the discordant queries, or why it is not paired", () => {
     const paired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: true, queries: 10, measurable_in_both: 9, discordant: { stable_to_diverged: 4, diverged_to_stable: 1 } } } });
-    expect(detailLines(paired)).toEqual(["Paired by query: 9 of 10 queries measurable in both runs; 4 went from stable to diverged, 1 from diverged to stable."]);
+    expect(chainDeterminism.detailLines(paired)).toEqual(["Paired by query: 9 of 10 queries measurable in both runs; 4 went from stable to diverged, 1 from diverged to stable."]);
     const unpaired = comparison([], { evaluator: "chain-determinism", details: { pairing: { paired: false, reason: "different suites (base 'a', head 'b')" } } });
-    expect(detailLines(unpaired)).toEqual(["Not paired: different suites (base 'a', head 'b')."]);
+    expect(chainDeterminism.detailLines(unpaired)).toEqual(["Not paired: different suites (base 'a', head 'b')."]);
   });
 
   it("rpl: the winner named as base or head, the dimension, whether the prior moved", () => {
     const c = comparison([], { evaluator: "rpl", details: { dimension: "model", winner: { run_id: "run_h", rule: "ci_width" }, prob_true_rpl: { two_sided: true, moved: true, direction: "down" } } });
-    expect(detailLines(c)).toEqual(["Winner: head (run_h), by ci_width.", "The runs differ in model.", "prob_true_rpl moved down (two-sided: neither better nor worse)."]);
+    expect(rpl.detailLines(c)).toEqual(["Winner: head (run_h), by ci_width.", "The runs differ in model.", "prob_true_rpl moved down (two-sided: neither better nor worse)."]);
     const tie = comparison([], { evaluator: "rpl", details: { winner: { run_id: null, rule: "tie" }, prob_true_rpl: { moved: false } } });
-    expect(detailLines(tie)).toEqual(["No winner (tie).", "prob_true_rpl did not move."]);
+    expect(rpl.detailLines(tie)).toEqual(["No winner (tie).", "prob_true_rpl did not move."]);
   });
 
   it("judge: consensus changes and contested counts", () => {
     const c = comparison([], { details: { items: 12, consensus_changes: 3, contested: { base: 2, head: 5 } } });
-    expect(detailLines(c)).toEqual(["The consensus changed on 3 of 12 items.", "Contested items: 2 in base, 5 in head."]);
+    expect(judge.detailLines(c)).toEqual(["The consensus changed on 3 of 12 items.", "Contested items: 2 in base, 5 in head."]);
   });
 
-  it("reasoning-quality: rank changes per strategy as rows; none for other evaluators", () => {
+  it("reasoning-quality: rank changes per strategy as rows; none without them", () => {
     const c = comparison([], {
       evaluator: "reasoning-quality",
       details: { models: { compared: ["a", "b"], base_only: ["c"], head_only: [] }, rank_changes: { balanced: [{ model: "a", base_rank: 1, head_rank: 2 }, { model: "b", base_rank: 2, head_rank: 1 }], accuracy_first: [] } },
@@ -208,7 +212,7 @@ describe("details", () => {
       { strategy: "balanced", model: "a", base: 1, head: 2 },
       { strategy: "balanced", model: "b", base: 2, head: 1 },
     ]);
-    expect(detailLines(c)).toEqual(["Only in base, not compared: c."]);
+    expect(rqDetailLines(c)).toEqual(["Only in base, not compared: c."]);
     expect(rankChanges(comparison([]))).toBeNull();
   });
 });
@@ -220,8 +224,8 @@ describe("pickers and route", () => {
       evaluator: "chain-determinism",
       created_at: "2026-03-04T05:06:07.000Z",
       config: { model: "sim:agent", simulator: { divergence: 0.9, latency_ms: 0 }, suite: { id: "default", name: "default", sha256: "x" }, n_queries: 10, n_replays: 5 },
-    } as unknown as Run;
-    expect(runLabel(run)).toBe("run_1 · sim:agent (divergence 0.9), default, 10×5 · 2026-03-04 05:06");
+    } as unknown as ChainDeterminismRun;
+    expect(runLabel(run, chainDeterminism.summary(run))).toBe("run_1 · sim:agent (divergence 0.9), default, 10×5 · 2026-03-04 05:06");
   });
 
   it("#/compare/<base>/<head> parses and is built back", () => {

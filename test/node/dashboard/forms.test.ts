@@ -9,22 +9,10 @@ import { RplRunRequest } from "../../../src/evaluators/rpl/request.ts";
 import { DEFAULT_LABELS, JudgeRunRequest } from "../../../src/evaluators/judge/request.ts";
 import { findCriticPrompt } from "../../../src/evaluators/judge/prompts.ts";
 import { SIM_DIVERGENCE } from "../../../src/providers/sim.ts";
-import {
-  CHAIN_DETERMINISM_DEFAULTS,
-  chainDeterminismRequest,
-  FormProblem,
-  JUDGE_DEFAULTS,
-  judgeRequest,
-  list,
-  newCritic,
-  num,
-  parseItemsJsonl,
-  parseSuiteFile,
-  RPL_DEFAULTS,
-  rplRequest,
-  type JudgeFormState,
-  type ModelChoice,
-} from "../../../dashboard/src/forms/requests.ts";
+import { FormProblem, list, num, type ModelChoice } from "../../../dashboard/src/components/request.ts";
+import { CHAIN_DETERMINISM_DEFAULTS, chainDeterminismRequest, parseSuiteFile } from "../../../dashboard/src/evaluators/chain-determinism/request.ts";
+import { RPL_DEFAULTS, rplRequest } from "../../../dashboard/src/evaluators/rpl/request.ts";
+import { JUDGE_DEFAULTS, judgeRequest, newCritic, parseItemsJsonl, type JudgeFormState } from "../../../dashboard/src/evaluators/judge/request.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const connection: ModelChoice = { source: "connection", simModel: "sim:agent", model: "openai/gpt-4.1", connection: "openrouter" };

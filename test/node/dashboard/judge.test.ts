@@ -1,10 +1,9 @@
-// The judge run page's data (dashboard/src/charts/judge.ts), from a small hand-made result: the verdict
+// The judge run page's data (dashboard/src/evaluators/judge/charts.ts), from a small hand-made result: the verdict
 // grid and its legend, label colours, per-critic agreement bars, the pairwise heat table, the batch
 // cards and the paging of the contested queue. Expected values are worked out by hand below.
 import { describe, expect, it } from "vitest";
 import type { JudgeResult } from "@assay/sdk";
 import {
-  allPages,
   batchCards,
   criticAgreementChart,
   fixed,
@@ -15,7 +14,7 @@ import {
   percent,
   verdictClass,
   verdictGrid,
-} from "../../../dashboard/src/charts/judge.ts";
+} from "../../../dashboard/src/evaluators/judge/charts.ts";
 
 const counts = (over: Partial<JudgeResult["items"][number]["counts"]> = {}) => ({ verdicts: 3, valid: 3, errors: 0, parse_failures: 0, off_vocabulary: 0, missing: 0, ...over });
 
@@ -230,22 +229,5 @@ describe("batchCards", () => {
 describe("number formats", () => {
   it("writes n/a for an undefined value", () => {
     expect([fixed(null), fixed(0.0833333), fixed(1), percent(2 / 3), percent(null)]).toEqual(["n/a", "0.083", "1.000", "66.7%", "n/a"]);
-  });
-});
-
-describe("allPages", () => {
-  it("follows next_cursor until has_more is false and keeps the items in order", async () => {
-    const pages: Record<string, { data: number[]; has_more: boolean; next_cursor: string | null }> = {
-      start: { data: [1, 2], has_more: true, next_cursor: "1" },
-      "1": { data: [3, 4, 5], has_more: true, next_cursor: "4" },
-      "4": { data: [6], has_more: false, next_cursor: null },
-    };
-    const asked: (string | undefined)[] = [];
-    const items = await allPages(async (after) => {
-      asked.push(after);
-      return pages[after ?? "start"];
-    });
-    expect(items).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(asked).toEqual([undefined, "1", "4"]);
   });
 });

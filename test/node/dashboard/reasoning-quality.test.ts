@@ -1,4 +1,4 @@
-// The reasoning-quality run page's data (dashboard/src/charts/reasoning-quality.ts), from a small hand-made
+// The reasoning-quality run page's data (dashboard/src/evaluators/reasoning-quality/charts.ts), from a small hand-made
 // result: the radar, the model × strategy table with ranks (a tie included), the score cards, the
 // per-dataset breakdown and its bars, the report links and the notes. Expected values are written by hand.
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import {
   scoreCards,
   strategyNames,
   strategyTable,
-} from "../../../dashboard/src/charts/reasoning-quality.ts";
+} from "../../../dashboard/src/evaluators/reasoning-quality/charts.ts";
 
 const KEYS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
 

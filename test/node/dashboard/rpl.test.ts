@@ -17,7 +17,7 @@ import {
   templateLabel,
   templatePoints,
   templateStripConfig,
-} from "../../../dashboard/src/charts/rpl.ts";
+} from "../../../dashboard/src/evaluators/rpl/charts.ts";
 
 function result(over: { means?: number[]; counts?: Record<string, number> } = {}): RplResult {
   const counts = over.counts ?? { k1: 2, k2: 1, k3: 2 };

@@ -1,11 +1,11 @@
-// Issue 17: the data of the vrty playground (dashboard/src/vrty/): histogram bins of the composites,
+// Issue 17: the data of the vrty playground (dashboard/src/evaluators/vrty/): histogram bins of the composites,
 // count/mean/min/max, the lowest-scoring pairs, a JSONL file cut into batches of the API's size, and the
 // bars of one result. Expected values by hand.
 import { describe, expect, it } from "vitest";
 import type { VrtyBatchItem, VrtyResult } from "@assay/sdk";
-import { binOf, histogram, lowest, summarise } from "../../../dashboard/src/vrty/histogram.ts";
-import { chunk, collect, MAX_PAIRS, parseJsonl } from "../../../dashboard/src/vrty/batch.ts";
-import { dimensionBars, dimensionsChart, histogramChart } from "../../../dashboard/src/vrty/charts.ts";
+import { binOf, histogram, lowest, summarise } from "../../../dashboard/src/evaluators/vrty/histogram.ts";
+import { chunk, collect, MAX_PAIRS, parseJsonl } from "../../../dashboard/src/evaluators/vrty/batch.ts";
+import { dimensionBars, dimensionsChart, histogramChart } from "../../../dashboard/src/evaluators/vrty/charts.ts";
 
 describe("histogram", () => {
   it("puts each composite in its tenth of [0, 1], 1 in the last", () => {

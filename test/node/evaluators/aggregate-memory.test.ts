@@ -5,7 +5,7 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
+import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
 import { rqConfig, syntheticItems } from "../../support/reasoning-quality-config.ts";
@@ -16,12 +16,12 @@ const gc = vm.runInNewContext("gc") as () => void;
 const ITEMS = 1000;
 const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
 
-function config(P: number): RqConfig {
-  return rqConfig([model] as unknown as RqConfig["models"], syntheticItems(9, ITEMS), { k: 3, p: P });
+function config(P: number): RqRunConfig {
+  return rqConfig([model] as unknown as RqRunConfig["models"], syntheticItems(9, ITEMS), { k: 3, p: P });
 }
 
 /** The most live heap above `baseline` seen while the finish's work reads the samples (made one at a time, each ~2 KB of text). */
-async function liveHeapOfFinish(cfg: RqConfig): Promise<{ samples: number; growth: number }> {
+async function liveHeapOfFinish(cfg: RqRunConfig): Promise<{ samples: number; growth: number }> {
   const units = reasoningQuality.plan(cfg);
   let highWater = 0;
   let read = 0;

@@ -2,7 +2,7 @@
 // run's basis, kept at aggregation) grows with the items, never with the samples, and a comparer needs
 // nothing but the two bases: no samples, no result.
 import { describe, expect, it } from "vitest";
-import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
+import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../../../src/runs/plugin/compare.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
@@ -10,12 +10,12 @@ import { rqConfig, syntheticItems } from "../../support/reasoning-quality-config
 
 const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
 
-function config(items: number, K: number, P: number): RqConfig {
-  return rqConfig([model] as unknown as RqConfig["models"], syntheticItems(3, items), { k: K, p: P });
+function config(items: number, K: number, P: number): RqRunConfig {
+  return rqConfig([model] as unknown as RqRunConfig["models"], syntheticItems(3, items), { k: K, p: P });
 }
 
 /** Every unit answers; items with an even index right, others wrong, with a few steps of reasoning. */
-function samples(cfg: RqConfig): StoredSample[] {
+function samples(cfg: RqRunConfig): StoredSample[] {
   return reasoningQuality.plan(cfg).map((unitId) => {
     const [, i, call] = unitId.split(":");
     const item = cfg.items[Number(i)];
@@ -25,7 +25,7 @@ function samples(cfg: RqConfig): StoredSample[] {
   });
 }
 
-async function basisOf(cfg: RqConfig): Promise<{ samples: number; bytes: number; basis: unknown }> {
+async function basisOf(cfg: RqRunConfig): Promise<{ samples: number; bytes: number; basis: unknown }> {
   const s = samples(cfg);
   const result = await aggregateRq(cfg, s);
   const basis = await rqComparer.basis({ config: cfg, result, samples: s });
@@ -56,6 +56,6 @@ describe("a comparison's basis", () => {
     const c = await rqComparer.compare(run("a"), run("b"), { confidence: 0.95, minEffect: 0 });
     expect(c.paired).toBe(true);
     expect(c.metrics.find((m) => m.name === "reasoner.correctness")).toMatchObject({ delta: 0, method: "newcombe-paired" });
-    expect(c.details.items).toBe(30);
+    expect(c.details).toMatchObject({ items: 30 });
   });
 });

@@ -1,6 +1,6 @@
 // aggregateRq keeps one LS and one SS method per run, so that models can be ranked.
 import { describe, expect, it } from "vitest";
-import { aggregateRq, reasoningQuality, type RqConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
+import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import type { AggregateContext, StoredSample } from "../../../src/runs/plugin/types.ts";
 import { generateSynthetic, splitSteps, stepPairs, storedTrace, type NliLabel } from "../../../src/engines/reasoning-quality/index.ts";
 import type { EmbeddingClient } from "../../../src/providers/index.ts";
@@ -8,7 +8,7 @@ import type { EmbeddingClient } from "../../../src/providers/index.ts";
 const items = generateSynthetic({ seed: 3, numReasoning: 4, numAdversarial: 0, numRobustness: 0 }).map((it, n) => ({ ...it, id: `${n}:${it.id}` }));
 const model = (name: string) => ({ name, model: name, base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null });
 
-function config(over: Partial<RqConfig>): RqConfig {
+function config(over: Partial<RqRunConfig>): RqRunConfig {
   return {
     models: [model("A"), model("B"), model("C")],
     items,
@@ -26,7 +26,7 @@ function config(over: Partial<RqConfig>): RqConfig {
 // Answers with a negated middle step, so lexical LS is below 1 while a checker saying "entailment" gives 1.
 const text = (m: number, i: number, call: string) => `Step one about item ${i}. Step one about item ${i} is not wrong. Run ${call} of model ${m}. The answer is ${items[i].answer}.`;
 
-function samples(cfg: RqConfig, labelsFor: (m: number) => "ok" | "failed"): StoredSample[] {
+function samples(cfg: RqRunConfig, labelsFor: (m: number) => "ok" | "failed"): StoredSample[] {
   return reasoningQuality.plan(cfg).map((unitId) => {
     const [m, i, call] = unitId.split(":");
     const t = text(Number(m), Number(i), call);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rpl, planRpl, providerModeOf, rplUnitId, type RplConfig, type RplSampleRow } from "../../../src/evaluators/rpl/index.ts";
+import { rpl, planRpl, providerModeOf, rplUnitId, type RplRunConfig, type RplOutput } from "../../../src/evaluators/rpl/index.ts";
 import { promptBank, DEFAULT_RPL_PROMPT } from "../../../src/evaluators/rpl/prompts.ts";
 import { evaluators } from "../../../src/evaluators/registry.ts";
 import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../../src/runs/plugin/types.ts";
@@ -9,7 +9,7 @@ import { ProviderError, createSimClient, type ChatClient, type ChatRequest } fro
 const bank = promptBank(DEFAULT_RPL_PROMPT);
 const CLAIM = "Drinking coffee raises blood pressure in the short term";
 
-async function configOf(over: Partial<RplConfig> & { model?: string } = {}): Promise<RplConfig> {
+async function configOf(over: Partial<RplRunConfig> & { model?: string } = {}): Promise<RplRunConfig> {
   const model = over.model ?? "sim:prior";
   const K = over.K ?? 5;
   const R = over.R ?? 2;
@@ -54,7 +54,7 @@ function memoryCache(): SampleCache & { map: Map<string, string> } {
 type Calls = { n: number; salts: number[]; requests: ChatRequest[] };
 
 /** Sim clients (or a scripted client) that count calls. */
-function ctxOf(config: RplConfig, cache: SampleCache, script?: (req: ChatRequest, salt: number) => Promise<string> | string): UnitContext<RplConfig> & { calls: Calls } {
+function ctxOf(config: RplRunConfig, cache: SampleCache, script?: (req: ChatRequest, salt: number) => Promise<string> | string): UnitContext<RplRunConfig> & { calls: Calls } {
   const calls: Calls = { n: 0, salts: [], requests: [] };
   return {
     config,
@@ -82,7 +82,7 @@ function ctxOf(config: RplConfig, cache: SampleCache, script?: (req: ChatRequest
 
 const signal = new AbortController().signal;
 
-async function runAll(config: RplConfig, ctx: UnitContext<RplConfig>): Promise<StoredSample[]> {
+async function runAll(config: RplRunConfig, ctx: UnitContext<RplRunConfig>): Promise<StoredSample[]> {
   const out: StoredSample[] = [];
   for (const id of rpl.plan(config)) {
     const o = await rpl.execute(id, ctx, signal);
@@ -92,7 +92,7 @@ async function runAll(config: RplConfig, ctx: UnitContext<RplConfig>): Promise<S
   return out;
 }
 
-const row = (s: StoredSample) => s.output as RplSampleRow;
+const row = (s: StoredSample) => s.output as RplOutput;
 
 describe("planRpl and plan", () => {
   it("follows the engine's sampling plan, with one unit per (slot, r) in slot-major order", async () => {
@@ -294,7 +294,7 @@ describe("execute", () => {
     const again = ctxOf(config, cache);
     const o = await rpl.execute(id, again, signal);
     expect(again.calls.n).toBe(1);
-    expect((o.output as RplSampleRow).cache_hit).toBe(false);
+    expect((o.output as RplOutput).cache_hit).toBe(false);
   });
 });
 
@@ -311,7 +311,7 @@ describe("aggregate", () => {
     expect(ctx.calls.n).toBe(14);
     // Make three replies invalid after the fact (as a scripted endpoint would).
     for (const s of samples.slice(4, 7)) {
-      Object.assign(s.output as RplSampleRow, { json_valid: false, prob_true: null, logit: null, invalid_reason: "unparsable" });
+      Object.assign(s.output as RplOutput, { json_valid: false, prob_true: null, logit: null, invalid_reason: "unparsable" });
       n++;
     }
     const agg = (await rpl.aggregate(config, samples)) as any;
@@ -355,7 +355,7 @@ describe("aggregate", () => {
 
   it("failureOutput and exportLine give the usual sample shape", async () => {
     const config = await configOf();
-    const out = rpl.failureOutput(config, rplUnitId(2, 1), "attempts exhausted") as RplSampleRow;
+    const out = rpl.failureOutput(config, rplUnitId(2, 1), "attempts exhausted") as RplOutput;
     expect(out).toMatchObject({ slot: 2, r: 1, json_valid: false, invalid_reason: "unit_failed", error: "attempts exhausted", cache_key: null, prompt_sha256: config.plan.slots[2].prompt_sha256, replicate_idx: config.plan.slots[2].replicate_idx[1] });
     const s: StoredSample = { unitId: "s2.r1", status: "failed", output: out, error: "attempts exhausted" };
     expect(rpl.exportLine(s)).toBe(out);

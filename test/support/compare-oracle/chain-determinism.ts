@@ -13,14 +13,12 @@
  * the error rate and the mean modal share with a paired bootstrap over queries. Otherwise the two rates
  * are independent proportions (Newcombe's interval), and the modal shares are only described.
  */
-import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombeDifference, newcombePairedDifference, pairedBootstrapCi } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
 import { metric, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "./compare.ts";
-import type { ChainDeterminismConfig as ConfigSchema, ChainDeterminismResult } from "../../../src/evaluators/chain-determinism/schemas.ts";
+import type { ChainDeterminismPublicConfig, ChainDeterminismResult } from "../../../src/evaluators/chain-determinism/schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, ChainDeterminismResult>;
+type Run = ComparedRun<ChainDeterminismPublicConfig, ChainDeterminismResult>;
 type QueryResult = ChainDeterminismResult["per_query"][number];
 
 /** Settings two runs must share for their divergence rates to measure the same thing. */
@@ -122,7 +120,7 @@ function unpairedMetrics(base: Run, head: Run, confidence: number, minEffect: nu
   return { metrics, flipped: [], details };
 }
 
-export const chainDeterminismComparer: Comparer<PublicConfig, ChainDeterminismResult> = {
+export const chainDeterminismComparer: Comparer<ChainDeterminismPublicConfig, ChainDeterminismResult> = {
   incomparable(base, head) {
     const errors: FieldError[] = [];
     for (const key of HELD_EQUAL) {

@@ -13,14 +13,12 @@
  * Metrics read the stored result (each item's verdicts rebuild the matrix the aggregate measured);
  * the samples are not needed.
  */
-import type { z } from "@hono/zod-openapi";
 import { mcnemarExact, newcombePairedDifference, nominalAlpha, pairedBootstrapCi } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
 import { metric, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "./compare.ts";
-import type { JudgeConfig as ConfigSchema, JudgeItemResult, JudgeResult } from "../../../src/evaluators/judge/schemas.ts";
+import type { JudgePublicConfig, JudgeItemResult, JudgeResult } from "../../../src/evaluators/judge/schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, JudgeResult>;
+type Run = ComparedRun<JudgePublicConfig, JudgeResult>;
 
 /** A short list of ids for a message. */
 const some = (ids: string[]) => ids.slice(0, 5).map((id) => `'${id}'`).join(", ") + (ids.length > 5 ? ", …" : "");
@@ -104,7 +102,7 @@ function alphaMetric(base: Run, head: Run, pairs: readonly (readonly [JudgeItemR
   return metric("batch_alpha", base.result.batch.alpha.alpha, head.result.batch.alpha.alpha, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
 }
 
-export const judgeComparer: Comparer<PublicConfig, JudgeResult> = {
+export const judgeComparer: Comparer<JudgePublicConfig, JudgeResult> = {
   incomparable(base, head) {
     const errors: FieldError[] = [];
     const items = itemErrors(base, head);

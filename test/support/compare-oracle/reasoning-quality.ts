@@ -26,7 +26,6 @@
  * never changes once stored). When a dataset has been deleted since, the runs are compared on the
  * results' figures alone, unpaired and without intervals, and `details.unpaired_reason` says why.
  */
-import type { z } from "@hono/zod-openapi";
 import {
   aggregate,
   buildRecord,
@@ -48,11 +47,9 @@ import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../..
 import type { FieldError } from "../../../src/errors.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
 import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "./compare.ts";
-import type { RqConfig as ConfigSchema, RqModelResult, RqResult } from "../../../src/evaluators/reasoning-quality/schemas.ts";
-import type { RqOutput } from "../../../src/evaluators/reasoning-quality/units.ts";
+import type { RqModelResult, RqOutput, RqPublicConfig, RqResult } from "../../../src/evaluators/reasoning-quality/schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, RqResult>;
+type Run = ComparedRun<RqPublicConfig, RqResult>;
 type Item = EvalItem & { id: string };
 
 /** The metrics compared by a paired bootstrap (correctness has its own paired interval). */
@@ -276,7 +273,7 @@ function byUnitOf(samples: readonly StoredSample[]): Map<string, RqOutput | null
   return new Map(samples.map((s) => [s.unitId, s.output as RqOutput | null]));
 }
 
-export const rqComparer: Comparer<PublicConfig, RqResult> = {
+export const rqComparer: Comparer<RqPublicConfig, RqResult> = {
   incomparable(base, head) {
     const errors: FieldError[] = [];
     const differ = (path: string, a: unknown, b: unknown, show = shown) => {

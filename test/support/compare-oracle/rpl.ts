@@ -13,15 +13,13 @@
  *   as the original's cohort rule calls it a tie.
  * Nothing is paired: each run's estimate comes from its own samples and its own bootstrap.
  */
-import type { z } from "@hono/zod-openapi";
 import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../../src/engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
 import { metric, metricVerdict, type ComparedRun, type Comparer, type MetricComparison } from "./compare.ts";
-import type { RplConfig as ConfigSchema, RplResult } from "../../../src/evaluators/rpl/schemas.ts";
+import type { RplPublicConfig, RplResult } from "../../../src/evaluators/rpl/schemas.ts";
 
-type PublicConfig = z.infer<typeof ConfigSchema>;
-type Run = ComparedRun<PublicConfig, RplResult>;
+type Run = ComparedRun<RplPublicConfig, RplResult>;
 
 /** The confidence of each run's own interval: the frozen estimator takes the 2.5 and 97.5 percentiles. */
 const RUN_CONFIDENCE = 0.95;
@@ -53,7 +51,7 @@ function engineRun(run: Run): EngineRun {
 
 const shown = (v: unknown) => (v === undefined ? "none" : JSON.stringify(v));
 
-export const rplComparer: Comparer<PublicConfig, RplResult> = {
+export const rplComparer: Comparer<RplPublicConfig, RplResult> = {
   incomparable(base, head) {
     try {
       compareRuns([engineRun(base), engineRun(head)]);
@@ -66,7 +64,7 @@ export const rplComparer: Comparer<PublicConfig, RplResult> = {
         (f): FieldError => ({
           path: `config.${f}`,
           message:
-            `base has ${shown(base.config[f as keyof PublicConfig])}, head ${shown(head.config[f as keyof PublicConfig])}` +
+            `base has ${shown(base.config[f as keyof RplPublicConfig])}, head ${shown(head.config[f as keyof RplPublicConfig])}` +
             (fixed.length ? "" : "; a comparison may vary only one of model or prompt_version"),
         }),
       );
