@@ -37,14 +37,20 @@ module.exports = {
       comment:
         "An evaluator plug-in is driven by the run platform (src/runs) and mounted by the app; of the platform it uses " +
         "only the contract it implements and what that offers (src/runs/plugin) and the stored results (src/runs/results). " +
-        "Its own routes (a sub-app the platform mounts) are built with the HTTP layer's toolkit: createRouter, the " +
-        "OpenAPI helpers and the JSON body guard, nothing else of it.",
+        "Only its own routes (routes.ts, or a routes/ folder) are HTTP code: see the next rule.",
       severity: "error",
-      from: { path: "^src/evaluators/" },
-      to: {
-        path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$",
-        pathNot: "^src/(routes/(router|openapi)|middleware/json-body)\\.ts$",
-      },
+      from: { path: "^src/evaluators/", pathNot: "^src/evaluators/[^/]+/routes(\\.ts$|/)" },
+      to: { path: "^src/(routes|middleware)/|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
+    },
+    {
+      name: "evaluator-routes-use-the-route-kit-only",
+      comment:
+        "A plug-in's own routes are the HTTP layer of that plug-in, mounted by the app beside its POST /runs: they are " +
+        "built like every route group (src/routes/router.ts, src/routes/openapi.ts) and may use the middleware, but " +
+        "never another route group, the app, or the run platform beyond what the plug-in itself may use.",
+      severity: "error",
+      from: { path: "^src/evaluators/[^/]+/routes(\\.ts$|/)" },
+      to: { path: "^src/routes/(?!(router|openapi)\\.ts$)|^src/runs/(?!plugin/|results/)|^src/(app|index)\\.ts$" },
     },
     {
       name: "db-is-storage-only",
@@ -101,6 +107,16 @@ module.exports = {
       severity: "error",
       from: { path: "^dashboard/" },
       to: { path: "^(src|cli)/" },
+    },
+    {
+      name: "evaluators-are-independent",
+      comment:
+        "An evaluator's folder never imports another evaluator's folder, on the server (src/evaluators/<name>/), in the " +
+        "dashboard (dashboard/src/evaluators/<name>/) or in the CLI (cli/src/commands/<name>/): each plug-in is read, " +
+        "added and removed alone; what two share lives outside both.",
+      severity: "error",
+      from: { path: "^(src/evaluators|dashboard/src/evaluators|cli/src/commands)/([^/]+)/" },
+      to: { path: "^$1/[^/]+/", pathNot: "^$1/$2/" },
     },
     {
       name: "resolvable-imports",

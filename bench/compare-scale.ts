@@ -28,7 +28,7 @@ import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "
 import { rqComparer } from "../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../src/runs/plugin/compare.ts";
 import type { StoredSample } from "../src/runs/plugin/types.ts";
-import { rqConfig, syntheticItems } from "../test/support/rq-config.ts";
+import { rqConfig, syntheticItems } from "../test/support/reasoning-quality-config.ts";
 
 const RQ_ITEMS = 10_000;
 const RQ_K = 3;

@@ -19,15 +19,10 @@ import { providers } from "./routes/providers.ts";
 import { session } from "./routes/session.ts";
 import { compare } from "./routes/compare.ts";
 import { prompts } from "./routes/prompts.ts";
-import { chainDeterminismSuites } from "./routes/chain-determinism.ts";
-import { rplCompare } from "./routes/rpl.ts";
-import { judgeReview } from "./routes/judge.ts";
-import { rqDatasets } from "./routes/rq-datasets.ts";
-import { rqReports } from "./routes/rq-reports.ts";
 import { evaluatorRuns } from "./routes/evaluator-runs.ts";
 import { settings } from "./routes/settings.ts";
 import { usage } from "./routes/usage.ts";
-import { evaluatorModules } from "./evaluators/registry.ts";
+import { evaluators } from "./evaluators/registry.ts";
 
 /**
  * The OpenAPI document's header; `/openapi.json` and the SDK generator both use it. The one server is
@@ -93,7 +88,6 @@ export function createApp() {
   app.route("/v1/keys", keys);
   app.route("/v1/vrty", vrty);
   app.route("/v1/runs", runs);
-  app.route("/v1/runs", rqReports);
   app.route("/v1/webhooks", webhooks);
   app.route("/v1/providers", providers);
   app.route("/v1/session", session);
@@ -101,13 +95,13 @@ export function createApp() {
   app.route("/v1/prompts", prompts);
   app.route("/v1/settings", settings);
   app.route("/v1/usage", usage);
-  // Every evaluator registered by now gets its `POST /v1/<name>/runs`; the routes after it are the
-  // evaluators' own extras.
-  for (const module of evaluatorModules()) app.route(`/v1/${module.name}`, evaluatorRuns(module));
-  app.route("/v1/chain-determinism", chainDeterminismSuites);
-  app.route("/v1/rpl", rplCompare);
-  app.route("/v1/judge", judgeReview);
-  app.route("/v1/reasoning-quality", rqDatasets);
+  // Every evaluator plug-in registered by now: its `POST /v1/<name>/runs`, then its own routes (under
+  // /v1/<name>, and under /v1/runs for what it serves of one of its runs).
+  for (const plugin of evaluators.all()) {
+    app.route(`/v1/${plugin.name}`, evaluatorRuns(plugin));
+    if (plugin.routes?.evaluator) app.route(`/v1/${plugin.name}`, plugin.routes.evaluator);
+    if (plugin.routes?.runs) app.route("/v1/runs", plugin.routes.runs);
+  }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",

@@ -419,45 +419,6 @@ export const resendWebhook = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
- * One row per model × strategy: Q, rank and the six raw metrics
- */
-export const getReasoningQualityReportCsv = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityReportCsvData, ThrowOnError>): RequestResult<GetReasoningQualityReportCsvResponses, GetReasoningQualityReportCsvErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityReportCsvResponses, GetReasoningQualityReportCsvErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/runs/{run_id}/report.csv',
-    ...options
-});
-
-/**
- * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
- */
-export const getReasoningQualityReportXlsx = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityReportXlsxData, ThrowOnError>): RequestResult<GetReasoningQualityReportXlsxResponses, GetReasoningQualityReportXlsxErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityReportXlsxResponses, GetReasoningQualityReportXlsxErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/runs/{run_id}/report.xlsx',
-    ...options
-});
-
-/**
- * One polygon per model over the six dimensions
- */
-export const getReasoningQualityRadar = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityRadarData, ThrowOnError>): RequestResult<GetReasoningQualityRadarResponses, GetReasoningQualityRadarErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityRadarResponses, GetReasoningQualityRadarErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/runs/{run_id}/radar.svg',
-    ...options
-});
-
-/**
  * Whether the tenant has a webhook secret (never the secret itself)
  */
 export const getWebhookSecretInfo = <ThrowOnError extends boolean = false>(options?: Options<GetWebhookSecretInfoData, ThrowOnError>): RequestResult<GetWebhookSecretInfoResponses, GetWebhookSecretInfoErrors, ThrowOnError> => (options?.client ?? client).get<GetWebhookSecretInfoResponses, GetWebhookSecretInfoErrors, ThrowOnError>({
@@ -748,63 +709,6 @@ export const createChainDeterminismRun = <ThrowOnError extends boolean = false>(
 });
 
 /**
- * Estimate a model's prior that a claim is true, over K paraphrases × R replicates
- *
- * Returns at once (202) with the run, or with one run per version when `prompt_version` is a list. Samples are cached per tenant by the original's cache key, so a rerun of the same claim, model, prompt version and replicates makes no model calls. Accepts `Idempotency-Key`.
- */
-export const createRplRun = <ThrowOnError extends boolean = false>(options: Options<CreateRplRunData, ThrowOnError>): RequestResult<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError> => (options.client ?? client).post<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/rpl/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
- * Judge a batch of items with a panel of LLM critics
- *
- * Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.
- */
-export const createJudgeRun = <ThrowOnError extends boolean = false>(options: Options<CreateJudgeRunData, ThrowOnError>): RequestResult<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError> => (options.client ?? client).post<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/judge/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
- * Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy
- *
- * Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.
- */
-export const createReasoningQualityRun = <ThrowOnError extends boolean = false>(options: Options<CreateReasoningQualityRunData, ThrowOnError>): RequestResult<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError> => (options.client ?? client).post<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError>({
-    security: [{
-            key: 'apiKey',
-            scheme: 'bearer',
-            type: 'http'
-        }],
-    url: '/v1/reasoning-quality/runs',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
  * List uploaded suites (the built-in `default` is not listed)
  */
 export const listChainDeterminismSuites = <ThrowOnError extends boolean = false>(options?: Options<ListChainDeterminismSuitesData, ThrowOnError>): RequestResult<ListChainDeterminismSuitesResponses, ListChainDeterminismSuitesErrors, ThrowOnError> => (options?.client ?? client).get<ListChainDeterminismSuitesResponses, ListChainDeterminismSuitesErrors, ThrowOnError>({
@@ -863,6 +767,25 @@ export const getChainDeterminismSuite = <ThrowOnError extends boolean = false>(o
 });
 
 /**
+ * Estimate a model's prior that a claim is true, over K paraphrases × R replicates
+ *
+ * Returns at once (202) with the run, or with one run per version when `prompt_version` is a list. Samples are cached per tenant by the original's cache key, so a rerun of the same claim, model, prompt version and replicates makes no model calls. Accepts `Idempotency-Key`.
+ */
+export const createRplRun = <ThrowOnError extends boolean = false>(options: Options<CreateRplRunData, ThrowOnError>): RequestResult<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError> => (options.client ?? client).post<CreateRplRunResponses, CreateRplRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rpl/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Compare p, CI width, stability and PQS across runs that differ in one dimension
  *
  * The runs must be succeeded rpl runs of this tenant that agree on claim, K, R, T, B and max_output_tokens, and differ in at most one of model or prompt_version; otherwise 422 naming the settings that differ. The winner: the narrowest CI if narrower by ≥ 0.003, else the highest PQS, then the highest stability, else a tie.
@@ -875,6 +798,25 @@ export const compareRplRuns = <ThrowOnError extends boolean = false>(options: Op
         }],
     url: '/v1/rpl/compare',
     ...options
+});
+
+/**
+ * Judge a batch of items with a panel of LLM critics
+ *
+ * Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.
+ */
+export const createJudgeRun = <ThrowOnError extends boolean = false>(options: Options<CreateJudgeRunData, ThrowOnError>): RequestResult<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError> => (options.client ?? client).post<CreateJudgeRunResponses, CreateJudgeRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/judge/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -903,6 +845,25 @@ export const listCriticPrompts = <ThrowOnError extends boolean = false>(options?
         }],
     url: '/v1/judge/prompts',
     ...options
+});
+
+/**
+ * Score models' reasoning on a dataset: CQ, CS, RS, LS, ES, SS and Q under every strategy
+ *
+ * Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.
+ */
+export const createReasoningQualityRun = <ThrowOnError extends boolean = false>(options: Options<CreateReasoningQualityRunData, ThrowOnError>): RequestResult<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError> => (options.client ?? client).post<CreateReasoningQualityRunResponses, CreateReasoningQualityRunErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/reasoning-quality/runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -960,5 +921,44 @@ export const getReasoningQualityDataset = <ThrowOnError extends boolean = false>
             type: 'http'
         }],
     url: '/v1/reasoning-quality/datasets/{dataset_id}',
+    ...options
+});
+
+/**
+ * One row per model × strategy: Q, rank and the six raw metrics
+ */
+export const getReasoningQualityReportCsv = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityReportCsvData, ThrowOnError>): RequestResult<GetReasoningQualityReportCsvResponses, GetReasoningQualityReportCsvErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityReportCsvResponses, GetReasoningQualityReportCsvErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/runs/{run_id}/report.csv',
+    ...options
+});
+
+/**
+ * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
+ */
+export const getReasoningQualityReportXlsx = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityReportXlsxData, ThrowOnError>): RequestResult<GetReasoningQualityReportXlsxResponses, GetReasoningQualityReportXlsxErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityReportXlsxResponses, GetReasoningQualityReportXlsxErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/runs/{run_id}/report.xlsx',
+    ...options
+});
+
+/**
+ * One polygon per model over the six dimensions
+ */
+export const getReasoningQualityRadar = <ThrowOnError extends boolean = false>(options: Options<GetReasoningQualityRadarData, ThrowOnError>): RequestResult<GetReasoningQualityRadarResponses, GetReasoningQualityRadarErrors, ThrowOnError> => (options.client ?? client).get<GetReasoningQualityRadarResponses, GetReasoningQualityRadarErrors, ThrowOnError>({
+    security: [{
+            key: 'apiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/runs/{run_id}/radar.svg',
     ...options
 });

@@ -2151,6 +2151,69 @@ export type Provider = {
     connection?: string;
 };
 
+export type Suite = {
+    id: string;
+    name: string;
+    sha256: string;
+    n_queries: number;
+    n_tools: number;
+    created_at: string | null;
+};
+
+export type CreateSuiteRequest = {
+    name: string;
+    /**
+     * Read-only: ignored (a new id is assigned)
+     */
+    id?: string;
+    /**
+     * Read-only: ignored (computed from the suite)
+     */
+    sha256?: string;
+    /**
+     * Read-only: ignored
+     */
+    n_queries?: number;
+    /**
+     * Read-only: ignored
+     */
+    n_tools?: number;
+    /**
+     * Read-only: ignored
+     */
+    created_at?: string | null;
+    suite: {
+        /**
+         * Your label for this version of the suite (default `upload`); part of its sha256
+         */
+        version?: string;
+        system_prompt: string;
+        tools: Array<{
+            [key: string]: unknown;
+        }>;
+        stubs: {
+            [key: string]: string;
+        };
+        queries: Array<{
+            query_id: string;
+            query_type?: string;
+            user: string;
+        }>;
+    };
+};
+
+export type SuitePage = {
+    data: Array<Suite>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type SuiteDetail = Suite & {
+    suite: {
+        [key: string]: unknown;
+    };
+};
+
 /**
  * One run per part of a request that makes several (rpl: one per prompt version)
  */
@@ -2221,6 +2284,20 @@ export type RplRunRequest = {
      * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
      */
     webhook_url?: string;
+};
+
+export type RplComparison = {
+    dimension: 'model' | 'prompt_version' | null;
+    parity: {
+        [key: string]: unknown;
+    };
+    runs: Array<{
+        [key: string]: unknown;
+    }>;
+    winner: {
+        run_id: string | null;
+        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
+    };
 };
 
 export type JudgeRunRequest = {
@@ -2334,6 +2411,31 @@ export type JudgeRunRequest = {
      * Gets `run.succeeded`, `run.failed` or `run.canceled` (Standard Webhooks); the tenant needs a signing secret first
      */
     webhook_url?: string;
+};
+
+export type ContestedItem = {
+    id: string;
+    index: number;
+    query: string | null;
+    consensus: string;
+    agreement_pct: number;
+    krippendorff_alpha: number | null;
+    reasons: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
+    verdicts: Array<JudgeVerdict>;
+};
+
+export type ContestedItemPage = {
+    data: Array<ContestedItem>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type CriticPrompt = {
+    name: string;
+    version: number;
+    description: string;
+    system_prompt: string;
+    prompt_template: string;
 };
 
 export type ReasoningQualityRunRequest = {
@@ -2483,108 +2585,6 @@ export type SsEmbeddingsBackend = {
      * If the embeddings endpoint fails (after retries) or the run was canceled: score SS with Jaccard (default) or leave it out (none), saying so in `ss_fallback`
      */
     fallback?: 'jaccard' | 'none';
-};
-
-export type Suite = {
-    id: string;
-    name: string;
-    sha256: string;
-    n_queries: number;
-    n_tools: number;
-    created_at: string | null;
-};
-
-export type CreateSuiteRequest = {
-    name: string;
-    /**
-     * Read-only: ignored (a new id is assigned)
-     */
-    id?: string;
-    /**
-     * Read-only: ignored (computed from the suite)
-     */
-    sha256?: string;
-    /**
-     * Read-only: ignored
-     */
-    n_queries?: number;
-    /**
-     * Read-only: ignored
-     */
-    n_tools?: number;
-    /**
-     * Read-only: ignored
-     */
-    created_at?: string | null;
-    suite: {
-        /**
-         * Your label for this version of the suite (default `upload`); part of its sha256
-         */
-        version?: string;
-        system_prompt: string;
-        tools: Array<{
-            [key: string]: unknown;
-        }>;
-        stubs: {
-            [key: string]: string;
-        };
-        queries: Array<{
-            query_id: string;
-            query_type?: string;
-            user: string;
-        }>;
-    };
-};
-
-export type SuitePage = {
-    data: Array<Suite>;
-    has_more: boolean;
-    next_cursor: string | null;
-};
-
-export type SuiteDetail = Suite & {
-    suite: {
-        [key: string]: unknown;
-    };
-};
-
-export type RplComparison = {
-    dimension: 'model' | 'prompt_version' | null;
-    parity: {
-        [key: string]: unknown;
-    };
-    runs: Array<{
-        [key: string]: unknown;
-    }>;
-    winner: {
-        run_id: string | null;
-        rule: 'ci_width' | 'pqs' | 'stability' | 'tie';
-    };
-};
-
-export type ContestedItem = {
-    id: string;
-    index: number;
-    query: string | null;
-    consensus: string;
-    agreement_pct: number;
-    krippendorff_alpha: number | null;
-    reasons: Array<'agreement_below_threshold' | 'alpha_below_threshold' | 'fewer_than_two_valid_verdicts'>;
-    verdicts: Array<JudgeVerdict>;
-};
-
-export type ContestedItemPage = {
-    data: Array<ContestedItem>;
-    has_more: boolean;
-    next_cursor: string | null;
-};
-
-export type CriticPrompt = {
-    name: string;
-    version: number;
-    description: string;
-    system_prompt: string;
-    prompt_template: string;
 };
 
 export type Dataset = {
@@ -3767,135 +3767,6 @@ export type ResendWebhookResponses = {
 
 export type ResendWebhookResponse = ResendWebhookResponses[keyof ResendWebhookResponses];
 
-export type GetReasoningQualityReportCsvData = {
-    body?: never;
-    path: {
-        run_id: string;
-    };
-    query?: never;
-    url: '/v1/runs/{run_id}/report.csv';
-};
-
-export type GetReasoningQualityReportCsvErrors = {
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * No such resource for this tenant
-     */
-    404: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type GetReasoningQualityReportCsvError = GetReasoningQualityReportCsvErrors[keyof GetReasoningQualityReportCsvErrors];
-
-export type GetReasoningQualityReportCsvResponses = {
-    /**
-     * One row per model × strategy: Q, rank and the six raw metrics
-     */
-    200: string;
-};
-
-export type GetReasoningQualityReportCsvResponse = GetReasoningQualityReportCsvResponses[keyof GetReasoningQualityReportCsvResponses];
-
-export type GetReasoningQualityReportXlsxData = {
-    body?: never;
-    path: {
-        run_id: string;
-    };
-    query?: never;
-    url: '/v1/runs/{run_id}/report.xlsx';
-};
-
-export type GetReasoningQualityReportXlsxErrors = {
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * No such resource for this tenant
-     */
-    404: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type GetReasoningQualityReportXlsxError = GetReasoningQualityReportXlsxErrors[keyof GetReasoningQualityReportXlsxErrors];
-
-export type GetReasoningQualityReportXlsxResponses = {
-    /**
-     * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
-     */
-    200: Blob | File;
-};
-
-export type GetReasoningQualityReportXlsxResponse = GetReasoningQualityReportXlsxResponses[keyof GetReasoningQualityReportXlsxResponses];
-
-export type GetReasoningQualityRadarData = {
-    body?: never;
-    path: {
-        run_id: string;
-    };
-    query?: never;
-    url: '/v1/runs/{run_id}/radar.svg';
-};
-
-export type GetReasoningQualityRadarErrors = {
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * No such resource for this tenant
-     */
-    404: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type GetReasoningQualityRadarError = GetReasoningQualityRadarErrors[keyof GetReasoningQualityRadarErrors];
-
-export type GetReasoningQualityRadarResponses = {
-    /**
-     * One polygon per model over the six dimensions
-     */
-    200: Blob | File;
-};
-
-export type GetReasoningQualityRadarResponse = GetReasoningQualityRadarResponses[keyof GetReasoningQualityRadarResponses];
-
 export type GetWebhookSecretInfoData = {
     body?: never;
     path?: never;
@@ -4710,183 +4581,6 @@ export type CreateChainDeterminismRunResponses = {
 
 export type CreateChainDeterminismRunResponse = CreateChainDeterminismRunResponses[keyof CreateChainDeterminismRunResponses];
 
-export type CreateRplRunData = {
-    body: RplRunRequest;
-    headers?: {
-        /**
-         * The same key and body return the same run (202 again); the same key with another body is a 422
-         */
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/rpl/runs';
-};
-
-export type CreateRplRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateRplRunError = CreateRplRunErrors[keyof CreateRplRunErrors];
-
-export type CreateRplRunResponses = {
-    /**
-     * The run, or the group of runs when the request makes several
-     */
-    202: ChainDeterminismRun | RplRun | JudgeRun | ReasoningQualityRun | RunGroup;
-};
-
-export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];
-
-export type CreateJudgeRunData = {
-    body: JudgeRunRequest;
-    headers?: {
-        /**
-         * The same key and body return the same run (202 again); the same key with another body is a 422
-         */
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/judge/runs';
-};
-
-export type CreateJudgeRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateJudgeRunError = CreateJudgeRunErrors[keyof CreateJudgeRunErrors];
-
-export type CreateJudgeRunResponses = {
-    /**
-     * The run, queued (or, for an Idempotency-Key replay, as it is now)
-     */
-    202: Run;
-};
-
-export type CreateJudgeRunResponse = CreateJudgeRunResponses[keyof CreateJudgeRunResponses];
-
-export type CreateReasoningQualityRunData = {
-    body: ReasoningQualityRunRequest;
-    headers?: {
-        /**
-         * The same key and body return the same run (202 again); the same key with another body is a 422
-         */
-        'idempotency-key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/v1/reasoning-quality/runs';
-};
-
-export type CreateReasoningQualityRunErrors = {
-    /**
-     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
-     */
-    400: Problem;
-    /**
-     * Missing, unknown or revoked credentials
-     */
-    401: Problem;
-    /**
-     * Conflict with the current state
-     */
-    409: Problem;
-    /**
-     * Request body larger than the route's limit
-     */
-    413: Problem;
-    /**
-     * Body is not `application/json`
-     */
-    415: Problem;
-    /**
-     * Well-formed request that cannot be processed
-     */
-    422: Problem;
-    /**
-     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
-     */
-    429: Problem;
-    /**
-     * Unexpected error; quote `request_id` when reporting it
-     */
-    500: Problem;
-};
-
-export type CreateReasoningQualityRunError = CreateReasoningQualityRunErrors[keyof CreateReasoningQualityRunErrors];
-
-export type CreateReasoningQualityRunResponses = {
-    /**
-     * The run, queued (or, for an Idempotency-Key replay, as it is now)
-     */
-    202: Run;
-};
-
-export type CreateReasoningQualityRunResponse = CreateReasoningQualityRunResponses[keyof CreateReasoningQualityRunResponses];
-
 export type ListChainDeterminismSuitesData = {
     body?: never;
     path?: never;
@@ -5044,6 +4738,65 @@ export type GetChainDeterminismSuiteResponses = {
 
 export type GetChainDeterminismSuiteResponse = GetChainDeterminismSuiteResponses[keyof GetChainDeterminismSuiteResponses];
 
+export type CreateRplRunData = {
+    body: RplRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/rpl/runs';
+};
+
+export type CreateRplRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateRplRunError = CreateRplRunErrors[keyof CreateRplRunErrors];
+
+export type CreateRplRunResponses = {
+    /**
+     * The run, or the group of runs when the request makes several
+     */
+    202: ChainDeterminismRun | RplRun | JudgeRun | ReasoningQualityRun | RunGroup;
+};
+
+export type CreateRplRunResponse = CreateRplRunResponses[keyof CreateRplRunResponses];
+
 export type CompareRplRunsData = {
     body?: never;
     path?: never;
@@ -5089,6 +4842,65 @@ export type CompareRplRunsResponses = {
 };
 
 export type CompareRplRunsResponse = CompareRplRunsResponses[keyof CompareRplRunsResponses];
+
+export type CreateJudgeRunData = {
+    body: JudgeRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/judge/runs';
+};
+
+export type CreateJudgeRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateJudgeRunError = CreateJudgeRunErrors[keyof CreateJudgeRunErrors];
+
+export type CreateJudgeRunResponses = {
+    /**
+     * The run, queued (or, for an Idempotency-Key replay, as it is now)
+     */
+    202: Run;
+};
+
+export type CreateJudgeRunResponse = CreateJudgeRunResponses[keyof CreateJudgeRunResponses];
 
 export type ListContestedItemsData = {
     body?: never;
@@ -5173,6 +4985,65 @@ export type ListCriticPromptsResponses = {
 };
 
 export type ListCriticPromptsResponse = ListCriticPromptsResponses[keyof ListCriticPromptsResponses];
+
+export type CreateReasoningQualityRunData = {
+    body: ReasoningQualityRunRequest;
+    headers?: {
+        /**
+         * The same key and body return the same run (202 again); the same key with another body is a 422
+         */
+        'idempotency-key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/reasoning-quality/runs';
+};
+
+export type CreateReasoningQualityRunErrors = {
+    /**
+     * Invalid request: malformed JSON or fields that fail validation (`errors` names each one)
+     */
+    400: Problem;
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Request body larger than the route's limit
+     */
+    413: Problem;
+    /**
+     * Body is not `application/json`
+     */
+    415: Problem;
+    /**
+     * Well-formed request that cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type CreateReasoningQualityRunError = CreateReasoningQualityRunErrors[keyof CreateReasoningQualityRunErrors];
+
+export type CreateReasoningQualityRunResponses = {
+    /**
+     * The run, queued (or, for an Idempotency-Key replay, as it is now)
+     */
+    202: Run;
+};
+
+export type CreateReasoningQualityRunResponse = CreateReasoningQualityRunResponses[keyof CreateReasoningQualityRunResponses];
 
 export type ListReasoningQualityDatasetsData = {
     body?: never;
@@ -5330,3 +5201,132 @@ export type GetReasoningQualityDatasetResponses = {
 };
 
 export type GetReasoningQualityDatasetResponse = GetReasoningQualityDatasetResponses[keyof GetReasoningQualityDatasetResponses];
+
+export type GetReasoningQualityReportCsvData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/report.csv';
+};
+
+export type GetReasoningQualityReportCsvErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityReportCsvError = GetReasoningQualityReportCsvErrors[keyof GetReasoningQualityReportCsvErrors];
+
+export type GetReasoningQualityReportCsvResponses = {
+    /**
+     * One row per model × strategy: Q, rank and the six raw metrics
+     */
+    200: string;
+};
+
+export type GetReasoningQualityReportCsvResponse = GetReasoningQualityReportCsvResponses[keyof GetReasoningQualityReportCsvResponses];
+
+export type GetReasoningQualityReportXlsxData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/report.xlsx';
+};
+
+export type GetReasoningQualityReportXlsxErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityReportXlsxError = GetReasoningQualityReportXlsxErrors[keyof GetReasoningQualityReportXlsxErrors];
+
+export type GetReasoningQualityReportXlsxResponses = {
+    /**
+     * The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata
+     */
+    200: Blob | File;
+};
+
+export type GetReasoningQualityReportXlsxResponse = GetReasoningQualityReportXlsxResponses[keyof GetReasoningQualityReportXlsxResponses];
+
+export type GetReasoningQualityRadarData = {
+    body?: never;
+    path: {
+        run_id: string;
+    };
+    query?: never;
+    url: '/v1/runs/{run_id}/radar.svg';
+};
+
+export type GetReasoningQualityRadarErrors = {
+    /**
+     * Missing, unknown or revoked credentials
+     */
+    401: Problem;
+    /**
+     * No such resource for this tenant
+     */
+    404: Problem;
+    /**
+     * Conflict with the current state
+     */
+    409: Problem;
+    /**
+     * Too many requests: over one of the tenant's quotas (`quota` names it, `limit` gives its value), or too many failed key checks; `Retry-After` says when to try again, unless waiting cannot help
+     */
+    429: Problem;
+    /**
+     * Unexpected error; quote `request_id` when reporting it
+     */
+    500: Problem;
+};
+
+export type GetReasoningQualityRadarError = GetReasoningQualityRadarErrors[keyof GetReasoningQualityRadarErrors];
+
+export type GetReasoningQualityRadarResponses = {
+    /**
+     * One polygon per model over the six dimensions
+     */
+    200: Blob | File;
+};
+
+export type GetReasoningQualityRadarResponse = GetReasoningQualityRadarResponses[keyof GetReasoningQualityRadarResponses];

@@ -1,54 +1,47 @@
 /**
- * Every run evaluator by name. The coordinator, the lanes, the run routes and the OpenAPI document all
- * look evaluators up here, so adding one is its folder (src/evaluators/<name>/) and one line in BUILT_IN.
+ * Every run evaluator by name: the app (its routes), the coordinator, the lanes, comparisons and the
+ * stored results all find plug-ins here. The built-in ones are listed in index.ts; a test or a
+ * deployment may register its own.
  */
-import type { EvaluatorModule } from "../runs/plugin/module.ts";
-import type { Evaluator } from "../runs/plugin/types.ts";
-import { chainDeterminism } from "./chain-determinism/index.ts";
-import { rpl } from "./rpl/index.ts";
-import { judge } from "./judge/index.ts";
-import { reasoningQuality } from "./reasoning-quality/index.ts";
+import type { EvaluatorPlugin } from "../runs/plugin/plugin.ts";
+import { BUILT_IN } from "./index.ts";
 
-/** The evaluators this API ships, in the order the document lists them. */
-export const BUILT_IN = [chainDeterminism, rpl, judge, reasoningQuality] as const;
+// A plug-in's own types (its body, config and result) do not matter to the platform, which hands each
+// plug-in back only what the plug-in itself made.
+// biome-ignore lint/suspicious/noExplicitAny: the parameters are each plug-in's own types (see above).
+type AnyPlugin = EvaluatorPlugin<any, any, any>;
 
-// A module's own types (its body, config and result) do not matter to the platform, which hands each
-// module back only what the module itself made.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyModule = EvaluatorModule<any, any, any>;
+const plugins = new Map<string, AnyPlugin>(BUILT_IN.map((p) => [p.name, p]));
 
-const modules = new Map<string, AnyModule>(BUILT_IN.map((m) => [m.name, m]));
+export const evaluators = {
+  /** The plug-in of that name; throws for an unknown one (a run's evaluator is always registered). */
+  get(name: string): AnyPlugin {
+    const p = plugins.get(name);
+    if (!p) throw new Error(`unknown evaluator '${name}'`);
+    return p;
+  },
 
-/**
- * Adds an evaluator beside the built-in ones (a test's, or a deployment's own). Register it before
- * `createApp()` makes the app, so its `POST /v1/<name>/runs` is routed; the coordinator and lanes find
- * it by name from then on. A name already taken by another module is an error.
- */
-export function registerEvaluator(module: AnyModule): void {
-  const existing = modules.get(module.name);
-  if (existing && existing !== module) throw new Error(`an evaluator named '${module.name}' is already registered`);
-  modules.set(module.name, module);
-}
+  /**
+   * The plug-in of that name, or undefined: only for showing a stored run, which must still be shown
+   * (as stored) when its evaluator is no longer registered (a deployment that dropped one).
+   */
+  find(name: string): AnyPlugin | undefined {
+    return plugins.get(name);
+  },
 
-/** Every registered evaluator module, built-in ones first. */
-export function evaluatorModules(): AnyModule[] {
-  return [...modules.values()];
-}
+  /** Every registered plug-in, built-in ones first. */
+  all(): AnyPlugin[] {
+    return [...plugins.values()];
+  },
 
-/** The module of that name (its comparer, schemas …); throws for an unknown name, as evaluatorFor. */
-export function moduleFor(name: string): AnyModule {
-  const m = modules.get(name);
-  if (!m) throw new Error(`unknown evaluator '${name}'`);
-  return m;
-}
-
-/** The evaluator of that name, or undefined. */
-export function evaluatorNamed(name: string): Evaluator<unknown> | undefined {
-  return modules.get(name);
-}
-
-export function evaluatorFor(name: string): Evaluator<unknown> {
-  const e = modules.get(name);
-  if (!e) throw new Error(`unknown evaluator '${name}'`);
-  return e;
-}
+  /**
+   * Adds a plug-in beside the built-in ones (a test's, or a deployment's own). Register it before
+   * `createApp()` makes the app, so its routes are mounted; the coordinator and lanes find it by name
+   * from then on. A name already taken by another plug-in is an error.
+   */
+  register(plugin: AnyPlugin): void {
+    const existing = plugins.get(plugin.name);
+    if (existing && existing !== plugin) throw new Error(`an evaluator named '${plugin.name}' is already registered`);
+    plugins.set(plugin.name, plugin);
+  },
+};

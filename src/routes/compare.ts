@@ -12,7 +12,7 @@ import { getRun, type RunRow } from "../db/runs.ts";
 import { getDataset } from "../db/datasets.ts";
 import { loadResult } from "../runs/results/result-store.ts";
 import { dropKeptFor, loadAnswer, loadBasis, storeAnswer, storeBasis } from "../runs/results/comparison-store.ts";
-import { moduleFor } from "../evaluators/registry.ts";
+import { evaluators } from "../evaluators/registry.ts";
 import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } from "../runs/plugin/compare.ts";
 import { ComparisonSchema, type ComparisonWire } from "./comparison-schemas.ts";
 
@@ -78,7 +78,7 @@ export const compare = createRouter().openapi(
       if (run.status !== "succeeded") errors.push({ path: `${side}.status`, message: `'${run.id}' has not succeeded (${run.status})` });
     }
     if (base.evaluator !== head.evaluator) errors.push({ path: "evaluator", message: `base is a ${base.evaluator} run, head a ${head.evaluator} run` });
-    const comparer = errors.length ? undefined : moduleFor(base.evaluator).comparer;
+    const comparer = errors.length ? undefined : evaluators.get(base.evaluator).comparer;
     if (!errors.length && !comparer) errors.push({ path: "evaluator", message: `${base.evaluator} runs cannot be compared` });
     if (!comparer || errors.length) throw incomparable(errors);
     const bucket = c.env.RESULTS;

@@ -1,11 +1,11 @@
 /**
  * The wire shape of a comparison (GET /v1/compare). `Comparison` is a union discriminated by `evaluator`,
- * one variant per built-in evaluator with a comparer, whose `details` is that comparer's own schema
- * (`Comparer.details`, declared in src/evaluators/<name>/schemas.ts), as `Run` and `Sample` are built in
- * run-schemas.ts: a client generated from the document reads typed details once it has narrowed.
+ * one variant per evaluator plug-in with a comparer, whose `details` is that comparer's own schema
+ * (`Comparer.details`, declared in src/evaluators/<name>/schemas.ts), read from the registry as `Run` and
+ * `Sample` are in run-schemas.ts: a client generated from the document reads typed details once it has narrowed.
  */
 import { z } from "@hono/zod-openapi";
-import { BUILT_IN } from "../evaluators/registry.ts";
+import { evaluators } from "../evaluators/registry.ts";
 import { FlippedItemSchema, MetricComparisonSchema, VerdictSchema } from "../runs/plugin/compare.ts";
 
 const ComparisonBase = z.object({
@@ -34,17 +34,12 @@ function comparisonVariant<M extends WithComparer>(m: M) {
     .openapi(`${pascal(m.name)}RunsComparison`);
 }
 
-// One variant per built-in module with a comparer, typed per module: filter() and map() cannot say what a tuple becomes.
-type Variants<T extends readonly unknown[]> = T extends readonly [infer M, ...infer Rest]
-  ? M extends WithComparer
-    ? [ReturnType<typeof comparisonVariant<M>>, ...Variants<Rest>]
-    : Variants<Rest>
-  : [];
-
-const comparable = BUILT_IN.filter((m): m is Extract<(typeof BUILT_IN)[number], WithComparer> => "comparer" in m && m.comparer !== undefined);
+// The registry's list is not a tuple type; a union needs at least two members to be declared.
+type Variants<V> = [V, V, ...V[]];
+const comparable = evaluators.all().filter((p): p is typeof p & WithComparer => p.comparer !== undefined);
 
 export const ComparisonSchema = z
-  .discriminatedUnion("evaluator", comparable.map(comparisonVariant) as unknown as Variants<typeof BUILT_IN>)
+  .discriminatedUnion("evaluator", comparable.map(comparisonVariant) as Variants<ReturnType<typeof comparisonVariant>>)
   .openapi("Comparison", { description: "Two runs of one evaluator compared: narrow on `evaluator` for its `details`" });
 
 export type ComparisonWire = z.infer<typeof ComparisonSchema>;

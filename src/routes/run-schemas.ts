@@ -1,11 +1,13 @@
 /**
  * The wire shapes of runs and samples. `Run` and `Sample` are unions discriminated by `evaluator`, one
- * variant per built-in evaluator with that evaluator's config, result and sample-output schemas (each
- * module's schemas, src/evaluators/<name>/schemas.ts), so a client generated from the document reads a
- * typed result once it has narrowed on `evaluator`.
+ * variant per evaluator plug-in with that evaluator's config, result and sample-output schemas (each
+ * plug-in's schemas, src/evaluators/<name>/schemas.ts), so a client generated from the document reads a
+ * typed result once it has narrowed on `evaluator`. The variants are those of the plug-ins registered
+ * when this module loads (the built-in ones, src/evaluators/index.ts); one registered later (a test's)
+ * has its routes but no variant of its own.
  */
 import { z } from "@hono/zod-openapi";
-import { BUILT_IN } from "../evaluators/registry.ts";
+import { evaluators } from "../evaluators/registry.ts";
 import { orNull } from "../runs/plugin/run-fields.ts";
 import { sampleToWire, type RunRow, type SampleRow } from "../db/runs.ts";
 import { runJson } from "../runs/results/wire.ts";
@@ -90,16 +92,16 @@ function sampleVariant<M extends Schemas>(m: M) {
   }).openapi(`${pascal(m.name)}Sample`);
 }
 
-// One variant per built-in module, typed per module: map() cannot say that a tuple maps to a tuple.
-type RunVariants<T extends readonly Schemas[]> = { -readonly [K in keyof T]: T[K] extends Schemas ? ReturnType<typeof runVariant<T[K]>> : never };
-type SampleVariants<T extends readonly Schemas[]> = { -readonly [K in keyof T]: T[K] extends Schemas ? ReturnType<typeof sampleVariant<T[K]>> : never };
+// The registry's list is not a tuple type; a union needs at least two members to be declared.
+type Variants<V> = [V, V, ...V[]];
+const plugins = evaluators.all();
 
 export const RunSchema = z
-  .discriminatedUnion("evaluator", BUILT_IN.map(runVariant) as unknown as RunVariants<typeof BUILT_IN>)
+  .discriminatedUnion("evaluator", plugins.map(runVariant) as Variants<ReturnType<typeof runVariant>>)
   .openapi("Run", { description: "A run of one evaluator: narrow on `evaluator` for its `config` and `result`" });
 
 export const SampleSchema = z
-  .discriminatedUnion("evaluator", BUILT_IN.map(sampleVariant) as unknown as SampleVariants<typeof BUILT_IN>)
+  .discriminatedUnion("evaluator", plugins.map(sampleVariant) as Variants<ReturnType<typeof sampleVariant>>)
   .openapi("Sample", { description: "One unit's sample: narrow on `evaluator` for its `output`" });
 
 export const RunPage = pageOf(RunSchema, "RunPage");
@@ -107,7 +109,7 @@ export const SamplePage = pageOf(SampleSchema, "SamplePage");
 
 /** The body of `GET /v1/runs/{id}/result`: the result of the run's evaluator, as `Run.result` shows it. */
 export const RunResultSchema = z
-  .union(BUILT_IN.map((m) => m.schemas.result) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .union(plugins.map((p) => p.schemas.result) as Variants<z.ZodType>)
   .openapi("RunResult", { description: "A run's full result: the `result` schema of its evaluator (narrow on the run's `evaluator`)" });
 
 export const RunGroupSchema = z
@@ -118,8 +120,8 @@ export type RunWire = z.infer<typeof RunSchema>;
 
 /**
  * A run as the API shows it, typed as the document declares it. The one cast: D1 gives the stored
- * config and result back untyped, and they are what the run's own module made (its `create` and its
- * `aggregate`, which returns the module's result type), described by the same module's schemas.
+ * config and result back untyped, and they are what the run's own plug-in made (its `create` and its
+ * `aggregate`, which returns the plug-in's result type), described by the same plug-in's schemas.
  */
 export function runWire(r: RunRow): RunWire {
   return { ...runJson(r), endpoint: r.endpoint ?? null } as unknown as RunWire;

@@ -6,7 +6,7 @@ import { RunPage, RunResultSchema, RunSchema, runWire, SamplePage, sampleWire, S
 import { ApiError } from "../errors.ts";
 import { FINAL_STATUSES, getRun, listRuns, listSamples, type RunRow } from "../db/runs.ts";
 import { deliveryToWire, firstDeliveryMessageId, listDeliveries } from "../db/webhooks.ts";
-import { evaluatorFor } from "../evaluators/registry.ts";
+import { evaluators } from "../evaluators/registry.ts";
 import { storedSample } from "../runs/plugin/types.ts";
 import { enqueueRunEvent } from "../runs/webhooks/enqueue.ts";
 import { cancelRun, settleLostStart } from "../runs/recovery/recover.ts";
@@ -106,7 +106,7 @@ export const runs = createRouter()
       if (!FINAL_STATUSES.includes(run.status)) {
         throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended yet (${run.status}); its result is here once it has.` });
       }
-      const body = await resultBody(c.env.RESULTS, run);
+      const body = await resultBody(c.env.RESULTS, run, evaluators.find(run.evaluator));
       if (body === null) throw ApiError.notFound("The run's result");
       // Streamed as stored: the typed response covers the parsed JSON, which this body is.
       return c.body(body, 200, { "Content-Type": "application/json" }) as never;
@@ -212,7 +212,7 @@ export const runs = createRouter()
       }
       if ((c.req.header("accept") ?? "").includes("application/x-ndjson")) {
         await admitHeavyRead(c.env, tenantId);
-        const evaluator = evaluatorFor(run.evaluator);
+        const evaluator = evaluators.get(run.evaluator);
         const encoder = new TextEncoder();
         // One D1 page per pull: the next page is read only when the client has taken the last one, so
         // an export of any size holds one page in memory, and a slow client slows the reads.
@@ -233,7 +233,7 @@ export const runs = createRouter()
       }
       const rows = await listSamples(db, run.id, { limit: limit + 1, afterSeq });
       const has_more = rows.length > limit;
-      const evaluator = evaluatorFor(run.evaluator);
+      const evaluator = evaluators.get(run.evaluator);
       const data = (has_more ? rows.slice(0, limit) : rows).map((s) => sampleWire(run.evaluator, s, (t) => evaluator.parseOutput(t)));
       return c.json({ data, has_more, next_cursor: has_more ? String(data[data.length - 1].seq) : null }, 200);
     },

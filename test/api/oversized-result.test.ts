@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
-import { registerEvaluator } from "../../src/evaluators/registry.ts";
+import { evaluators } from "../../src/evaluators/registry.ts";
 import { RunFields } from "../../src/runs/plugin/run-fields.ts";
-import type { EvaluatorModule } from "../../src/runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../src/runs/plugin/plugin.ts";
 import { newTenant, waitForRun } from "./helpers.ts";
 
 /**
@@ -36,9 +36,9 @@ const wide = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({ ok: false }),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorModule<{ bytes: number; concurrency?: number; webhook_url?: string }, { bytes: number }, { pad: string }>;
+} satisfies EvaluatorPlugin<{ bytes: number; concurrency?: number; webhook_url?: string }, { bytes: number }, { pad: string }>;
 
-registerEvaluator(wide);
+evaluators.register(wide);
 const app = createApp();
 const fetchApp = (path: string, init: RequestInit) =>
   app.fetch(new Request(`http://assay.test${path}`, init), env, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);

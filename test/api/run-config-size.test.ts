@@ -6,15 +6,15 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
-import { registerEvaluator } from "../../src/evaluators/registry.ts";
+import { evaluators } from "../../src/evaluators/registry.ts";
 import { RunFields } from "../../src/runs/plugin/run-fields.ts";
-import type { EvaluatorModule } from "../../src/runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../src/runs/plugin/plugin.ts";
 import { reasoningQuality, type RqRunConfig } from "../../src/evaluators/reasoning-quality/index.ts";
 import { generateSynthetic } from "../../src/engines/reasoning-quality/index.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { newTenant, problem, send, startRq, waitForRun } from "./helpers.ts";
-import { rqConfig } from "../support/rq-config.ts";
+import { rqConfig } from "../support/reasoning-quality-config.ts";
 
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).byteLength;
 
@@ -83,9 +83,9 @@ const padded = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({ pad_bytes: 0 }),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorModule<{ pad_bytes: number; n: number; concurrency?: number; webhook_url?: string }, PadConfig, { pad_bytes: number; units: number }>;
+} satisfies EvaluatorPlugin<{ pad_bytes: number; n: number; concurrency?: number; webhook_url?: string }, PadConfig, { pad_bytes: number; units: number }>;
 
-registerEvaluator(padded);
+evaluators.register(padded);
 // Made after the registration, so it routes the toy's POST /runs.
 const app = createApp();
 const fetchApp = (path: string, init: RequestInit) =>

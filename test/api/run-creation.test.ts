@@ -6,9 +6,9 @@ import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
-import { registerEvaluator } from "../../src/evaluators/registry.ts";
+import { evaluators } from "../../src/evaluators/registry.ts";
 import { RunFields } from "../../src/runs/plugin/run-fields.ts";
-import type { EvaluatorModule } from "../../src/runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../src/runs/plugin/plugin.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { openDb } from "../../src/db/client.ts";
 import worker from "../../src/index.ts";
@@ -44,9 +44,9 @@ const longUnit = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({}),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorModule<{ id_chars: number; concurrency?: number; webhook_url?: string }, { id_chars: number }, Record<string, never>>;
+} satisfies EvaluatorPlugin<{ id_chars: number; concurrency?: number; webhook_url?: string }, { id_chars: number }, Record<string, never>>;
 
-registerEvaluator(longUnit);
+evaluators.register(longUnit);
 // Made after the registration, so it routes the toy's POST /runs.
 const app = createApp();
 const fetchApp = (path: string, init: RequestInit) =>

@@ -1,14 +1,15 @@
 // Issue 15: adding an evaluator is one folder and one registry line. This test-only evaluator is a
-// module of a few lines, registered from here without touching src, and runs on the real platform:
-// the generic POST /v1/toy-sum/runs, the coordinator and its lanes, the aggregate, GET /v1/runs/{id}.
+// plug-in folder of a few lines (test/fixtures/toy-sum/server/), registered from here without touching src,
+// and runs on the real platform: the generic POST /v1/toy-sum/runs, the coordinator and its lanes, the
+// aggregate, GET /v1/runs/{id}. Issue 24: its own routes are mounted too, at /v1/toy-sum and /v1/runs.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app.ts";
-import { registerEvaluator } from "../../src/evaluators/registry.ts";
-import { toySum } from "../fixtures/toy-sum/server.ts";
+import { evaluators } from "../../src/evaluators/registry.ts";
+import { toySum } from "../fixtures/toy-sum/server/index.ts";
 import { newTenant, WAIT } from "./helpers.ts";
 
-registerEvaluator(toySum);
+evaluators.register(toySum);
 // The app is made after the registration, so it routes the toy's POST /runs (the Worker's own app was
 // made at import, before it).
 const app = createApp();
@@ -43,7 +44,30 @@ describe("a sixth evaluator registered from a test", () => {
   });
 
   it("is documented by the app that routes it", async () => {
-    const doc = (await (await fetchApp("/openapi.json", {})).json()) as { paths: Record<string, { post?: { operationId: string } }> };
+    const doc = (await (await fetchApp("/openapi.json", {})).json()) as { paths: Record<string, { post?: { operationId: string }; get?: { operationId: string } }> };
     expect(doc.paths["/v1/toy-sum/runs"]?.post?.operationId).toBe("createToySumRun");
+    expect(doc.paths["/v1/toy-sum/about"]?.get?.operationId).toBe("getToySumAbout");
+    expect(doc.paths["/v1/runs/{run_id}/sum.txt"]?.get?.operationId).toBe("getToySumText");
+  });
+
+  it("serves its own routes, at /v1/toy-sum and under /v1/runs, behind the API key", async () => {
+    const { key } = await newTenant("toy3");
+    const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
+    const about = await fetchApp("/v1/toy-sum/about", { headers });
+    expect(about.status).toBe(200);
+    expect(await about.json()).toEqual({ evaluator: "toy-sum", units: "one per number" });
+    expect((await fetchApp("/v1/toy-sum/about", {})).status).toBe(401);
+
+    const run = (await (await fetchApp("/v1/toy-sum/runs", { method: "POST", headers, body: JSON.stringify({ numbers: [2, 40] }) })).json()) as { id: string; links: { self: string } };
+    await vi.waitFor(async () => {
+      const body = (await (await fetchApp(run.links.self, { headers })).json()) as { status: string };
+      if (body.status !== "succeeded") throw new Error(`still ${body.status}`);
+    }, WAIT);
+    const sum = await fetchApp(`/v1/runs/${run.id}/sum.txt`, { headers });
+    expect(sum.status).toBe(200);
+    // 2 + 40, as the toy's aggregate stored it.
+    expect(await sum.text()).toBe("42");
+    // Its route answers for its own runs only, like every evaluator's reports.
+    expect((await fetchApp("/v1/runs/run_nonexistent/sum.txt", { headers })).status).toBe(404);
   });
 });

@@ -61,6 +61,11 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/evaluators/e.ts": 'import { x as y } from "../routes/r.ts";\nexport const x = y;\n',
       // A plug-in uses its contract (src/runs/plugin), never the coordinator's insides.
       "src/evaluators/f.ts": 'import { o } from "../runs/coordinator/o.ts";\nexport const f = o;\n',
+      // Only a plug-in's routes are HTTP code, and they use the route kit, not another route group.
+      "src/evaluators/g/units.ts": 'import { r } from "../../routes/router.ts";\nexport const u = r;\n',
+      "src/evaluators/g/routes.ts": 'import { r } from "../../routes/router.ts";\nimport { x } from "../../routes/r2.ts";\nexport const g = [r, x];\n',
+      "src/evaluators/g/routes/reports.ts": 'import { o } from "../../../runs/coordinator/o.ts";\nexport const g = o;\n',
+      "src/routes/router.ts": "export const r = 1;\n",
       // A type-only import counts: storage must not know the evaluators' types either.
       "src/db/d.ts": 'import type { x } from "../evaluators/e.ts";\nexport type D = typeof x;\n',
       "src/routes/r.ts": 'import { o } from "../runs/coordinator/o.ts";\nexport const x = o;\n',
@@ -74,6 +79,11 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/runs/u.ts": 'import { nothing } from "./missing.ts";\nexport const u = nothing;\n',
       "sdk/src/s.ts": 'import { q } from "../../src/net/q.ts";\nexport const s = q;\n',
       "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
+      // One plug-in never reaches into another's folder, on the server or in the CLI.
+      "src/evaluators/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
+      "src/evaluators/two/index.ts": 'export const two = 2;\n',
+      "cli/src/commands/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
+      "cli/src/commands/two/index.ts": 'export const two = 2;\n',
       // Of an evaluator, the CLI may bundle vrty's request schemas, never the routes beside them.
       "src/evaluators/vrty/routes.ts": leaf,
       "cli/src/v.ts": 'import { x } from "../../src/evaluators/vrty/routes.ts";\nexport const v = x;\n',
@@ -89,6 +99,9 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
         "engines-import-only-engines: src/engines/a/to-provider.ts → src/providers/p.ts",
         "evaluators-below-routes-and-the-run-platform: src/evaluators/e.ts → src/routes/r.ts",
         "evaluators-below-routes-and-the-run-platform: src/evaluators/f.ts → src/runs/coordinator/o.ts",
+        "evaluators-below-routes-and-the-run-platform: src/evaluators/g/units.ts → src/routes/router.ts",
+        "evaluator-routes-use-the-route-kit-only: src/evaluators/g/routes.ts → src/routes/r2.ts",
+        "evaluator-routes-use-the-route-kit-only: src/evaluators/g/routes/reports.ts → src/runs/coordinator/o.ts",
         "no-circular: src/runs/c1.ts → src/runs/c2.ts", // a cycle is reported once
         "only-the-worker-entry-imports-the-app: src/net/q.ts → src/app.ts",
         "providers-below-the-platform: src/providers/p.ts → src/evaluators/e.ts",
@@ -96,6 +109,8 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
         "routes-reach-durable-objects-by-rpc-types-only: src/routes/r.ts → src/runs/coordinator/o.ts",
         "sdk-is-a-client: sdk/src/s.ts → src/net/q.ts",
         "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
+        "evaluators-are-independent: src/evaluators/one/index.ts → src/evaluators/two/index.ts",
+        "evaluators-are-independent: cli/src/commands/one/index.ts → cli/src/commands/two/index.ts",
         "cli-is-a-client: cli/src/v.ts → src/evaluators/vrty/routes.ts",
       ].sort(),
     );
@@ -111,7 +126,17 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/evaluators/judge.ts": 'import { judge } from "../engines/judge/index.ts";\nimport { sim } from "../providers/sim.ts";\nexport const run = () => judge(sim);\n',
       "src/db/runs.ts": leaf,
       "src/runs/plugin/contract.ts": leafType,
-      "src/evaluators/toy/index.ts": 'import type { T } from "../../runs/plugin/contract.ts";\nexport const toy = {} as T;\n',
+      "src/evaluators/toy/index.ts": 'import type { T } from "../../runs/plugin/contract.ts";\nimport { routes } from "./routes.ts";\nexport const toy = { routes } as T;\n',
+      // A plug-in's own routes are built with the route kit and may use the middleware and the stored results.
+      "src/routes/router.ts": leaf,
+      "src/routes/openapi.ts": leaf,
+      "src/middleware/json-body.ts": leaf,
+      "src/runs/results/result.ts": leaf,
+      "src/evaluators/toy/routes.ts":
+        'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\nimport { x as j } from "../../middleware/json-body.ts";\nimport { x as s } from "../../runs/results/result.ts";\nexport const routes = [r, o, j, s];\n',
+      "src/evaluators/toy/routes/reports.ts": 'import { x } from "../../../routes/router.ts";\nexport const reports = x;\n',
+      // ... and its own folder's files.
+      "src/evaluators/toy/units.ts": 'import { toy } from "./index.ts";\nexport const u = toy;\n',
       "src/runs/coordinator/coordinator.ts": 'import { run } from "../../evaluators/judge.ts";\nimport { x } from "../../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
       "src/runs/coordinator/rpc.ts": leafType,
       // Routes may name a Durable Object's class and RPC types, for the stub they get from a binding.
@@ -132,10 +157,7 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "cli/src/vrty.ts":
         'import { Pair } from "../../src/evaluators/vrty/schemas.ts";\nimport { x } from "../../src/json/strict-json.ts";\n' +
         'import { x as v } from "../../src/providers/vendors.ts";\nexport const l = [Pair, x, v];\n',
-      // An evaluator's own routes are built with the HTTP layer's toolkit.
-      "src/routes/router.ts": leaf,
-      "src/routes/openapi.ts": leaf,
-      "src/middleware/json-body.ts": leaf,
+      // vrty's routes, like every plug-in's, are built with the HTTP layer's toolkit (leaves declared above).
       "src/evaluators/vrty/routes.ts":
         'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\n' +
         'import { x as j } from "../../middleware/json-body.ts";\nexport const routes = [r, o, j];\n',

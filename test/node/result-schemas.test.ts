@@ -8,7 +8,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { openApiText } from "../../scripts/generate-sdk.ts";
-import { BUILT_IN } from "../../src/evaluators/registry.ts";
+import { BUILT_IN } from "../../src/evaluators/index.ts";
 import { withConcurrencyBound } from "../../src/runs/plugin/run-fields.ts";
 import type { Comparer } from "../../src/runs/plugin/compare.ts";
 import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../src/runs/plugin/types.ts";

@@ -6,7 +6,7 @@ import { callCost } from "../../platform/invocation-budget.ts";
 import { requireStepsFit } from "../../runs/plugin/step-limits.ts";
 import { resolveProviders, type ResolvedProvider } from "../../runs/plugin/connections.ts";
 import { isSim, simulatorOrEndpoint } from "../../runs/plugin/model-fields.ts";
-import type { CreateContext, NewRunOf } from "../../runs/plugin/module.ts";
+import type { CreateContext, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { resolveCriticPrompt } from "./prompt-ref.ts";
 import { DEFAULT_CRITIC_PROMPT, INLINE_PROMPT, promptSha256 } from "./prompts.ts";
 import type { JudgeBody } from "./request.ts";

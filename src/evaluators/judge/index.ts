@@ -9,11 +9,12 @@
  * - contested items (the human-review queue): agreement_pct or the item's alpha below the threshold,
  *   or fewer than two valid verdicts (no agreement can be measured).
  */
-import type { EvaluatorModule } from "../../runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../runs/plugin/plugin.ts";
 import { aggregateJudge } from "./aggregate.ts";
 import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";
 import { JudgeRunRequest, type JudgeBody } from "./request.ts";
+import { judgeRoutes } from "./routes.ts";
 import { JudgeOutput, JudgePublicConfig, JudgeResult } from "./schemas.ts";
 import { execute, failureOutput, plan, unitCost, type JudgeRunConfig } from "./units.ts";
 
@@ -31,6 +32,8 @@ export const judge = {
     description:
       "Each critic call is a unit of the run (items × critics). The result holds per item the consensus, agreement_pct, the per-item alpha and the verdicts; per batch Krippendorff's nominal alpha over the whole items × critics matrix, per-critic agreement with the consensus and a pairwise table; ERROR, PARSE_FAIL and off-vocabulary verdicts are counted apart from votes. Accepts `Idempotency-Key`.",
   },
+  // GET /v1/judge/runs/{run_id}/contested (the human-review queue), GET /v1/judge/prompts.
+  routes: { evaluator: judgeRoutes },
   create: createJudgeRun,
   plan,
   unitCost,
@@ -45,4 +48,4 @@ export const judge = {
     return { item_id: o.item_id, critic: o.critic, model: o.model, ...o.verdict, usage: o.usage };
   },
   comparer: judgeComparer,
-} satisfies EvaluatorModule<JudgeBody, JudgeRunConfig, JudgeResult>;
+} satisfies EvaluatorPlugin<JudgeBody, JudgeRunConfig, JudgeResult>;

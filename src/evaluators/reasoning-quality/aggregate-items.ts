@@ -2,7 +2,7 @@
 // as its calls have all been read, to its per-item scores under every method the run may end up using,
 // and the set-level result is computed from those numbers. The engine's `evaluateRecords` does the same
 // from full records; `evaluateKept` is its twin over kept items, step for step in the same order, so the
-// numbers are the same bit for bit (test/node/evaluators/rq-aggregate-stream.test.ts holds them side by side).
+// numbers are the same bit for bit (test/api/scale-aggregate.test.ts holds them side by side).
 import {
   buildRecord,
   datasetOf,

@@ -6,7 +6,7 @@ import { utf8Bytes } from "../../platform/storage-guard.ts";
 import { singleCallLeaseMs } from "../../runs/plugin/lease.ts";
 import { resolveProviders, type ResolvedProvider } from "../../runs/plugin/connections.ts";
 import { isSim, simulatorOrEndpoint } from "../../runs/plugin/model-fields.ts";
-import type { CreateContext, NewRunOf } from "../../runs/plugin/module.ts";
+import type { CreateContext, NewRunOf } from "../../runs/plugin/plugin.ts";
 import { checkerRounds, LS_SECRET, SS_SECRET, type RqLs, type RqSs } from "./backends.ts";
 import type { RqBody } from "./request.ts";
 import { checkerRoundCost, modelSecret, type RqRunConfig, type RqModel } from "./units.ts";

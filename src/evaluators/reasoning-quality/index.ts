@@ -10,11 +10,13 @@
  * Model-backed LS and SS (backends.ts): the primary unit also asks the contradiction checker about its
  * own trace and records the labels; SS embeddings are fetched by the aggregate, which has every trace.
  */
-import type { EvaluatorModule } from "../../runs/plugin/module.ts";
+import type { EvaluatorPlugin } from "../../runs/plugin/plugin.ts";
 import { aggregateRq } from "./aggregate.ts";
 import { rqComparer } from "./compare.ts";
 import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
+import { datasetRoutes } from "./routes/datasets.ts";
+import { reportRoutes } from "./routes/reports.ts";
 import { RqOutput, RqPublicConfig, RqResult } from "./schemas.ts";
 import { execute, failureOutput, plan, unitConfig, unitCost, type RqRunConfig } from "./units.ts";
 
@@ -31,6 +33,8 @@ export const reasoningQuality = {
     description:
       "Each generation is a unit of the run: per model and item the primary run, K − 1 further runs and one call per usable perturbation (K + P calls). The result holds per model the six raw metrics (4 decimals), the per-dataset breakdown, Q under every strategy (the preset's and yours), rankings per strategy, call, token and failure counts, and which LS / SS method produced the figures. Reports: GET /v1/runs/{id}/report.csv, report.xlsx, radar.svg. Accepts `Idempotency-Key`.",
   },
+  // /v1/reasoning-quality/datasets; /v1/runs/{run_id}/report.csv, report.xlsx, radar.svg.
+  routes: { evaluator: datasetRoutes, runs: reportRoutes },
   create: createRqRun,
   plan,
   // Lanes get a unit's item, not the run's thousands (units.ts).
@@ -43,4 +47,4 @@ export const reasoningQuality = {
   exportLine: (sample) => sample.output,
   // GET /v1/compare: per model and metric, paired by item (compare.ts).
   comparer: rqComparer,
-} satisfies EvaluatorModule<RqBody, RqRunConfig, RqResult>;
+} satisfies EvaluatorPlugin<RqBody, RqRunConfig, RqResult>;

@@ -6,7 +6,7 @@
 // again with backoff, a bounded number of times.
 import { openDb } from "../../db/client.ts";
 import { getRunById, settleRun } from "../../db/runs.ts";
-import { evaluatorFor, moduleFor } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp, type StoredSample } from "../plugin/types.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
 import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
@@ -227,7 +227,7 @@ export class Finish {
     );
     try {
       const context = await this.aggregateContext(lifecycle.phase.kind === "canceled", calls.signal, tally);
-      return { result: await evaluatorFor(store.settings()!.evaluator).aggregate(store.config(), samples, context), error: null };
+      return { result: await evaluators.get(store.settings()!.evaluator).aggregate(store.config(), samples, context), error: null };
     } catch (err) {
       return { result: null, error: `aggregation failed: ${err instanceof Error ? err.message : String(err)}` };
     } finally {
@@ -241,7 +241,7 @@ export class Finish {
    * names it. Its idempotency key makes a finish that runs again find the same follow-up, not a second.
    */
   private async followUp(settings: RunSettings, result: unknown): Promise<{ result: unknown; nextRunId: string | null }> {
-    const evaluator = evaluatorFor(settings.evaluator);
+    const evaluator = evaluators.get(settings.evaluator);
     if (!evaluator.followUp) return { result, nextRunId: null };
     const { store } = this.p;
     const follow = await evaluator.followUp(store.config(), result);
@@ -271,7 +271,7 @@ export class Finish {
    * storage, page by page) and kept under the run's prefix in R2; nothing for an evaluator without one.
    */
   private async keepBasis(settings: RunSettings, result: unknown, samples: Iterable<StoredSample>, redact: ReturnType<typeof runRedactor>): Promise<void> {
-    const comparer = moduleFor(settings.evaluator).comparer;
+    const comparer = evaluators.get(settings.evaluator).comparer;
     if (!comparer) return;
     const basis = await comparer.basis({ config: this.p.store.config(), result, samples });
     if (basis !== null) await storeBasis(this.p.env().RESULTS, settings.runId, redact.value(basis));
@@ -285,7 +285,7 @@ export class Finish {
     // D1 holds every sample, and its progress counts them all, before the aggregate starts: an
     // aggregate may take minutes (SS embeddings), and the progress must not lag the samples meanwhile.
     await outbox.flushAll();
-    const evaluator = evaluatorFor(settings.evaluator);
+    const evaluator = evaluators.get(settings.evaluator);
     // Parsed one at a time as the aggregate reads them: the outbox pages through its rows, and no
     // array of every sample is made here.
     const rows = outbox.samples();
@@ -330,7 +330,7 @@ export class Finish {
       });
     }
     // A result too large for the row goes to R2 first, the row then pointing at it.
-    const stored = await storeResult(this.p.env(), settings.runId, settings.evaluator, result === null ? null : redact.value(result));
+    const stored = await storeResult(this.p.env(), settings.runId, evaluators.get(settings.evaluator), result === null ? null : redact.value(result));
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
     // coordinator, before this one started) keeps that end; a finish run twice writes the same.
     const settled = await settleRun(db, settings.runId, ["queued", "running"], {

@@ -5,7 +5,7 @@
 import { openDb } from "../../db/client.ts";
 import { insertSamples, updateRun, type SampleInsert } from "../../db/runs.ts";
 import type { samples } from "../../db/schema.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 import { LIMITS } from "../../limits.ts";
 import { utf8Bytes } from "../../platform/storage-guard.ts";
 import { addCalls, noCalls, type ModelCalls } from "../lanes/model-calls.ts";
@@ -109,7 +109,7 @@ export class Outbox {
 
   /** A unit's sample when the unit itself could not produce one: the evaluator's failure output and the reason. */
   failedSample(unitId: string, reason: string): UnitSample {
-    const output = evaluatorFor(this.store.settings()!.evaluator).failureOutput(this.store.config(), unitId, reason);
+    const output = evaluators.get(this.store.settings()!.evaluator).failureOutput(this.store.config(), unitId, reason);
     return { status: "failed", output: output == null ? null : JSON.stringify(output), error: reason };
   }
 

@@ -7,7 +7,7 @@ import { openDb } from "../../db/client.ts";
 import { settleRun } from "../../db/runs.ts";
 import type { RunStatus } from "../../db/schema.ts";
 import { createRun } from "../creation/create.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 import type { UnitMessage } from "../lanes/messages.ts";
 import { noCalls, type ModelCalls } from "../lanes/model-calls.ts";
 import { Alarm, type AlarmNow } from "./alarm-plan.ts";
@@ -146,15 +146,15 @@ export class RunCoordinator extends DurableObject<Env> {
     return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId), concurrency };
   }
 
-  /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (Evaluator.unitConfig). */
+  /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (EvaluatorPlugin.unitConfig). */
   private unitConfig(unitId: string): unknown {
-    const evaluator = evaluatorFor(this.store.settings()!.evaluator);
+    const evaluator = evaluators.get(this.store.settings()!.evaluator);
     return evaluator.unitConfig ? evaluator.unitConfig(this.store.config(), unitId) : this.store.config();
   }
 
   /** The next unit for a lane's reply, with its part of the config where the evaluator hands lanes parts. */
   private withConfig(next: UnitMessage | null): NextUnit | null {
-    if (!next || !evaluatorFor(this.store.settings()!.evaluator).unitConfig) return next;
+    if (!next || !evaluators.get(this.store.settings()!.evaluator).unitConfig) return next;
     return { ...next, config: this.unitConfig(next.unitId) };
   }
 

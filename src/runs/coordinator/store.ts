@@ -79,7 +79,7 @@ export class Store {
 
   /**
    * The run's config, read once per instance and kept: where lanes get a part per unit
-   * (Evaluator.unitConfig) every report needs it, and it is at most LIMITS.runConfigBytes of JSON.
+   * (EvaluatorPlugin.unitConfig) every report needs it, and it is at most LIMITS.runConfigBytes of JSON.
    * Not a copy: callers only read it. An object started before configs were kept in pieces has its
    * config in the kv table.
    */

@@ -35,7 +35,7 @@ export type RunSettings = {
 export type Progress = { done: number; failed: number; calls: ModelCalls };
 
 /**
- * `config`: the run's, or only what the unit needs where its evaluator says (Evaluator.unitConfig);
+ * `config`: the run's, or only what the unit needs where its evaluator says (EvaluatorPlugin.unitConfig);
  * `checkpoint`: where the unit stopped if an earlier invocation handed over mid-unit (see checkpoints.ts);
  * `concurrency`: the run's, when its request gave one (null: the run adapts), which opens a fresh
  * endpoint window (EndpointLimiter.acquire).
@@ -44,7 +44,7 @@ export type UnitContextReply = { tenantId: string; evaluator: string; config: un
 
 /**
  * The next unit a lane is handed in the reply to its report. `config`: what that unit needs, where its
- * evaluator hands lanes a config per unit (Evaluator.unitConfig); otherwise absent, and the lane's
+ * evaluator hands lanes a config per unit (EvaluatorPlugin.unitConfig); otherwise absent, and the lane's
  * context serves.
  */
 export type NextUnit = UnitMessage & { config?: unknown };

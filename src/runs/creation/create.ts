@@ -8,7 +8,7 @@ import { getWebhookSecret } from "../../db/webhooks.ts";
 import { encryptSecret } from "../../secrets.ts";
 import { webhookUrlProblem } from "../webhooks/url.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 import type { EvaluatorName } from "../plugin/types.ts";
 import { LIMITS } from "../../limits.ts";
 import { limitOf } from "../../platform/limits.ts";
@@ -109,7 +109,7 @@ async function checkNewRun(env: Env, db: Db, tenantId: string, r: NewRun): Promi
       ]);
     }
   }
-  const unitIds = evaluatorFor(r.evaluator).plan(r.config);
+  const unitIds = evaluators.get(r.evaluator).plan(r.config);
   if (unitIds.length > LIMITS.unitsPerRun) {
     throw new ApiError({
       status: 422,

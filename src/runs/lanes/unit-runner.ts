@@ -3,7 +3,7 @@ import { openDb } from "../../db/client.ts";
 import { d1SampleCache } from "../../db/sample-cache.ts";
 import { redactingCache, redactOutcome, runRedactor } from "../results/redact.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
-import { evaluatorFor } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 import {
   createOpenAIClient,
   isSimModel,
@@ -30,7 +30,7 @@ const PERMIT_MARGIN_MS = 30_000;
 
 /**
  * What a lane keeps free in its invocation before it starts a unit whose evaluator does not say what
- * its units need (`Evaluator.unitCost`; every built-in one does), or before it has the run's config.
+ * its units need (`EvaluatorPlugin.unitCost`; every built-in one does), or before it has the run's config.
  */
 const DEFAULT_UNIT_COST: StepCost = { ms: 9 * 60_000, subrequests: 1_000 };
 
@@ -220,7 +220,7 @@ export class UnitRunner extends DurableObject<Env> {
   private unitCost(msg: NextUnit): StepCost {
     const context = this.context;
     if (!context) return DEFAULT_UNIT_COST;
-    return evaluatorFor(context.evaluator).unitCost?.(msg.config ?? context.config, msg.unitId) ?? DEFAULT_UNIT_COST;
+    return evaluators.get(context.evaluator).unitCost?.(msg.config ?? context.config, msg.unitId) ?? DEFAULT_UNIT_COST;
   }
 
   /** One line per activation that called an endpoint (simulator runs stay quiet): what it cost, and whether it handed over. */
@@ -249,7 +249,7 @@ export class UnitRunner extends DurableObject<Env> {
       this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
       checkpoint = context.checkpoint;
     }
-    // A next unit handed with its own part of the config (Evaluator.unitConfig) runs on that part.
+    // A next unit handed with its own part of the config (EvaluatorPlugin.unitConfig) runs on that part.
     const context = msg.config === undefined ? this.context : { ...this.context, config: msg.config };
     const db = openDb(this.env.DB);
     this.stats.units++;
@@ -326,7 +326,7 @@ export class UnitRunner extends DurableObject<Env> {
     const settings = context.config as ModelSettings;
     let outcome;
     try {
-      outcome = await evaluatorFor(context.evaluator).execute(
+      outcome = await evaluators.get(context.evaluator).execute(
         msg.unitId,
         {
           config: context.config,

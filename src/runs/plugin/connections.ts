@@ -18,7 +18,7 @@ import { getConnections } from "../../db/provider-connections.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { destinationProblem, endpointPolicy } from "../../net/destination.ts";
 import { decryptSecret } from "../../secrets.ts";
-import type { CreateContext } from "./module.ts";
+import type { CreateContext } from "./plugin.ts";
 
 /** A request's `provider`, as every evaluator's schema takes it. */
 export type ProviderRef = { base_url?: string; api_key?: string; connection?: string };

@@ -5,7 +5,7 @@ import { ApiError, type FieldError } from "../../errors.ts";
 import { destinationProblem, endpointPolicy } from "../../net/destination.ts";
 import { PROVIDER_SECRET, SIM_DIVERGENCE, type ModelSettings } from "../../providers/index.ts";
 import { resolveProviders, type ProviderRef } from "./connections.ts";
-import type { CreateContext } from "./module.ts";
+import type { CreateContext } from "./plugin.ts";
 import { callTimeoutField } from "./step-limits.ts";
 
 /**

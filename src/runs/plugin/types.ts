@@ -1,10 +1,13 @@
+/**
+ * The shapes the platform and an evaluator plug-in exchange (the contract itself is plugin.ts).
+ */
 import type { ChatClient, EmbeddingClient } from "../../providers/index.ts";
 import type { SampleCache } from "../../db/sample-cache.ts";
 import type { StepCost } from "../../platform/invocation-budget.ts";
 
 /**
  * An evaluator's name: its `POST /v1/<name>/runs` path and the `evaluator` of its runs. Any string a
- * module registers (registry.ts), so a module can be added, even from a test, without editing a list here.
+ * plug-in registers (src/evaluators/registry.ts), so one can be added, even from a test, without editing a list here.
  */
 export type EvaluatorName = string;
 
@@ -76,60 +79,9 @@ export type FollowUp = { result: unknown; next?: { config: object; publicConfig:
 
 export type StoredSample = { unitId: string; status: "succeeded" | "failed"; output: unknown; error: string | null };
 
-/**
- * The one interface between the run platform and an evaluator: the coordinator plans and
- * aggregates, a UnitRunner executes one unit. Units are identified by stable string ids derived
- * from the config, so nothing but the config has to be stored to rebuild a unit.
- */
-export interface Evaluator<Config, Result = unknown> {
-  readonly name: EvaluatorName;
-  /** The ids of every unit of the run, in a stable order. */
-  plan(config: Config): string[];
-  /**
-   * Optional: the part of the config unit `unitId` needs, where a config is large and a unit needs
-   * little of it (reasoning-quality: one item of thousands). A lane is handed this for each unit
-   * instead of the whole config; `execute` gets it as `ctx.config`. Without it, lanes get the config.
-   */
-  unitConfig?(config: Config, unitId: string): Config;
-  /**
-   * The most one step of unit `unitId` may need (`config` as `execute` gets it): for a unit of one
-   * call, that call with its retries; for a unit of many steps, its largest step. A lane starts the unit
-   * only while its invocation has that much left, and hands over to a fresh one otherwise. Every
-   * built-in evaluator says; a module that does not is budgeted as DEFAULT_UNIT_COST (src/runs/lanes/unit-runner.ts).
-   */
-  unitCost?(config: Config, unitId: string): StepCost;
-  /** Runs one unit. Throwing means "retry this unit"; an outcome (even `failed`) is final. */
-  execute(unitId: string, ctx: UnitContext<Config>, signal: AbortSignal): Promise<UnitOutcome>;
-  /**
-   * The run's result from its samples (which may be fewer than planned when a run is canceled), in the
-   * order they were recorded. `samples` is a cursor over the coordinator's storage, read page by page:
-   * a run may have tens of thousands of samples and a Durable Object has 128 MB, so an aggregate keeps
-   * per sample only the few numbers or labels it needs, never the outputs. It may be iterated more
-   * than once (each pass reads the storage again); an array works as well (tests, reports).
-   */
-  aggregate(config: Config, samples: Iterable<StoredSample>, ctx?: AggregateContext): Result | Promise<Result>;
-  /**
-   * Optional: what follows a succeeded run (rpl's auto preset escalating to its next stage). Returns
-   * the result to store for this run and, if another run should follow, its config and the public
-   * part of it; null leaves the run as it is.
-   */
-  followUp?(config: Config, result: Result): Promise<FollowUp | null>;
-  /**
-   * Optional: the result as the API shows it, where that differs from the stored one (chain-determinism
-   * writes the harness's float fields with float lexemes, `0.0`, as the harness's summary does).
-   */
-  wireResult?(result: Result): unknown;
-  /** Reads a stored output back from its exact JSON text. */
-  parseOutput(text: string): unknown;
-  /** The output stored for a unit that gave up (attempts exhausted), so its sample has the usual shape. */
-  failureOutput(config: Config, unitId: string, error: string): unknown;
-  /** The NDJSON line of a sample (the original tool's per-unit format). */
-  exportLine(sample: StoredSample): unknown;
-}
-
 /** A stored sample row as its evaluator sees it: the output parsed by the evaluator's own parser. */
 export function storedSample(
-  evaluator: Evaluator<unknown>,
+  evaluator: { parseOutput(text: string): unknown },
   row: { unitId: string; status: "succeeded" | "failed"; output: string | null; error: string | null },
 ): StoredSample {
   return { unitId: row.unitId, status: row.status, output: row.output === null ? null : evaluator.parseOutput(row.output), error: row.error };

@@ -2,7 +2,7 @@
 // row keeping the object's key. A D1 row is at most 2 MB, and a judge run of 10,000 items or a large
 // reasoning-quality run can pass that; the API links to the full result instead of inlining it.
 import type { RunRow } from "../../db/runs.ts";
-import { evaluatorNamed } from "../../evaluators/registry.ts";
+import type { EvaluatorPlugin } from "../plugin/plugin.ts";
 import { LIMITS } from "../../limits.ts";
 
 /** The columns of a runs row that say where its result is. */
@@ -22,11 +22,18 @@ export function inlineResultBytes(env: Env): number {
 }
 
 /**
+ * The run's evaluator as far as its stored result goes: how it shows it, if not as stored. Callers pass
+ * the plug-in (undefined for an evaluator no longer registered): the registry is not imported here,
+ * since a plug-in's own routes read results through result.ts and this file.
+ */
+export type ResultPresenter = Pick<EvaluatorPlugin, "wireResult"> | undefined;
+
+/**
  * The result as the API shows it, as JSON text (chain-determinism's `0.0` lexemes included). An R2
  * object holds this text, so `GET /v1/runs/{id}/result` streams it as it is.
  */
-function wireText(evaluator: string, result: unknown): string {
-  const present = evaluatorNamed(evaluator)?.wireResult;
+function wireText(evaluator: ResultPresenter, result: unknown): string {
+  const present = evaluator?.wireResult;
   return JSON.stringify(present ? present(result) : result);
 }
 
@@ -35,7 +42,7 @@ function wireText(evaluator: string, result: unknown): string {
  * the row's columns. The object is written before the row points at it, so a row never names a
  * missing object.
  */
-export async function storeResult(env: Env, runId: string, evaluator: string, result: unknown): Promise<StoredResult> {
+export async function storeResult(env: Env, runId: string, evaluator: ResultPresenter, result: unknown): Promise<StoredResult> {
   if (result === null || result === undefined) return { result: null, resultKey: null, resultBytes: null };
   const text = wireText(evaluator, result);
   const encoded = new TextEncoder().encode(text);
@@ -69,11 +76,15 @@ export async function loadResult(bucket: R2Bucket, run: Pick<RunRow, "id" | "res
  * The body of `GET /v1/runs/{id}/result`: the R2 object's stream as it is (never held whole here), or
  * the row's result as JSON text; null for a run without a result.
  */
-export async function resultBody(bucket: R2Bucket, run: Pick<RunRow, "id" | "evaluator" | "result" | "resultKey">): Promise<ReadableStream | string | null> {
+export async function resultBody(
+  bucket: R2Bucket,
+  run: Pick<RunRow, "id" | "result" | "resultKey">,
+  evaluator: ResultPresenter,
+): Promise<ReadableStream | string | null> {
   if (run.resultKey) {
     const object = await bucket.get(run.resultKey);
     if (!object) throw missing(run);
     return object.body;
   }
-  return run.result == null ? null : wireText(run.evaluator, run.result);
+  return run.result == null ? null : wireText(evaluator, run.result);
 }

@@ -1,5 +1,5 @@
 import type { RunRow } from "../../db/runs.ts";
-import type { Evaluator } from "../plugin/types.ts";
+import type { EvaluatorPlugin } from "../plugin/plugin.ts";
 import { loadResult } from "./result-store.ts";
 
 /**
@@ -9,7 +9,7 @@ import { loadResult } from "./result-store.ts";
  */
 export async function resultOf<Result>(
   bucket: R2Bucket,
-  module: Pick<Evaluator<never, Result>, "name" | "aggregate">,
+  module: Pick<EvaluatorPlugin<never, never, Result>, "name" | "aggregate">,
   run: Pick<RunRow, "id" | "evaluator" | "result" | "resultKey">,
 ): Promise<Result | null> {
   return run.evaluator === module.name ? ((await loadResult(bucket, run)) as Result | null) : null;

@@ -1,5 +1,5 @@
 import { runToWire, type RunRow } from "../../db/runs.ts";
-import { evaluatorNamed } from "../../evaluators/registry.ts";
+import { evaluators } from "../../evaluators/registry.ts";
 
 /**
  * A run as the API shows it (responses, the event stream, webhooks): the stored row in wire shape, with
@@ -7,6 +7,6 @@ import { evaluatorNamed } from "../../evaluators/registry.ts";
  */
 export function runJson(r: RunRow) {
   const wire = runToWire(r);
-  const present = evaluatorNamed(r.evaluator)?.wireResult;
+  const present = evaluators.find(r.evaluator)?.wireResult;
   return wire.result === null || !present ? wire : { ...wire, result: present(wire.result) };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
-import { rqConfig, syntheticItems } from "../../support/rq-config.ts";
+import { rqConfig, syntheticItems } from "../../support/reasoning-quality-config.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;

@@ -6,7 +6,7 @@ import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../../../src/runs/plugin/compare.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
-import { rqConfig, syntheticItems } from "../../support/rq-config.ts";
+import { rqConfig, syntheticItems } from "../../support/reasoning-quality-config.ts";
 
 const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rpl, planRpl, providerModeOf, rplUnitId, type RplRunConfig, type RplOutput } from "../../../src/evaluators/rpl/index.ts";
 import { promptBank, DEFAULT_RPL_PROMPT } from "../../../src/evaluators/rpl/prompts.ts";
-import { evaluatorFor } from "../../../src/evaluators/registry.ts";
+import { evaluators } from "../../../src/evaluators/registry.ts";
 import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../../src/runs/plugin/types.ts";
 import { composePrompt, planSampling, replicateIndices, runId, sampleCacheKey } from "../../../src/engines/rpl/index.ts";
 import { ProviderError, createSimClient, type ChatClient, type ChatRequest } from "../../../src/providers/index.ts";
@@ -124,7 +124,7 @@ describe("planRpl and plan", () => {
   });
 
   it("is registered", () => {
-    expect(evaluatorFor("rpl")).toBe(rpl);
+    expect(evaluators.get("rpl")).toBe(rpl);
     expect(providerModeOf("sim:prior?latency_ms=5")).toBe("MOCK");
     expect(providerModeOf("gpt-4o-mini")).toBe("LIVE");
   });

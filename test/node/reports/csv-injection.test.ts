@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { csvNumber, csvText } from "../../../src/reports/csv.ts";
 import { reportCsv } from "../../../src/reports/reasoning-quality/index.ts";
 import { cellsByReader, formulaCell, PAYLOADS, unguard } from "../../support/csv-locales.ts";
-import { model, report } from "./rq-fixture.ts";
+import { model, report } from "./reasoning-quality-fixture.ts";
 
 describe("the CSV writer's formula guard", () => {
   it.each(PAYLOADS.map((p) => [JSON.stringify(p), p]))("%s in a model name and a strategy key: no reader sees a formula, the text comes back", (_, payload) => {

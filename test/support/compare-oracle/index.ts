@@ -4,7 +4,7 @@ import { openDb, type Db } from "../../../src/db/client.ts";
 import { getRun, listSamples, type RunRow } from "../../../src/db/runs.ts";
 import { datasetItems as datasetItemsOf, getDataset } from "../../../src/db/datasets.ts";
 import { loadResult } from "../../../src/runs/results/result-store.ts";
-import { evaluatorFor } from "../../../src/evaluators/registry.ts";
+import { evaluators } from "../../../src/evaluators/registry.ts";
 import { overallVerdict } from "../../../src/runs/plugin/compare.ts";
 import { storedSample, type StoredSample } from "../../../src/runs/plugin/types.ts";
 import type { ComparedRun, Comparer } from "./compare.ts";
@@ -21,7 +21,7 @@ const COMPARERS: Record<string, Comparer<never, never>> = {
 };
 
 async function allSamples(db: Db, run: RunRow): Promise<StoredSample[]> {
-  const evaluator = evaluatorFor(run.evaluator);
+  const evaluator = evaluators.get(run.evaluator);
   const out: StoredSample[] = [];
   for (let after: number | undefined; ; ) {
     const page = await listSamples(db, run.id, { limit: 500, afterSeq: after });

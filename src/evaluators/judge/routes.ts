@@ -1,12 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "./router.ts";
-import { IdParam, jsonResponse, pageOf, problems, tenantSecurity } from "./openapi.ts";
-import { LIMITS } from "../limits.ts";
-import { ApiError } from "../errors.ts";
-import { getRun, getSamples } from "../db/runs.ts";
-import { resultOf } from "../runs/results/result.ts";
-import { contestedReasons, judge, JudgeVerdict, unitId, type JudgeOutput } from "../evaluators/judge/index.ts";
-import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT } from "../evaluators/judge/prompts.ts";
+import { createRouter } from "../../routes/router.ts";
+import { IdParam, jsonResponse, pageOf, problems, tenantSecurity } from "../../routes/openapi.ts";
+import { LIMITS } from "../../limits.ts";
+import { ApiError } from "../../errors.ts";
+import { getRun, getSamples } from "../../db/runs.ts";
+import { resultOf } from "../../runs/results/result.ts";
+import { aggregateJudge, contestedReasons } from "./aggregate.ts";
+import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
+import { JudgeVerdict, type JudgeOutput } from "./schemas.ts";
+import { unitId } from "./units.ts";
+
+// The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
+const judge = { name: "judge", aggregate: aggregateJudge };
 
 const ContestedItem = z
   .object({
@@ -27,8 +32,8 @@ const PromptSchema = z
   .object({ name: z.string(), version: z.number().int(), description: z.string(), system_prompt: z.string(), prompt_template: z.string() })
   .openapi("CriticPrompt");
 
-/** judge's routes besides `POST /runs` (evaluator-runs.ts): the human-review queue and the prompt bank. */
-export const judgeReview = createRouter()
+/** judge's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/judge: the human-review queue and the prompt bank. */
+export const judgeRoutes = createRouter()
   .openapi(
     createRoute({
       method: "get",

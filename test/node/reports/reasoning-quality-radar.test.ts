@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { radarSvg } from "../../../src/reports/reasoning-quality/index.ts";
-import { metrics, model, report } from "./rq-fixture.ts";
+import { metrics, model, report } from "./reasoning-quality-fixture.ts";
 
 // ---- structural XML check, independent of the renderer ----------------------------------------
 

@@ -1,13 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "./router.ts";
-import { jsonResponse, problems, tenantSecurity } from "./openapi.ts";
-import { heavyRead } from "../middleware/heavy-read.ts";
-import { ApiError } from "../errors.ts";
-import { compareRuns, ParityError, type ComparedRun } from "../engines/rpl/index.ts";
-import { getRun } from "../db/runs.ts";
-import { rpl } from "../evaluators/rpl/index.ts";
-import { resultOf } from "../runs/results/result.ts";
+import { createRouter } from "../../routes/router.ts";
+import { jsonResponse, problems, tenantSecurity } from "../../routes/openapi.ts";
+import { heavyRead } from "../../middleware/heavy-read.ts";
+import { ApiError } from "../../errors.ts";
+import { compareRuns, ParityError, type ComparedRun } from "../../engines/rpl/index.ts";
+import { getRun } from "../../db/runs.ts";
+import { aggregate } from "./aggregate.ts";
+import { resultOf } from "../../runs/results/result.ts";
 
+// The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
+const rpl = { name: "rpl", aggregate };
 const EVALUATOR = rpl.name;
 
 const CompareQuery = z.object({
@@ -27,8 +29,8 @@ const ComparisonSchema = z
   })
   .openapi("RplComparison");
 
-/** rpl's routes besides `POST /runs` (evaluator-runs.ts): the comparison of runs. */
-export const rplCompare = createRouter()
+/** rpl's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/rpl: the comparison of runs. */
+export const rplRoutes = createRouter()
 .openapi(
   createRoute({
     method: "get",

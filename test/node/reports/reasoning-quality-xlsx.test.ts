@@ -2,7 +2,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { reportXlsx } from "../../../src/reports/reasoning-quality/index.ts";
 import type { RqModelReport, RqReport } from "../../../src/reports/reasoning-quality/index.ts";
-import { metrics, model, report } from "./rq-fixture.ts";
+import { metrics, model, report } from "./reasoning-quality-fixture.ts";
 
 // ---- a small reader for what the workbook must contain, independent of the writer -------------
 

@@ -1,13 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "./router.ts";
-import { IdParam, problems, tenantSecurity } from "./openapi.ts";
-import { heavyRead } from "../middleware/heavy-read.ts";
-import { ApiError } from "../errors.ts";
-import { getRun, type RunRow } from "../db/runs.ts";
-import type { Db } from "../db/client.ts";
-import { radarSvg, reportCsv, reportXlsx, type RqReport } from "../reports/reasoning-quality/index.ts";
-import { reasoningQuality } from "../evaluators/reasoning-quality/index.ts";
-import { resultOf } from "../runs/results/result.ts";
+import { createRouter } from "../../../routes/router.ts";
+import { IdParam, problems, tenantSecurity } from "../../../routes/openapi.ts";
+import { heavyRead } from "../../../middleware/heavy-read.ts";
+import { ApiError } from "../../../errors.ts";
+import { getRun, type RunRow } from "../../../db/runs.ts";
+import type { Db } from "../../../db/client.ts";
+import { radarSvg, reportCsv, reportXlsx, type RqReport } from "../../../reports/reasoning-quality/index.ts";
+import { aggregateRq } from "../aggregate.ts";
+import { resultOf } from "../../../runs/results/result.ts";
+
+// The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
+const reasoningQuality = { name: "reasoning-quality", aggregate: aggregateRq };
 
 const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
 
@@ -37,7 +40,8 @@ const report = (path: string, operationId: string, summary: string, type: string
     responses: { 200: { description: summary, content: { [type]: { schema: body(binary) } } }, ...problems(401, 404, 409, 429) },
   });
 
-export const rqReports = createRouter()
+/** reasoning-quality's routes at /v1/runs: the reports of one of its runs (`/v1/runs/{run_id}/report.csv` …). */
+export const reportRoutes = createRouter()
   .openapi(report("/{run_id}/report.csv", "getReasoningQualityReportCsv", "One row per model × strategy: Q, rank and the six raw metrics", "text/csv"), async (c) => {
     const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
     return c.body(reportCsv(r), 200, { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${r.run_id}.csv"` });

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "./router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
-import { jsonBody as guardJson } from "../middleware/json-body.ts";
-import { LIMITS } from "../limits.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../ids.ts";
-import { sha256Hex } from "../crypto.ts";
-import { datasetItems, datasetToWire, deleteDataset, getDataset, insertDataset, listDatasets } from "../db/datasets.ts";
+import { createRouter } from "../../../routes/router.ts";
+import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../../routes/openapi.ts";
+import { jsonBody as guardJson } from "../../../middleware/json-body.ts";
+import { LIMITS } from "../../../limits.ts";
+import { ApiError } from "../../../errors.ts";
+import { newId } from "../../../ids.ts";
+import { sha256Hex } from "../../../crypto.ts";
+import { datasetItems, datasetToWire, deleteDataset, getDataset, insertDataset, listDatasets } from "../../../db/datasets.ts";
 import {
   isDatasetFieldError,
   loadGsm8k,
@@ -15,7 +15,7 @@ import {
   parseCsvDataset,
   parseCustomJson,
   type DatasetItem,
-} from "../engines/reasoning-quality/index.ts";
+} from "../../../engines/reasoning-quality/index.ts";
 
 const FORMATS = ["json", "csv", "gsm8k", "mmlu", "strategyqa"] as const;
 
@@ -93,7 +93,8 @@ function parseUpload(body: z.infer<typeof UploadRequest>): DatasetItem[] {
   }
 }
 
-export const rqDatasets = createRouter()
+/** reasoning-quality's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/reasoning-quality: its datasets. */
+export const datasetRoutes = createRouter()
   .openapi(
     createRoute({
       method: "post",

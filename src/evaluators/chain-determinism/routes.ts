@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "./router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "./openapi.ts";
-import { jsonBody as guardJson } from "../middleware/json-body.ts";
-import { LIMITS } from "../limits.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../ids.ts";
-import { sha256Hex } from "../crypto.ts";
-import { canonicalJson } from "../engines/vrty/index.ts";
-import { validateSuite, type Suite } from "../engines/chain-determinism/index.ts";
-import { deleteSuite, insertSuite, listSuites } from "../db/suites.ts";
-import { loadSuite } from "../evaluators/chain-determinism/index.ts";
+import { createRouter } from "../../routes/router.ts";
+import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../routes/openapi.ts";
+import { jsonBody as guardJson } from "../../middleware/json-body.ts";
+import { LIMITS } from "../../limits.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { sha256Hex } from "../../crypto.ts";
+import { canonicalJson } from "../../engines/vrty/index.ts";
+import { validateSuite, type Suite } from "../../engines/chain-determinism/index.ts";
+import { deleteSuite, insertSuite, listSuites } from "../../db/suites.ts";
+import { loadSuite } from "./suites.ts";
 
 const EVALUATOR = "chain-determinism";
 
@@ -42,8 +42,8 @@ function suiteWire(id: string, name: string, sha256: string, s: Suite, createdAt
   return { id, name, sha256, n_queries: s.queries.length, n_tools: s.tools.length, created_at: createdAt?.toISOString() ?? null };
 }
 
-/** chain-determinism's routes besides `POST /runs` (evaluator-runs.ts): its suites. */
-export const chainDeterminismSuites = createRouter()
+/** chain-determinism's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/chain-determinism: its suites. */
+export const chainDeterminismRoutes = createRouter()
   .openapi(
     createRoute({
       method: "post",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reportCsv } from "../../../src/reports/reasoning-quality/index.ts";
-import { metrics, model, report } from "./rq-fixture.ts";
+import { metrics, model, report } from "./reasoning-quality-fixture.ts";
 
 /** A strict RFC 4180 reader: CRLF record ends, quoted fields with doubled quotes. */
 function parseCsv(text: string): string[][] {
