@@ -11,7 +11,8 @@ module.exports = {
   forbidden: [
     {
       name: "no-circular",
-      comment: "No import cycles anywhere in src/, type-only ones included: a cycle makes load order and layering meaningless.",
+      comment:
+        "No import cycles anywhere in src/, type-only ones included: a cycle makes load order and layering meaningless.",
       severity: "error",
       from: { path: "^src/" },
       to: { circular: true },
@@ -27,7 +28,8 @@ module.exports = {
     },
     {
       name: "providers-below-the-platform",
-      comment: "Providers implement the engines' model interface; they know nothing of runs, evaluators, storage or HTTP routes.",
+      comment:
+        "Providers implement the engines' model interface; they know nothing of runs, evaluators, storage or HTTP routes.",
       severity: "error",
       from: { path: "^src/providers/" },
       to: { path: "^src/(evaluators|routes|db|runs|middleware|reports)/|^src/(app|index)\\.ts$" },
@@ -66,11 +68,15 @@ module.exports = {
         "types (import type) but never run its code.",
       severity: "error",
       from: { path: "^src/routes/" },
-      to: { path: "^src/runs/(coordinator|lanes)/|^src/runs/limiter/endpoint-|^src/runs/webhooks/sender\\.ts$", dependencyTypesNot: ["type-only"] },
+      to: {
+        path: "^src/runs/(coordinator|lanes)/|^src/runs/limiter/endpoint-|^src/runs/webhooks/sender\\.ts$",
+        dependencyTypesNot: ["type-only"],
+      },
     },
     {
       name: "run-platform-below-routes",
-      comment: "The run platform (its Durable Objects, creation, events, results) is reached by the Worker; it does not import the HTTP layer.",
+      comment:
+        "The run platform (its Durable Objects, creation, events, results) is reached by the Worker; it does not import the HTTP layer.",
       severity: "error",
       from: { path: "^src/runs/" },
       to: { path: "^src/(routes|middleware)/|^src/app\\.ts$" },
@@ -99,7 +105,10 @@ module.exports = {
         "code and data, nothing that runs the platform.",
       severity: "error",
       from: { path: "^cli/" },
-      to: { path: "^src/", pathNot: "^src/(engines/|json/|limits\\.ts$|evaluators/vrty/schemas\\.ts$|providers/vendors\\.ts$)" },
+      to: {
+        path: "^src/",
+        pathNot: "^src/(engines/|json/|limits\\.ts$|evaluators/vrty/schemas\\.ts$|providers/vendors\\.ts$)",
+      },
     },
     {
       name: "dashboard-is-a-client",
@@ -120,7 +129,8 @@ module.exports = {
     },
     {
       name: "resolvable-imports",
-      comment: "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
+      comment:
+        "An import the cruiser cannot resolve could hide a layer violation; cloudflare: modules exist only in workerd.",
       severity: "error",
       from: { path: "^(src|sdk|cli|dashboard)/" },
       to: { couldNotResolve: true, pathNot: "^cloudflare:" },

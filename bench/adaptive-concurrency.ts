@@ -31,7 +31,15 @@ export const MODES: Mode[] = [
   { name: "429 above 8 in flight", limit: { max_in_flight: 8 } },
 ];
 
-export async function benchAdaptiveConcurrency({ port = 8801, queries = 10, replays = 50, turns = 5, delayMs = 200, stateIn = "disk" as StateIn, modes = MODES } = {}): Promise<AdaptiveBench[]> {
+export async function benchAdaptiveConcurrency({
+  port = 8801,
+  queries = 10,
+  replays = 50,
+  turns = 5,
+  delayMs = 200,
+  stateIn = "disk" as StateIn,
+  modes = MODES,
+} = {}): Promise<AdaptiveBench[]> {
   const fake = await startFakeServer();
   const hooks = await startFinalHookReceiver();
   const dev = await startWranglerDev(port, stateIn);
@@ -54,12 +62,20 @@ export async function benchAdaptiveConcurrency({ port = 8801, queries = 10, repl
         ...(concurrency ? { concurrency } : {}),
       };
       const started = performance.now();
-      const res = await fetch(`${dev.base}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify(body) });
+      const res = await fetch(`${dev.base}/v1/chain-determinism/runs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
       if (res.status !== 202) throw new Error(`run creation failed: ${res.status} ${await res.text()}`);
       const { id } = (await res.json()) as { id: string };
       await hooks.final(id);
       const wall_s = (performance.now() - started) / 1000;
-      const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as { status: string; progress: { done: number; failed: number }; endpoint: { max_limit: number } | null };
+      const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as {
+        status: string;
+        progress: { done: number; failed: number };
+        endpoint: { max_limit: number } | null;
+      };
       return { ...r, wall_s };
     };
     // Warm-up: compiles the Worker and its Durable Objects.
@@ -68,7 +84,13 @@ export async function benchAdaptiveConcurrency({ port = 8801, queries = 10, repl
     await run(warm, 1, 2, undefined);
     for (const mode of modes) {
       const model = `adaptive-${n++}`;
-      await registerScenario(fake.url, { id: model, agent: { calls: turns - 1 }, delay_ms: delayMs, record: false, rate_limit: mode.limit });
+      await registerScenario(fake.url, {
+        id: model,
+        agent: { calls: turns - 1 },
+        delay_ms: delayMs,
+        record: false,
+        rate_limit: mode.limit,
+      });
       const r = await run(model, queries, replays, mode.concurrency);
       const stats = await scenarioStats(fake.url, model);
       const total = queries * replays;
@@ -97,11 +119,17 @@ export async function benchAdaptiveConcurrency({ port = 8801, queries = 10, repl
 }
 
 export function printAdaptiveConcurrency(rows: AdaptiveBench[]): void {
-  console.log("\nadaptive concurrency: 10 queries × 50 replays × 5 turns via wrangler dev, no `concurrency` given, fake endpoint answering after 200 ms");
-  console.log("| endpoint | replays | failed | wall s | ideal s | wall / ideal | max window | max admitted | 429s | status |");
+  console.log(
+    "\nadaptive concurrency: 10 queries × 50 replays × 5 turns via wrangler dev, no `concurrency` given, fake endpoint answering after 200 ms",
+  );
+  console.log(
+    "| endpoint | replays | failed | wall s | ideal s | wall / ideal | max window | max admitted | 429s | status |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
-    console.log(`| ${r.mode} | ${r.replays} | ${r.failed} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.max_limit} | ${r.max_admitted} | ${r.rate_limited} | ${r.status} |`);
+    console.log(
+      `| ${r.mode} | ${r.replays} | ${r.failed} | ${r.wall_s.toFixed(2)} | ${r.ideal_s.toFixed(2)} | ${r.ratio.toFixed(3)} | ${r.max_limit} | ${r.max_admitted} | ${r.rate_limited} | ${r.status} |`,
+    );
   }
 }
 

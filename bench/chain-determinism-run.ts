@@ -30,7 +30,13 @@ export type RunBench = {
   finish_s: number;
 };
 
-type LaneLine = { event: "lane"; lane: string; limiter_requests: number; coordinator_requests: number; subrequests: number };
+type LaneLine = {
+  event: "lane";
+  lane: string;
+  limiter_requests: number;
+  coordinator_requests: number;
+  subrequests: number;
+};
 
 /** The lanes' log lines in wrangler's output (one JSON object per line, possibly split across chunks). */
 function laneLines() {
@@ -55,7 +61,15 @@ function laneLines() {
   };
 }
 
-export async function benchChainDeterminismRun({ port = 8798, queries = 10, replays = 50, concurrency = 50, turns = 5, delayMs = 200, stateIn = "disk" as StateIn } = {}): Promise<RunBench> {
+export async function benchChainDeterminismRun({
+  port = 8798,
+  queries = 10,
+  replays = 50,
+  concurrency = 50,
+  turns = 5,
+  delayMs = 200,
+  stateIn = "disk" as StateIn,
+} = {}): Promise<RunBench> {
   const fake = await startFakeServer();
   const hooks = await startFinalHookReceiver();
   const logged = laneLines();
@@ -79,13 +93,20 @@ export async function benchChainDeterminismRun({ port = 8798, queries = 10, repl
     });
     const run = async (n: number) => {
       const posted = Date.now();
-      const res = await fetch(`${dev.base}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify(request(n)) });
+      const res = await fetch(`${dev.base}/v1/chain-determinism/runs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(request(n)),
+      });
       if (res.status !== 202) throw new Error(`run creation failed: ${res.status} ${await res.text()}`);
       const { id } = (await res.json()) as { id: string };
       await hooks.final(id);
       const seen = performance.now();
       const hooked = Date.now();
-      const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as { status: string; progress: { done: number; failed: number } };
+      const r = (await (await fetch(`${dev.base}/v1/runs/${id}`, { headers })).json()) as {
+        status: string;
+        progress: { done: number; failed: number };
+      };
       return { ...r, id, seen, posted, hooked };
     };
     await run(1); // warm-up: compiles the Worker and its Durable Objects
@@ -97,11 +118,15 @@ export async function benchChainDeterminismRun({ port = 8798, queries = 10, repl
     const ideal_s = (Math.ceil(total / concurrency) * turns * delayMs) / 1000;
     // The lanes log when they go idle, just after their last report: wait for the measured run's.
     const lanesOf = () => logged.lines.filter((l) => l.lane.startsWith(`${result.id}:`));
-    for (let i = 0; i < 50 && new Set(lanesOf().map((l) => l.lane)).size < concurrency; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && new Set(lanesOf().map((l) => l.lane)).size < concurrency; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const lanes = lanesOf();
     const model_requests = (await scenarioStats(fake.url, model)).received - warmRequests;
     // The fake endpoint and this process share the machine's clock; it answers each request delayMs after its arrival.
-    const arrivals = (await recordedRequests(fake.url, model)).map((r) => r.at).filter((at) => at >= result.posted).sort((a, b) => a - b);
+    const arrivals = (await recordedRequests(fake.url, model))
+      .map((r) => r.at)
+      .filter((at) => at >= result.posted)
+      .sort((a, b) => a - b);
     const start_s = ((arrivals[Math.min(concurrency, arrivals.length) - 1] ?? result.posted) - result.posted) / 1000;
     const finish_s = (result.hooked - (arrivals[arrivals.length - 1] + delayMs)) / 1000;
     const sum = (f: (l: LaneLine) => number) => lanes.reduce((a, l) => a + f(l), 0);

@@ -24,7 +24,12 @@ import { aggregateJudge } from "../src/evaluators/judge/aggregate.ts";
 import { judgeComparer } from "../src/evaluators/judge/compare.ts";
 import type { JudgeRunConfig } from "../src/evaluators/judge/units.ts";
 import type { JudgeOutput } from "../src/evaluators/judge/schemas.ts";
-import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../src/evaluators/reasoning-quality/index.ts";
+import {
+  aggregateRq,
+  reasoningQuality,
+  type RqRunConfig,
+  type RqOutput,
+} from "../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../src/evaluators/reasoning-quality/compare.ts";
 import type { ComparedRun } from "../src/runs/plugin/compare.ts";
 import type { StoredSample } from "../src/runs/plugin/types.ts";
@@ -60,15 +65,32 @@ async function measured(work: () => Promise<string>): Promise<Measure> {
 const START = "compare-scale: measure starts";
 const END = "compare-scale: measure ends";
 /** `--trace-gc`'s line: `… ms: Scavenge 12.3 (14.0) -> 10.1 (15.0) MB, …`: the heap in use before and after. */
-const GC_LINE = /: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep|Mark-sweep)\b[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+)/;
+const GC_LINE =
+  /: (?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep|Mark-sweep)\b[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+)/;
 
 // ---- reasoning-quality ------------------------------------------------------------------------------
 
-const SENTENCES = ["First I read the question", "The numbers are not all relevant", "It is not the case that the total changes", "So the result follows", "I check the answer again"];
+const SENTENCES = [
+  "First I read the question",
+  "The numbers are not all relevant",
+  "It is not the case that the total changes",
+  "So the result follows",
+  "I check the answer again",
+];
 
 function benchRqConfig(): RqRunConfig {
   // Robustness items carry paraphrases, so every item has its P perturbations: 1 + (K − 1) + P units per item.
-  const models = [{ name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }] as unknown as RqRunConfig["models"];
+  const models = [
+    {
+      name: "reasoner",
+      model: "sim:reasoner",
+      base_url: "http://e",
+      temperature: 0.7,
+      max_tokens: 256,
+      timeout_s: 5,
+      simulator: null,
+    },
+  ] as unknown as RqRunConfig["models"];
   return rqConfig(models, syntheticItems(11, RQ_ITEMS), { k: RQ_K, p: RQ_P });
 }
 
@@ -82,7 +104,16 @@ function* rqSamples(config: RqRunConfig, accuracy: number, seed: number): Genera
     const steps = SENTENCES.slice(0, 1 + Math.floor(u() * 4)).join(". ");
     const answer = u() < accuracy ? item.answer : `${item.answer}1`;
     const text = `${steps}. The answer is ${answer}.`;
-    const output: RqOutput = { model: "reasoner", item: Number(i), call, ok: true, text, output_tokens: 20 + Math.floor(u() * 200), usage: { prompt_tokens: 50, completion_tokens: 40, total_tokens: 90 }, error: null };
+    const output: RqOutput = {
+      model: "reasoner",
+      item: Number(i),
+      call,
+      ok: true,
+      text,
+      output_tokens: 20 + Math.floor(u() * 200),
+      usage: { prompt_tokens: 50, completion_tokens: 40, total_tokens: 90 },
+      error: null,
+    };
     yield { unitId, status: "succeeded", output, error: null };
   }
 }
@@ -97,15 +128,31 @@ async function rqAggregate(accuracy: number, seed: number, out: string): Promise
   return `${reasoningQuality.plan(config).length} units, ${RQ_ITEMS} items, correctness ${result.models[0].raw_metrics.correctness}`;
 }
 
-const rqPublicConfig = { datasets: [{ synthetic: { seed: 11, num_reasoning: 0, num_adversarial: 0, num_robustness: RQ_ITEMS } }], preset: "paper-v8", custom_strategies: {}, metrics: { consistency_runs: RQ_K, stability_runs: RQ_K, robustness_perturbations: RQ_P }, matcher: "canonical", ls: { method: "lexical" }, ss: { method: "jaccard" } };
+const rqPublicConfig = {
+  datasets: [{ synthetic: { seed: 11, num_reasoning: 0, num_adversarial: 0, num_robustness: RQ_ITEMS } }],
+  preset: "paper-v8",
+  custom_strategies: {},
+  metrics: { consistency_runs: RQ_K, stability_runs: RQ_K, robustness_perturbations: RQ_P },
+  matcher: "canonical",
+  ls: { method: "lexical" },
+  ss: { method: "jaccard" },
+};
 
 // ---- judge ------------------------------------------------------------------------------------------
 
 function judgeConfig(): JudgeRunConfig {
   const rng = defaultRng(5);
   return {
-    items: Array.from({ length: JUDGE_ITEMS }, (_, i) => ({ id: `item-${i}`, query: `Question ${i}?`, context: {}, expected: LABELS[rng.below(LABELS.length)] })),
-    critics: Array.from({ length: CRITICS }, (_, c) => ({ name: `critic-${c}`, model: "sim:critic" })) as unknown as JudgeRunConfig["critics"],
+    items: Array.from({ length: JUDGE_ITEMS }, (_, i) => ({
+      id: `item-${i}`,
+      query: `Question ${i}?`,
+      context: {},
+      expected: LABELS[rng.below(LABELS.length)],
+    })),
+    critics: Array.from({ length: CRITICS }, (_, c) => ({
+      name: `critic-${c}`,
+      model: "sim:critic",
+    })) as unknown as JudgeRunConfig["critics"],
     labels: LABELS,
     voting: { strategy: "majority", kwargs: {} },
     contested_threshold: 0.6,
@@ -121,7 +168,15 @@ function* judgeSamples(config: JudgeRunConfig, honesty: number, seed: number): G
     for (const [c, critic] of config.critics.entries()) {
       const error = u() < 0.05 ? "timeout" : null;
       const kind = u() < honesty ? item.expected! : LABELS[rng.below(LABELS.length)];
-      const verdict = { kind, confidence: 0.8, reasoning: "Because the reasons say so.", critic_id: critic.name, raw_response: null, error, elapsed_s: 0.5 };
+      const verdict = {
+        kind,
+        confidence: 0.8,
+        reasoning: "Because the reasons say so.",
+        critic_id: critic.name,
+        raw_response: null,
+        error,
+        elapsed_s: 0.5,
+      };
       const output = { item_id: item.id, critic: critic.name, verdict, usage: null } as unknown as JudgeOutput;
       yield { unitId: `${i}:${c}`, status: "succeeded", output, error: null };
     }
@@ -140,9 +195,16 @@ const judgePublicConfig = () => ({ critics: judgeConfig().critics, labels: LABEL
 // ---- the comparison: what GET /v1/compare does with two kept bases ----------------------------------
 
 /** The bases are read as the route reads them from R2, as text, within the measure. */
-async function compareFiles(evaluator: "reasoning-quality" | "judge", baseFile: string, headFile: string): Promise<string> {
+async function compareFiles(
+  evaluator: "reasoning-quality" | "judge",
+  baseFile: string,
+  headFile: string,
+): Promise<string> {
   const config = evaluator === "judge" ? judgePublicConfig() : rqPublicConfig;
-  const comparer = (evaluator === "judge" ? judgeComparer : rqComparer) as unknown as { incomparable(b: ComparedRun, h: ComparedRun): unknown[]; compare(b: ComparedRun, h: ComparedRun, o: object): Promise<{ metrics: { name: string; ci95: unknown }[] }> };
+  const comparer = (evaluator === "judge" ? judgeComparer : rqComparer) as unknown as {
+    incomparable(b: ComparedRun, h: ComparedRun): unknown[];
+    compare(b: ComparedRun, h: ComparedRun, o: object): Promise<{ metrics: { name: string; ci95: unknown }[] }>;
+  };
   {
     const [baseText, headText] = [readFileSync(baseFile, "utf8"), readFileSync(headFile, "utf8")];
     const base: ComparedRun = { id: "base", config, basis: JSON.parse(baseText) };
@@ -162,11 +224,19 @@ async function measuredJson(work: () => Promise<string>): Promise<void> {
 }
 
 function child(args: string[]): Measure {
-  const out = execFileSync(process.execPath, ["--expose-gc", "--trace-gc", `--max-old-space-size=${OLD_SPACE_MB}`, import.meta.filename, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * MB });
+  const out = execFileSync(
+    process.execPath,
+    ["--expose-gc", "--trace-gc", `--max-old-space-size=${OLD_SPACE_MB}`, import.meta.filename, ...args],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * MB },
+  );
   const lines = out.trim().split("\n");
   const measure = JSON.parse(lines.at(-1)!) as Measure;
   const [start, end] = [lines.indexOf(START), lines.indexOf(END)];
-  const gcs = (from: number, to: number) => lines.slice(from, to).map((line) => GC_LINE.exec(line)).filter((m) => m !== null);
+  const gcs = (from: number, to: number) =>
+    lines
+      .slice(from, to)
+      .map((line) => GC_LINE.exec(line))
+      .filter((m) => m !== null);
   // The baseline: in use after the collection just before the work; the peak: the most in use before any collection since, the final gc() included.
   const before = gcs(0, start).at(-1);
   const during = gcs(start, end + 2);
@@ -203,10 +273,15 @@ export function benchCompareScale(): CompareScale {
 }
 
 export function printCompareScale(r: CompareScale): void {
-  console.log(`comparisons at scale, plain Node, each in a child with --max-old-space-size=${OLD_SPACE_MB} (targets: compare < 64 MB peak heap, < 5 s CPU)`);
+  console.log(
+    `comparisons at scale, plain Node, each in a child with --max-old-space-size=${OLD_SPACE_MB} (targets: compare < 64 MB peak heap, < 5 s CPU)`,
+  );
   console.log("| work | peak heap MB | of which Node's baseline MB | CPU s | what |");
   console.log("|---|---:|---:|---:|---|");
-  const row = (name: string, m: Measure) => console.log(`| ${name} | ${m.peak_heap_mb.toFixed(1)} | ${m.baseline_mb.toFixed(1)} | ${m.cpu_s.toFixed(2)} | ${m.detail} |`);
+  const row = (name: string, m: Measure) =>
+    console.log(
+      `| ${name} | ${m.peak_heap_mb.toFixed(1)} | ${m.baseline_mb.toFixed(1)} | ${m.cpu_s.toFixed(2)} | ${m.detail} |`,
+    );
   row("reasoning-quality: aggregate + basis of one run", r.rqAggregate);
   row(`reasoning-quality: compare two ${r.rqAggregate.units.split(",")[0]} runs`, r.rqCompare);
   row(`judge: aggregate + basis of one ${JUDGE_ITEMS}-item × ${CRITICS}-critic run`, r.judgeAggregate);
@@ -217,7 +292,8 @@ const [what, ...rest] = process.argv.slice(2);
 if (import.meta.filename === process.argv[1] && what) {
   if (what === "rq-aggregate") await measuredJson(() => rqAggregate(Number(rest[0]), Number(rest[1]), rest[2]));
   else if (what === "judge-basis") await measuredJson(() => judgeBasisFile(Number(rest[0]), Number(rest[1]), rest[2]));
-  else if (what === "compare") await measuredJson(() => compareFiles(rest[0] as "reasoning-quality" | "judge", rest[1], rest[2]));
+  else if (what === "compare")
+    await measuredJson(() => compareFiles(rest[0] as "reasoning-quality" | "judge", rest[1], rest[2]));
   else throw new Error(`compare-scale: unknown case ${what}`);
 } else if (import.meta.filename === process.argv[1]) {
   printCompareScale(benchCompareScale());

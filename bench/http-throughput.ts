@@ -40,7 +40,8 @@ function responseOf(tokens: number): string {
     "When the object is evicted from memory, the next request loads it again from storage, which is the source of truth.",
   ];
   const words: string[] = [];
-  for (let i = 0; tokenize(words.join(" ")).length < tokens; i++) words.push(...sentences[i % sentences.length].split(" "));
+  for (let i = 0; tokenize(words.join(" ")).length < tokens; i++)
+    words.push(...sentences[i % sentences.length].split(" "));
   while (tokenize(words.join(" ")).length > tokens) words.pop();
   const text = words.join(" ");
   if (tokenize(text).length !== tokens) throw new Error(`bench: response is not ${tokens} tokens`);
@@ -80,14 +81,19 @@ function serverCpuSeconds(port: number): number {
   const root = pids.find((pid) => {
     try {
       const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      return args.includes("dev") && args[args.indexOf("--port") + 1] === String(port) && args.some((a) => a.endsWith("wrangler-dist/cli.js"));
+      return (
+        args.includes("dev") &&
+        args[args.indexOf("--port") + 1] === String(port) &&
+        args.some((a) => a.endsWith("wrangler-dist/cli.js"))
+      );
     } catch {
       return false;
     }
   });
   if (!root) return Number.NaN;
   const inTree = (pid: string): boolean => {
-    for (let p: string | undefined = pid, hops = 0; p && p !== "0" && hops < 64; p = parent.get(p), hops++) if (p === root) return true;
+    for (let p: string | undefined = pid, hops = 0; p && p !== "0" && hops < 64; p = parent.get(p), hops++)
+      if (p === root) return true;
     return false;
   };
   // utime and stime are in clock ticks, 100 a second on Linux.
@@ -119,7 +125,13 @@ async function warmUp(base: string): Promise<void> {
   for (const pair of Object.keys(PAIRS) as PairName[]) await autocannon({ ...request(base, pair, 16), duration: 5 });
 }
 
-async function measure(base: string, port: number, pair: PairName, connections: number, seconds: number): Promise<HttpResult> {
+async function measure(
+  base: string,
+  port: number,
+  pair: PairName,
+  connections: number,
+  seconds: number,
+): Promise<HttpResult> {
   const opts = request(base, pair, connections);
   await autocannon({ ...opts, duration: 2 }); // this pair at this concurrency, so the figure starts steady
   const cpuBefore = serverCpuSeconds(port);
@@ -141,7 +153,12 @@ async function measure(base: string, port: number, pair: PairName, connections: 
 }
 
 /** One pair at one number of connections, on a wrangler dev of its own (the figure `npm run bench` printed before issue 19). */
-export async function benchHttpThroughput({ port = 8797, seconds = 10, connections = 16, pair = "short" as PairName } = {}): Promise<HttpResult> {
+export async function benchHttpThroughput({
+  port = 8797,
+  seconds = 10,
+  connections = 16,
+  pair = "short" as PairName,
+} = {}): Promise<HttpResult> {
   const dev = await startWranglerDev(port);
   try {
     await warmUp(dev.base);
@@ -152,7 +169,11 @@ export async function benchHttpThroughput({ port = 8797, seconds = 10, connectio
 }
 
 /** Every pair at 16 connections (throughput) and at 1 (latency), on one wrangler dev. */
-export async function benchVrtyScoreHttp({ port = 8797, seconds = 10, connectionCounts = [16, 1] } = {}): Promise<HttpResult[]> {
+export async function benchVrtyScoreHttp({
+  port = 8797,
+  seconds = 10,
+  connectionCounts = [16, 1],
+} = {}): Promise<HttpResult[]> {
   const dev = await startWranglerDev(port);
   try {
     await warmUp(dev.base);
@@ -167,9 +188,14 @@ export async function benchVrtyScoreHttp({ port = 8797, seconds = 10, connection
 }
 
 /** The rows as the markdown table `npm run bench` prints. */
-export function printVrtyScoreHttp(rows: HttpResult[], title = "POST /v1/vrty/score via wrangler dev on loopback (autocannon)"): void {
+export function printVrtyScoreHttp(
+  rows: HttpResult[],
+  title = "POST /v1/vrty/score via wrangler dev on loopback (autocannon)",
+): void {
   console.log(title);
-  console.log("| pair | response tokens | connections | seconds | requests | req/s | p50 ms | p99 ms | server CPU ms / request | non-2xx | errors |");
+  console.log(
+    "| pair | response tokens | connections | seconds | requests | req/s | p50 ms | p99 ms | server CPU ms / request | non-2xx | errors |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     console.log(

@@ -16,7 +16,9 @@ function input(): (string | null)[][] {
   const u = () => rng.next32() / 2 ** 32;
   return Array.from({ length: ITEMS }, () => {
     const truth = LABELS[Math.floor(u() * LABELS.length)];
-    return Array.from({ length: CRITICS }, () => (u() < 0.05 ? null : u() < 0.7 ? truth : LABELS[Math.floor(u() * LABELS.length)]));
+    return Array.from({ length: CRITICS }, () =>
+      u() < 0.05 ? null : u() < 0.7 ? truth : LABELS[Math.floor(u() * LABELS.length)],
+    );
   });
 }
 
@@ -25,7 +27,14 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /** Median and p90 wall time of `nominalAlpha` over RUNS timed runs after WARMUP untimed ones. */
-export async function benchJudgeAlpha(): Promise<{ items: number; critics: number; labels: number; runs: number; median_ms: number; p90_ms: number }> {
+export async function benchJudgeAlpha(): Promise<{
+  items: number;
+  critics: number;
+  labels: number;
+  runs: number;
+  median_ms: number;
+  p90_ms: number;
+}> {
   const data = input();
   let sink = 0;
   for (let i = 0; i < WARMUP; i++) sink += nominalAlpha(data).alpha ?? 0;
@@ -38,7 +47,14 @@ export async function benchJudgeAlpha(): Promise<{ items: number; critics: numbe
   if (!Number.isFinite(sink)) throw new Error("benchJudgeAlpha: alpha is not finite");
   times.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { items: ITEMS, critics: CRITICS, labels: LABELS.length, runs: RUNS, median_ms: round(quantile(times, 0.5)), p90_ms: round(quantile(times, 0.9)) };
+  return {
+    items: ITEMS,
+    critics: CRITICS,
+    labels: LABELS.length,
+    runs: RUNS,
+    median_ms: round(quantile(times, 0.5)),
+    p90_ms: round(quantile(times, 0.9)),
+  };
 }
 
 if (import.meta.main) {
@@ -46,6 +62,10 @@ if (import.meta.main) {
   // For scale: the whole batch report (matrix alpha + 10 pairwise alphas + per-critic rates), one run.
   const data = input();
   const t0 = performance.now();
-  batchAgreement(data, ["c0", "c1", "c2", "c3", "c4"], data.map((row) => row.find((x) => x !== null) ?? null));
+  batchAgreement(
+    data,
+    ["c0", "c1", "c2", "c3", "c4"],
+    data.map((row) => row.find((x) => x !== null) ?? null),
+  );
   console.log(JSON.stringify({ batch_agreement_ms: Math.round((performance.now() - t0) * 1000) / 1000 }));
 }

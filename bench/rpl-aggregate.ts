@@ -26,7 +26,14 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /** Median and p90 wall time of `aggregateClustered` over RUNS timed runs after WARMUP untimed ones. */
-export async function benchRplAggregate(): Promise<{ k: number; r: number; b: number; runs: number; median_ms: number; p90_ms: number }> {
+export async function benchRplAggregate(): Promise<{
+  k: number;
+  r: number;
+  b: number;
+  runs: number;
+  median_ms: number;
+  p90_ms: number;
+}> {
   const data = input();
   const opts = { seed: "12832905136507635011", B };
   let sink = 0;

@@ -13,7 +13,9 @@ import { benchRqMetrics } from "./rq-metrics.ts";
 import { benchCompareScale, printCompareScale } from "./compare-scale.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
+console.log(
+  `machine: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`,
+);
 
 // The original vrty's published p99 (Python 3.11.9, Ryzen 7 8745HS); the target is 3× faster at every size.
 const PYTHON_P99_MS: Record<number, number> = { 100: 0.16, 500: 0.52, 2000: 2.94 };
@@ -44,7 +46,9 @@ console.log(`| ${alpha.runs} | ${alpha.median_ms.toFixed(2)} | ${alpha.p90_ms.to
 
 // Target: ≤ 1 s for the reasoning-quality metrics and aggregation at the paper's scale, from stored records.
 const rq = await benchRqMetrics();
-console.log(`\nreasoning-quality metrics + aggregation, plain Node: ${rq.items} items × K = ${rq.K} × P = ${rq.P} × ${rq.models} models`);
+console.log(
+  `\nreasoning-quality metrics + aggregation, plain Node: ${rq.items} items × K = ${rq.K} × P = ${rq.P} × ${rq.models} models`,
+);
 console.log("| runs | median ms | max ms |");
 console.log("|---:|---:|---:|");
 console.log(`| ${rq.runs} | ${rq.median_ms.toFixed(1)} | ${rq.max_ms.toFixed(1)} |`);
@@ -60,12 +64,16 @@ if (!process.argv.includes("--no-http")) {
 }
 
 if (!process.argv.includes("--no-http")) {
-  console.log("\nchain-determinism: 10 queries × 50 replays × 5 turns via wrangler dev, fake endpoint answering after 200 ms");
+  console.log(
+    "\nchain-determinism: 10 queries × 50 replays × 5 turns via wrangler dev, fake endpoint answering after 200 ms",
+  );
   // Both places for wrangler's local state: see StateIn in wrangler-dev.ts.
   const places: StateIn[] = MEMORY_DIR ? ["disk", "memory"] : ["disk"];
   // Durable Object requests per model call: the lanes' requests to the endpoint's limiter (target ≤ 0.2) and to the run's coordinator.
   // Start: from the POST to the request that fills the concurrency; finish: from the last answer to the webhook.
-  console.log("| local state | replays | succeeded | concurrency | wall s | ideal s | wall / ideal | start s | finish s | model requests | limiter req / call | coordinator req / call | most subrequests in one lane invocation | status |");
+  console.log(
+    "| local state | replays | succeeded | concurrency | wall s | ideal s | wall / ideal | start s | finish s | model requests | limiter req / call | coordinator req / call | most subrequests in one lane invocation | status |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const stateIn of places) {
     const r = await benchChainDeterminismRun({ stateIn });

@@ -87,7 +87,10 @@ function workerdProcesses(): { pid: number; rss: number; hwm: number }[] {
  * The workerd process that ran the Worker, between two readings of every workerd process: the one whose
  * peak grew most over its resident set at the first reading (wrangler starts more than one workerd).
  */
-function workerProcess(before: ReturnType<typeof workerdProcesses>, after: ReturnType<typeof workerdProcesses>): { rss: number; hwm: number } {
+function workerProcess(
+  before: ReturnType<typeof workerdProcesses>,
+  after: ReturnType<typeof workerdProcesses>,
+): { rss: number; hwm: number } {
   const grown = after.flatMap((a) => {
     const b = before.find((p) => p.pid === a.pid);
     return b ? [{ rss: b.rss, hwm: a.hwm }] : [];
@@ -112,7 +115,9 @@ function d1Bytes(state: string, runId: string | null): { db: number; samples: nu
     const size = db.prepare("PRAGMA page_size").get() as { page_size: number };
     const text = runId
       ? (db
-          .prepare("SELECT sum(length(CAST(coalesce(output, '') AS BLOB)) + length(CAST(coalesce(error, '') AS BLOB)) + length(unit_id)) AS n FROM samples WHERE run_id = ?")
+          .prepare(
+            "SELECT sum(length(CAST(coalesce(output, '') AS BLOB)) + length(CAST(coalesce(error, '') AS BLOB)) + length(unit_id)) AS n FROM samples WHERE run_id = ?",
+          )
           .get(runId) as { n: number | null })
       : { n: 0 };
     return { db: pages.page_count * size.page_size, samples: text.n ?? 0 };
@@ -129,7 +134,12 @@ function adminToken(): string {
   return token;
 }
 
-async function oneSize({ models, items }: { models: number; items: number }, port: number, stateIn: StateIn, hooks: Awaited<ReturnType<typeof startFinalHookReceiver>>): Promise<ScaleRow> {
+async function oneSize(
+  { models, items }: { models: number; items: number },
+  port: number,
+  stateIn: StateIn,
+  hooks: Awaited<ReturnType<typeof startFinalHookReceiver>>,
+): Promise<ScaleRow> {
   const dev = await startWranglerDev(port, stateIn);
   try {
     const headers = { "content-type": "application/json", authorization: `Bearer ${DEV_API_KEY}` };
@@ -138,10 +148,16 @@ async function oneSize({ models, items }: { models: number; items: number }, por
     if (secret.status !== 201) throw new Error(`webhook secret: ${secret.status} ${await secret.text()}`);
     // Synthetic items of two kinds, each dataset at most 1,000 of a kind.
     const datasets = (n: number) =>
-      Array.from({ length: Math.ceil(n / 1000) }, (_, d) => ({ synthetic: { seed: d, num_reasoning: Math.min(1000, n - d * 1000), num_adversarial: 0, num_robustness: 0 } }));
+      Array.from({ length: Math.ceil(n / 1000) }, (_, d) => ({
+        synthetic: { seed: d, num_reasoning: Math.min(1000, n - d * 1000), num_adversarial: 0, num_robustness: 0 },
+      }));
     const run = async (m: number, n: number) => {
       const body = {
-        models: Array.from({ length: m }, (_, i) => ({ name: `sim-${i}`, model: "sim:reasoner", simulator: { accuracy: 0.5 + i / 20 } })),
+        models: Array.from({ length: m }, (_, i) => ({
+          name: `sim-${i}`,
+          model: "sim:reasoner",
+          simulator: { accuracy: 0.5 + i / 20 },
+        })),
         datasets: datasets(n),
         K,
         P: 0,
@@ -149,7 +165,11 @@ async function oneSize({ models, items }: { models: number; items: number }, por
         webhook_url: hooks.url,
       };
       const started = performance.now();
-      const res = await fetch(`${dev.base}/v1/reasoning-quality/runs`, { method: "POST", headers, body: JSON.stringify(body) });
+      const res = await fetch(`${dev.base}/v1/reasoning-quality/runs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
       if (res.status !== 202) throw new Error(`run creation failed: ${res.status} ${await res.text()}`);
       const { id } = (await res.json()) as { id: string };
       await hooks.final(id, 30 * 60_000);
@@ -168,7 +188,9 @@ async function oneSize({ models, items }: { models: number; items: number }, por
     const r = await run(models, items);
     const worker = workerProcess(before, workerdProcesses());
     const d1After = d1Bytes(dev.state, r.id);
-    const marks = await fetch(`${dev.base}/v1/admin/platform`, { headers: { authorization: `Bearer ${adminToken()}` } });
+    const marks = await fetch(`${dev.base}/v1/admin/platform`, {
+      headers: { authorization: `Bearer ${adminToken()}` },
+    });
     if (marks.status !== 200) throw new Error(`GET /v1/admin/platform: ${marks.status} ${await marks.text()}`);
     const units = models * items * K;
     if (r.progress.total !== units) throw new Error(`expected ${units} units, the run has ${r.progress.total}`);
@@ -194,7 +216,11 @@ async function oneSize({ models, items }: { models: number; items: number }, por
 }
 
 /** One run per size (`sizes`, default SIZES), each on a fresh wrangler dev. */
-export async function benchScale({ port = 8799, stateIn = "disk" as StateIn, sizes = SIZES as readonly { models: number; items: number }[] } = {}): Promise<ScaleRow[]> {
+export async function benchScale({
+  port = 8799,
+  stateIn = "disk" as StateIn,
+  sizes = SIZES as readonly { models: number; items: number }[],
+} = {}): Promise<ScaleRow[]> {
   const hooks = await startFinalHookReceiver();
   try {
     const rows: ScaleRow[] = [];
@@ -207,16 +233,24 @@ export async function benchScale({ port = 8799, stateIn = "disk" as StateIn, siz
 
 /** The figures as a markdown table, with the spread of the per-unit cost (the target: within 1.5×). */
 export function printScale(rows: readonly ScaleRow[]): void {
-  console.log(`reasoning-quality runs on sim:reasoner (K = ${K}, P = 0, concurrency 50) through wrangler dev; memory: the Worker's workerd process`);
-  console.log("| units | models × items | status | wall s | ms/unit | workerd RSS after warm-up MB | workerd peak RSS MB | result bytes (where) |");
+  console.log(
+    `reasoning-quality runs on sim:reasoner (K = ${K}, P = 0, concurrency 50) through wrangler dev; memory: the Worker's workerd process`,
+  );
+  console.log(
+    "| units | models × items | status | wall s | ms/unit | workerd RSS after warm-up MB | workerd peak RSS MB | result bytes (where) |",
+  );
   console.log("|---:|---|---|---:|---:|---:|---:|---|");
   for (const r of rows) {
     console.log(
       `| ${r.units.toLocaleString("en")} | ${r.models} × ${r.items} | ${r.status} (${r.done} done) | ${r.wall_s.toFixed(1)} | ${r.ms_per_unit.toFixed(2)} | ${r.rss_before_mb.toFixed(0)} | ${r.rss_peak_mb.toFixed(0)} | ${r.result_bytes ?? "–"} (${r.result_inline ? "row" : "R2"}) |`,
     );
   }
-  console.log(`\nthe same runs against production's limits (GET /v1/admin/platform after each; D1: the database's growth over the run)`);
-  console.log("| units | largest value stored, bytes (limit) | what | most D1 queries in one invocation (limit) | by | most subrequests (limit) | by | D1 bytes / 1,000 units | of which samples' text |");
+  console.log(
+    `\nthe same runs against production's limits (GET /v1/admin/platform after each; D1: the database's growth over the run)`,
+  );
+  console.log(
+    "| units | largest value stored, bytes (limit) | what | most D1 queries in one invocation (limit) | by | most subrequests (limit) | by | D1 bytes / 1,000 units | of which samples' text |",
+  );
   console.log("|---:|---:|---|---:|---|---:|---|---:|---:|");
   for (const r of rows) {
     const p = r.platform;
@@ -226,7 +260,9 @@ export function printScale(rows: readonly ScaleRow[]): void {
   }
   // The per-unit cost compares the runs of up to 2,000 items, as it did before the 10,000-item size.
   const costs = rows.filter((r) => r.items <= 2_000).map((r) => r.ms_per_unit);
-  console.log(`\nper-unit cost, largest over smallest run: ${(costs[costs.length - 1] / costs[0]).toFixed(2)}× (target ≤ 1.5×)`);
+  console.log(
+    `\nper-unit cost, largest over smallest run: ${(costs[costs.length - 1] / costs[0]).toFixed(2)}× (target ≤ 1.5×)`,
+  );
 }
 
 if (import.meta.main) {

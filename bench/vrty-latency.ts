@@ -49,9 +49,7 @@ function synthText(tokens: number, vocab: readonly string[], next: () => number)
   let sentenceLen = 6 + Math.floor(next() * 19);
   for (let i = 0; i < tokens; i++) {
     let word =
-      next() < 0.45
-        ? STOPWORDS[Math.floor(next() * STOPWORDS.length)]
-        : vocab[Math.floor(vocab.length * next() ** 3)];
+      next() < 0.45 ? STOPWORDS[Math.floor(next() * STOPWORDS.length)] : vocab[Math.floor(vocab.length * next() ** 3)];
     if (inSentence === 0) word = word[0].toUpperCase() + word.slice(1);
     inSentence++;
     const last = i === tokens - 1 || inSentence === sentenceLen;
@@ -83,7 +81,8 @@ export async function benchVrtyLatency(): Promise<LatencyRow[]> {
       return { prompt, response };
     });
     let sink = 0;
-    for (let i = 0; i < WARMUP; i++) sink += score(pairs[i % VARIANTS].prompt, pairs[i % VARIANTS].response, idf).composite;
+    for (let i = 0; i < WARMUP; i++)
+      sink += score(pairs[i % VARIANTS].prompt, pairs[i % VARIANTS].response, idf).composite;
     const rounds: Array<{ p50: number; p99: number; mean: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const times = new Float64Array(CALLS);
@@ -121,6 +120,8 @@ if (import.meta.main) {
   console.log(`vrty score latency (Node ${process.version}, default IDF table)`);
   console.log("tokens   calls rounds    p50 ms     p99 ms    mean ms   p99 min    p99 max");
   for (const r of rows) {
-    console.log(`${String(r.tokens).padStart(6)} ${String(r.calls).padStart(7)} ${String(r.rounds).padStart(6)} ${fmt(r.p50_ms)}  ${fmt(r.p99_ms)}  ${fmt(r.mean_ms)} ${fmt(r.p99_min_ms)}  ${fmt(r.p99_max_ms)}`);
+    console.log(
+      `${String(r.tokens).padStart(6)} ${String(r.calls).padStart(7)} ${String(r.rounds).padStart(6)} ${fmt(r.p50_ms)}  ${fmt(r.p99_ms)}  ${fmt(r.mean_ms)} ${fmt(r.p99_min_ms)}  ${fmt(r.p99_max_ms)}`,
+    );
   }
 }

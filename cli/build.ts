@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions } from "esbuild";
 
-const { version, dependencies } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url).pathname, "utf8")) as {
+const { version, dependencies } = JSON.parse(
+  readFileSync(new URL("./package.json", import.meta.url).pathname, "utf8"),
+) as {
   version: string;
   dependencies: Record<string, string>;
 };

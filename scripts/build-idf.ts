@@ -35,7 +35,8 @@ function wordnetSources(): string[] {
       if (line === "" || line.startsWith("  ")) continue;
       const lexfile = Number(line.split(" ", 2)[1]);
       const bar = line.indexOf(" | ");
-      if (!Number.isInteger(lexfile) || bar < 0) throw new Error(`build-idf: unexpected WordNet line in data.${pos}: ${line.slice(0, 80)}`);
+      if (!Number.isInteger(lexfile) || bar < 0)
+        throw new Error(`build-idf: unexpected WordNet line in data.${pos}: ${line.slice(0, 80)}`);
       let glosses = byLexfile.get(lexfile);
       if (glosses === undefined) byLexfile.set(lexfile, (glosses = []));
       glosses.push(line.slice(bar + 3).trim());
@@ -46,14 +47,21 @@ function wordnetSources(): string[] {
 
 /** One source text per State of the Union address, in sorted file-name order. */
 function sotuSources(): string[] {
-  const files = readdirSync(SOTU_DIR).filter((f) => f.endsWith(".txt")).sort();
+  const files = readdirSync(SOTU_DIR)
+    .filter((f) => f.endsWith(".txt"))
+    .sort();
   return files.map((f) => readFileSync(join(SOTU_DIR, f), "utf8"));
 }
 
 function wordnetNotice(): string {
   // The notice exactly as the WordNet 3.1 data files carry it (their numbered header lines).
-  const header = readFileSync(join(WORDNET_DIR, "data.noun"), "utf8").split("\n").filter((l) => l.startsWith("  "));
-  return header.map((l) => l.replace(/^\s+\d+ ?/, "").trimEnd()).join("\n").trim();
+  const header = readFileSync(join(WORDNET_DIR, "data.noun"), "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("  "));
+  return header
+    .map((l) => l.replace(/^\s+\d+ ?/, "").trimEnd())
+    .join("\n")
+    .trim();
 }
 
 async function build(): Promise<{ table: IdfTableData; json: string; sha: string; counts: string }> {

@@ -47,10 +47,12 @@ export function buildBundle(dir: string): void {
     encoding: "utf8",
     env: { ...process.env, ...OFFLINE_ENV },
   });
-  if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`wrangler deploy --dry-run failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
 }
 
-const kib = (n: number) => `${(n / 1024).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 })} KiB`;
+const kib = (n: number) =>
+  `${(n / 1024).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 })} KiB`;
 
 /** The one line CI prints, and whether the bundle is within the budget. */
 export function verdict(size: BundleSize, budget: number): { ok: boolean; line: string } {
@@ -58,7 +60,9 @@ export function verdict(size: BundleSize, budget: number): { ok: boolean; line: 
   const share = ((size.gzipBytes / budget) * 100).toFixed(0);
   const line =
     `bundle: ${kib(size.bytes)}, gzip ${kib(size.gzipBytes)} (${size.gzipBytes} bytes), ${share}% of the budget of ${budget} bytes (${kib(budget)})` +
-    (ok ? "" : ` — OVER BUDGET: find what grew, or raise BUNDLE_GZIP_BUDGET_BYTES in scripts/check-bundle.ts on purpose`);
+    (ok
+      ? ""
+      : ` — OVER BUDGET: find what grew, or raise BUNDLE_GZIP_BUDGET_BYTES in scripts/check-bundle.ts on purpose`);
   return { ok, line };
 }
 

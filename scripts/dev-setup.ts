@@ -17,7 +17,11 @@ const root = join(import.meta.dirname, "..");
 export const OFFLINE_ENV = { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 
 function wrangler(args: string[]): void {
-  execFileSync("wrangler", args, { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...OFFLINE_ENV } });
+  execFileSync("wrangler", args, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...OFFLINE_ENV },
+  });
 }
 
 /** Migrates the local D1 (under `persistTo`, or wrangler's default .wrangler/state) and seeds the dev key. */
@@ -37,9 +41,18 @@ export function ensureDevVars(): void {
     console.log("dev-setup: created .dev.vars from .dev.vars.example (ADMIN_TOKEN=assay-local-admin-token)");
     return;
   }
-  const names = (text: string) => new Set(text.split("\n").map((l) => l.trim()).filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.slice(0, l.indexOf("="))));
+  const names = (text: string) =>
+    new Set(
+      text
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => l.slice(0, l.indexOf("="))),
+    );
   const have = names(readFileSync(devVars, "utf8"));
-  const missing = readFileSync(example, "utf8").split("\n").filter((l) => /^[A-Z_]+=/.test(l.trim()) && !have.has(l.slice(0, l.indexOf("="))));
+  const missing = readFileSync(example, "utf8")
+    .split("\n")
+    .filter((l) => /^[A-Z_]+=/.test(l.trim()) && !have.has(l.slice(0, l.indexOf("="))));
   if (missing.length) {
     appendFileSync(devVars, "\n" + missing.join("\n") + "\n");
     console.log(`dev-setup: added to .dev.vars: ${missing.map((l) => l.slice(0, l.indexOf("="))).join(", ")}`);

@@ -23,7 +23,9 @@ export async function generateSdk(dir = SDK_DIR): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const spec = join(dir, "openapi.json");
   writeFileSync(spec, openApiText());
-  const kept = HAND_WRITTEN.map((f) => join(dir, "src", f)).filter((p) => existsSync(p)).map((p) => [p, readFileSync(p, "utf8")] as const);
+  const kept = HAND_WRITTEN.map((f) => join(dir, "src", f))
+    .filter((p) => existsSync(p))
+    .map((p) => [p, readFileSync(p, "utf8")] as const);
   await createClient({
     input: spec,
     // Explicit `.ts` specifiers (`./client/index.ts`), so Node 22 runs the sources as they are (type stripping)

@@ -33,7 +33,8 @@ type Config = {
 function parseConfig(text: string): Config {
   const errors: ParseError[] = [];
   const config = parse(text, errors, { allowTrailingComma: true }) as Config;
-  if (errors.length) throw new Error(`wrangler.jsonc does not parse (${errors.length} error(s), first at offset ${errors[0].offset})`);
+  if (errors.length)
+    throw new Error(`wrangler.jsonc does not parse (${errors.length} error(s), first at offset ${errors[0].offset})`);
   return config;
 }
 
@@ -52,8 +53,24 @@ export function resourcesOf(text: string): Resource[] {
   const c = parseConfig(text);
   const queues = new Set([...(c.queues?.producers ?? []), ...(c.queues?.consumers ?? [])].map((q) => q.queue));
   return [
-    ...(c.d1_databases ?? []).map((d, i): Resource => ({ kind: "d1", binding: d.binding, name: d.database_name, id: d.database_id, path: ["d1_databases", i, "database_id"] })),
-    ...(c.kv_namespaces ?? []).map((k, i): Resource => ({ kind: "kv", binding: k.binding, title: kvTitle(c.name, k.binding), id: k.id, path: ["kv_namespaces", i, "id"] })),
+    ...(c.d1_databases ?? []).map(
+      (d, i): Resource => ({
+        kind: "d1",
+        binding: d.binding,
+        name: d.database_name,
+        id: d.database_id,
+        path: ["d1_databases", i, "database_id"],
+      }),
+    ),
+    ...(c.kv_namespaces ?? []).map(
+      (k, i): Resource => ({
+        kind: "kv",
+        binding: k.binding,
+        title: kvTitle(c.name, k.binding),
+        id: k.id,
+        path: ["kv_namespaces", i, "id"],
+      }),
+    ),
     ...(c.r2_buckets ?? []).map((b): Resource => ({ kind: "r2", binding: b.binding, name: b.bucket_name })),
     ...[...queues].map((name): Resource => ({ kind: "queue", name })),
   ];
@@ -112,9 +129,15 @@ export function existingId(r: Extract<Resource, { kind: "d1" | "kv" }>, stdout: 
  * (`database_id = "…"`) for a TOML one.
  */
 export function createdId(kind: "d1" | "kv", stdout: string): string {
-  const pattern = kind === "d1" ? /"?database_id"?\s*[:=]\s*"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/i : /(?<![\w_])"?id"?\s*[:=]\s*"([0-9a-f]{32})"/i;
+  const pattern =
+    kind === "d1"
+      ? /"?database_id"?\s*[:=]\s*"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/i
+      : /(?<![\w_])"?id"?\s*[:=]\s*"([0-9a-f]{32})"/i;
   const m = pattern.exec(stdout);
-  if (!m) throw new Error(`could not find the new ${kind === "d1" ? "database_id" : "namespace id"} in wrangler's output:\n${stdout}`);
+  if (!m)
+    throw new Error(
+      `could not find the new ${kind === "d1" ? "database_id" : "namespace id"} in wrangler's output:\n${stdout}`,
+    );
   return m[1];
 }
 
@@ -124,10 +147,13 @@ export function withValue(text: string, path: JSONPath, value: string): string {
 }
 
 const describe = (r: Resource) =>
-  r.kind === "d1" ? `D1 database ${r.name} (binding ${r.binding})`
-  : r.kind === "kv" ? `KV namespace ${r.title} (binding ${r.binding})`
-  : r.kind === "r2" ? `R2 bucket ${r.name} (binding ${r.binding})`
-  : `queue ${r.name}`;
+  r.kind === "d1"
+    ? `D1 database ${r.name} (binding ${r.binding})`
+    : r.kind === "kv"
+      ? `KV namespace ${r.title} (binding ${r.binding})`
+      : r.kind === "r2"
+        ? `R2 bucket ${r.name} (binding ${r.binding})`
+        : `queue ${r.name}`;
 
 const failed = (what: string, args: string[], o: Outcome) =>
   new Error(`\`wrangler ${args.join(" ")}\` failed (${what}, exit ${o.status}):\n${o.stdout}${o.stderr}`);
@@ -172,9 +198,14 @@ export function provision(text: string, wrangler: Wrangler, log: (line: string) 
 /** What `--dry-run` prints: every command, and where each id would be written. */
 export function plan(text: string): string[] {
   return resourcesOf(text).flatMap((r) => {
-    if ((r.kind === "d1" || r.kind === "kv") && !isPlaceholder(r.id)) return [`# ${describe(r)}: id ${r.id} already in wrangler.jsonc, nothing to do`];
+    if ((r.kind === "d1" || r.kind === "kv") && !isPlaceholder(r.id))
+      return [`# ${describe(r)}: id ${r.id} already in wrangler.jsonc, nothing to do`];
     const into = r.kind === "d1" || r.kind === "kv" ? `, then its id into wrangler.jsonc at ${r.path.join(".")}` : "";
-    return [`# ${describe(r)}: look it up, create it if it is missing${into}`, `npx wrangler ${lookupArgs(r).join(" ")}`, `npx wrangler ${createArgs(r).join(" ")}`];
+    return [
+      `# ${describe(r)}: look it up, create it if it is missing${into}`,
+      `npx wrangler ${lookupArgs(r).join(" ")}`,
+      `npx wrangler ${createArgs(r).join(" ")}`,
+    ];
   });
 }
 
@@ -194,7 +225,12 @@ if (import.meta.main) {
     const wrangler: Wrangler = (args) => {
       console.log(`$ npx wrangler ${args.join(" ")}`);
       // stdin is wrangler's own (a login prompt reaches the person); what it prints is parsed, then shown.
-      const r = spawnSync("wrangler", args, { cwd: root, encoding: "utf8", stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+      const r = spawnSync("wrangler", args, {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["inherit", "pipe", "pipe"],
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      });
       return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
     };
     try {

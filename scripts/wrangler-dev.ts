@@ -42,20 +42,40 @@ export async function startWranglerDev(
   // detached: the whole process group (wrangler's node and its workerd children) is stopped together.
   const logLevel = onOutput ? [] : ["--log-level", "error"];
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const dev = spawn("wrangler", ["dev", ...(entry ? [entry] : []), "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...logLevel, ...varArgs], {
-    cwd: root,
-    detached: true,
-    stdio: onOutput ? ["ignore", "pipe", "pipe"] : "ignore",
-    // X_LOCAL_OBSERVABILITY=false turns off wrangler's local trace collector (the local explorer's
-    // traces, not the Worker's production logs): it tails every invocation, each RPC and alarm
-    // included, into a SQLite store of its own on the same machine, about a fifth of workerd's CPU
-    // in the 500-replay run.
-    // WRANGLER_REGISTRY_PATH: a dev registry of its own. Every wrangler dev on a machine otherwise shares
-    // one (~/.config/.wrangler/registry): each is told whenever another starts or stops, and a queue's
-    // messages may be handed to another session's consumer. The tests' and benchmarks' servers (all
-    // named `assay`, all consuming `assay-units`) start and stop beside each other; each stays alone.
-    env: { ...process.env, ...OFFLINE_ENV, X_LOCAL_OBSERVABILITY: "false", WRANGLER_REGISTRY_PATH: join(state, "registry") },
-  });
+  const dev = spawn(
+    "wrangler",
+    [
+      "dev",
+      ...(entry ? [entry] : []),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      ...logLevel,
+      ...varArgs,
+    ],
+    {
+      cwd: root,
+      detached: true,
+      stdio: onOutput ? ["ignore", "pipe", "pipe"] : "ignore",
+      // X_LOCAL_OBSERVABILITY=false turns off wrangler's local trace collector (the local explorer's
+      // traces, not the Worker's production logs): it tails every invocation, each RPC and alarm
+      // included, into a SQLite store of its own on the same machine, about a fifth of workerd's CPU
+      // in the 500-replay run.
+      // WRANGLER_REGISTRY_PATH: a dev registry of its own. Every wrangler dev on a machine otherwise shares
+      // one (~/.config/.wrangler/registry): each is told whenever another starts or stops, and a queue's
+      // messages may be handed to another session's consumer. The tests' and benchmarks' servers (all
+      // named `assay`, all consuming `assay-units`) start and stop beside each other; each stays alone.
+      env: {
+        ...process.env,
+        ...OFFLINE_ENV,
+        X_LOCAL_OBSERVABILITY: "false",
+        WRANGLER_REGISTRY_PATH: join(state, "registry"),
+      },
+    },
+  );
   dev.stdout?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   dev.stderr?.on("data", (b: Buffer) => onOutput?.(b.toString()));
   const base = `http://127.0.0.1:${port}`;
@@ -73,7 +93,13 @@ export async function startWranglerDev(
     signal("SIGTERM");
     const kill = setTimeout(() => signal("SIGKILL"), 10_000);
     await exited;
-    while (await fetch(`${base}/healthz`).then(() => true, () => false)) await new Promise((r) => setTimeout(r, 100));
+    while (
+      await fetch(`${base}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      await new Promise((r) => setTimeout(r, 100));
     clearTimeout(kill);
     rmSync(state, { recursive: true, force: true });
   };

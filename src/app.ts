@@ -77,7 +77,9 @@ export function createApp() {
   // Every /v1 route needs an API key, except the operator routes, which check ADMIN_TOKEN themselves.
   // Signing in (POST /v1/session) is how a browser gets its session, so it takes the key in its body.
   app.use("/v1/*", (c, next) =>
-    c.req.path.startsWith("/v1/admin/") || (c.req.path === "/v1/session" && c.req.method === "POST") ? next() : requireApiKey(c, next),
+    c.req.path.startsWith("/v1/admin/") || (c.req.path === "/v1/session" && c.req.method === "POST")
+      ? next()
+      : requireApiKey(c, next),
   );
 
   app.route("/", health);
@@ -112,7 +114,8 @@ export function createApp() {
     type: "apiKey",
     in: "cookie",
     name: SESSION_COOKIE,
-    description: "The dashboard's session (POST /v1/session); requests other than GET and HEAD also send `X-CSRF-Token`.",
+    description:
+      "The dashboard's session (POST /v1/session); requests other than GET and HEAD also send `X-CSRF-Token`.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",
@@ -121,16 +124,31 @@ export function createApp() {
   });
   app.doc31("/openapi.json", OPENAPI_CONFIG);
 
-  app.notFound((c) => renderProblem(c, new ApiError({ status: 404, type: "not-found", detail: `No route matches ${c.req.method} ${c.req.path}.` })),
+  app.notFound((c) =>
+    renderProblem(
+      c,
+      new ApiError({ status: 404, type: "not-found", detail: `No route matches ${c.req.method} ${c.req.path}.` }),
+    ),
   );
   app.onError((err, c) => {
     if (err instanceof ApiError) return renderProblem(c, err);
     if (err instanceof HTTPException) return renderProblem(c, fromHttpException(err));
     // Unknown failures are logged with their cause and answered with nothing but the request id.
-    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: (err as Error)?.stack }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        request_id: c.get("requestId"),
+        error: String(err),
+        stack: (err as Error)?.stack,
+      }),
+    );
     return renderProblem(
       c,
-      new ApiError({ status: 500, type: "internal", detail: "An unexpected error occurred. Quote the request id when reporting it." }),
+      new ApiError({
+        status: 500,
+        type: "internal",
+        detail: "An unexpected error occurred. Quote the request id when reporting it.",
+      }),
     );
   });
   return app;

@@ -6,7 +6,10 @@ export { sha256Hex };
 /** `bytes` of CSPRNG output as base64url without padding. */
 export function randomToken(bytes = 32): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...buf)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...buf))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** Compares two secrets in time independent of where they differ, by comparing their digests. */

@@ -17,8 +17,12 @@ const app = createApp();
 // `satisfies` keeps the handlers' concrete types, so tests can call them directly.
 export default {
   // Each handler is one invocation with its own D1 and subrequest budget, counted as production does.
-  fetch: (request, env, ctx) => invocation(`fetch ${request.method} ${new URL(request.url).pathname}`, () => app.fetch(request, countedEnv(env), ctx)),
+  fetch: (request, env, ctx) =>
+    invocation(`fetch ${request.method} ${new URL(request.url).pathname}`, () =>
+      app.fetch(request, countedEnv(env), ctx),
+    ),
   queue: (batch, env, ctx) => invocation(`queue ${batch.queue}`, () => handleQueue(batch, countedEnv(env), ctx)),
   // Every minute (wrangler.jsonc "triggers"): lost starts, retention and deletions (runs/housekeeping.ts).
-  scheduled: (_controller, env, ctx) => invocation("scheduled", () => ctx.waitUntil(housekeeping(countedEnv(env), openDb(env.DB)))),
+  scheduled: (_controller, env, ctx) =>
+    invocation("scheduled", () => ctx.waitUntil(housekeeping(countedEnv(env), openDb(env.DB)))),
 } satisfies ExportedHandler<Env, QueueMessage>;

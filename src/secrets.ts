@@ -25,7 +25,13 @@ function toBase64(bytes: Uint8Array): string {
 
 export async function encryptSecret(secretsKey: string | undefined, plaintext: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await importKey(secretsKey), new TextEncoder().encode(plaintext)));
+  const ct = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv },
+      await importKey(secretsKey),
+      new TextEncoder().encode(plaintext),
+    ),
+  );
   const out = new Uint8Array(iv.length + ct.length);
   out.set(iv);
   out.set(ct, iv.length);
@@ -34,6 +40,10 @@ export async function encryptSecret(secretsKey: string | undefined, plaintext: s
 
 export async function decryptSecret(secretsKey: string | undefined, stored: string): Promise<string> {
   const bytes = Uint8Array.from(atob(stored), (c) => c.charCodeAt(0));
-  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, await importKey(secretsKey), bytes.slice(12));
+  const pt = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: bytes.slice(0, 12) },
+    await importKey(secretsKey),
+    bytes.slice(12),
+  );
   return new TextDecoder().decode(pt);
 }

@@ -37,12 +37,19 @@ export function problemLine(problem: unknown, status?: number): string {
     const parts = [head, typeof p.detail === "string" ? p.detail : undefined].filter(Boolean);
     const fields = Array.isArray(p.errors)
       ? p.errors
-          .map((e) => (e && typeof e === "object" ? `${(e as { path?: unknown }).path}: ${(e as { message?: unknown }).message}` : String(e)))
+          .map((e) =>
+            e && typeof e === "object"
+              ? `${(e as { path?: unknown }).path}: ${(e as { message?: unknown }).message}`
+              : String(e),
+          )
           .join("; ")
       : "";
     return parts.join(": ") + (fields ? ` (${fields})` : "");
   }
   // An error page (a proxy's HTML, say) is cut down to one line.
   const text = typeof problem === "string" ? problem.replace(/\s+/g, " ").trim() : "";
-  return [status ? `HTTP ${status}` : "", text.slice(0, 300)].filter(Boolean).join(": ") || "the server answered with an error";
+  return (
+    [status ? `HTTP ${status}` : "", text.slice(0, 300)].filter(Boolean).join(": ") ||
+    "the server answered with an error"
+  );
 }

@@ -30,7 +30,10 @@ export function announce(s: Session, run: { id: string }): void {
  */
 export async function followRun(s: Session, runId: string, opts: FollowOptions = {}): Promise<Run | null> {
   if (opts.detach) {
-    if (s.json) process.stdout.write(JSON.stringify({ id: runId, status: "detached", url: `${s.server}/v1/runs/${runId}` }) + "\n");
+    if (s.json)
+      process.stdout.write(
+        JSON.stringify({ id: runId, status: "detached", url: `${s.server}/v1/runs/${runId}` }) + "\n",
+      );
     else process.stderr.write(`detached: follow it with \`assay runs watch ${runId}\`\n`);
     return null;
   }
@@ -39,14 +42,20 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
   // A Ctrl-C pressed while the run was being created counts too: the run is canceled at once.
   const unsubscribe = onInterrupt(() => controller.abort());
   const cancels = opts.cancelOnInterrupt !== false;
-  if (!s.json) process.stderr.write(`watching run ${runId}: Ctrl-C ${cancels ? "cancels it" : "stops watching, the run goes on"}\n`);
+  if (!s.json)
+    process.stderr.write(
+      `watching run ${runId}: Ctrl-C ${cancels ? "cancels it" : "stops watching, the run goes on"}\n`,
+    );
 
-  const bar = !s.json && process.stderr.isTTY ? new SingleBar({
-    stream: process.stderr,
-    format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {etaText}",
-    hideCursor: true,
-    clearOnComplete: true,
-  }) : null;
+  const bar =
+    !s.json && process.stderr.isTTY
+      ? new SingleBar({
+          stream: process.stderr,
+          format: " {bar} {value}/{total} done, {failed} failed | {rate}/s | ETA {etaText}",
+          hideCursor: true,
+          clearOnComplete: true,
+        })
+      : null;
   // The rate counts the units that ended while this command watched (a run may be half done already).
   let first: { at: number; done: number } | null = null;
   const draw = (p: Progress) => {
@@ -72,7 +81,8 @@ export async function followRun(s: Session, runId: string, opts: FollowOptions =
     if (!controller.signal.aborted) {
       if (!(err instanceof RunEventsError)) throw err;
       // The API's own answer (401, 404: the run is not there) or the stream's credential ending.
-      if (err.status !== undefined) throw new CliError(problemLine(err.problem, err.status), EXIT.couldNotRun, err.status);
+      if (err.status !== undefined)
+        throw new CliError(problemLine(err.problem, err.status), EXIT.couldNotRun, err.status);
       throw new CliError(`${unreachable(s, err.cause).message}; run ${runId} goes on (assay runs watch ${runId})`);
     }
   } finally {

@@ -26,10 +26,15 @@ export function threshold(flag: string) {
 export function gate(checks: Check[], out: NodeJS.WritableStream = process.stderr): number {
   let failed = 0;
   for (const c of checks) {
-    const ok = typeof c.value === "number" && Number.isFinite(c.value) && (c.kind === "max" ? c.value <= c.threshold : c.value >= c.threshold);
+    const ok =
+      typeof c.value === "number" &&
+      Number.isFinite(c.value) &&
+      (c.kind === "max" ? c.value <= c.threshold : c.value >= c.threshold);
     if (!ok) failed++;
     const op = c.kind === "max" ? "<=" : ">=";
-    out.write(`gate ${ok ? "passed" : "FAILED"}: ${c.metric} ${c.value ?? "n/a"} ${ok ? op : `not ${op}`} ${c.threshold} (${c.flag})\n`);
+    out.write(
+      `gate ${ok ? "passed" : "FAILED"}: ${c.metric} ${c.value ?? "n/a"} ${ok ? op : `not ${op}`} ${c.threshold} (${c.flag})\n`,
+    );
   }
   return failed ? EXIT.gateFailed : EXIT.ok;
 }

@@ -8,9 +8,17 @@ export function buildProgram(): Command {
   const program = new Command("assay")
     .description("LLM evaluations from the command line, run by an assay server")
     .version(VERSION)
-    .addOption(new Option("--server <url>", "assay server (default: $ASSAY_URL, else http://127.0.0.1:8787, the local dev server)"))
+    .addOption(
+      new Option(
+        "--server <url>",
+        "assay server (default: $ASSAY_URL, else http://127.0.0.1:8787, the local dev server)",
+      ),
+    )
     .option("--json", "machine-readable output on stdout (no tables, no progress bar)")
-    .addHelpText("after", "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nADMIN_TOKEN (assay admin; default: the local one, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a gate failed (--max-*/--min-*, compare --fail-on-regression), 130 Ctrl-C.")
+    .addHelpText(
+      "after",
+      "\nEnvironment: ASSAY_URL, ASSAY_API_KEY (default: the local dev key, for the local server only),\nADMIN_TOKEN (assay admin; default: the local one, for the local server only),\nOPENAI_API_KEY, OPENROUTER_API_KEY and the configs' api_key_env for model keys.\n\nExit codes: 0 success, 1 could not run (I/O, server, run failed), 2 usage error, 3 a gate failed (--max-*/--min-*, compare --fail-on-regression), 130 Ctrl-C.",
+    )
     .showHelpAfterError("(run with --help for usage)");
   for (const add of COMMANDS) add(program);
   // Every (sub)command throws instead of exiting, so main() decides the exit code.
@@ -34,7 +42,9 @@ async function exit(code: number): Promise<never> {
 export async function main(argv: string[] = process.argv): Promise<never> {
   installInterruptHandler();
   // A reader that stops early (`| head`) is not an error of ours.
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => process.exit(err.code === "EPIPE" ? EXIT.ok : EXIT.couldNotRun));
+  process.stdout.on("error", (err: NodeJS.ErrnoException) =>
+    process.exit(err.code === "EPIPE" ? EXIT.ok : EXIT.couldNotRun),
+  );
   try {
     await buildProgram().parseAsync(argv);
     return exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);

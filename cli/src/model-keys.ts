@@ -12,16 +12,22 @@ export type Provider = { base_url: string; api_key?: string };
  * `apiKeyEnv` names the variable to read (the YAML configs' `api_key_env`); otherwise OpenRouter's URLs
  * take OPENROUTER_API_KEY and the rest OPENAI_API_KEY, falling back to OPENROUTER_API_KEY.
  */
-export function providerFromEnv(opts: { baseUrl?: string; apiKeyEnv?: string; env?: NodeJS.ProcessEnv } = {}): Provider {
+export function providerFromEnv(
+  opts: { baseUrl?: string; apiKeyEnv?: string; env?: NodeJS.ProcessEnv } = {},
+): Provider {
   const env = opts.env ?? process.env;
   const base_url =
     opts.baseUrl ??
-    (env.OPENROUTER_API_KEY && !env.OPENAI_API_KEY ? OPENROUTER_BASE_URL : (env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"));
+    (env.OPENROUTER_API_KEY && !env.OPENAI_API_KEY
+      ? OPENROUTER_BASE_URL
+      : (env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"));
   if (opts.apiKeyEnv) {
     const key = env[opts.apiKeyEnv];
     if (!key) throw new CliError(`${opts.apiKeyEnv} is not set (named by api_key_env)`);
     return { base_url, api_key: key };
   }
-  const api_key = base_url.includes("openrouter") ? env.OPENROUTER_API_KEY : (env.OPENAI_API_KEY ?? env.OPENROUTER_API_KEY);
+  const api_key = base_url.includes("openrouter")
+    ? env.OPENROUTER_API_KEY
+    : (env.OPENAI_API_KEY ?? env.OPENROUTER_API_KEY);
   return api_key ? { base_url, api_key } : { base_url };
 }

@@ -8,7 +8,10 @@ export function table(header: string[], rows: (string | number)[][], align: ("le
   const cells = [header, ...rows.map((r) => r.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) =>
-    r.map((c, i) => (align[i] === "right" ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
+    r
+      .map((c, i) => (align[i] === "right" ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n") + "\n";
 }
 

@@ -29,7 +29,8 @@ export function serverFor(options: GlobalOptions, env: NodeJS.ProcessEnv = proce
   } catch {
     throw new CliError(`--server / ASSAY_URL is not a URL: ${server}`, EXIT.usage);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--server / ASSAY_URL must be http(s): ${server}`, EXIT.usage);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new CliError(`--server / ASSAY_URL must be http(s): ${server}`, EXIT.usage);
   return server;
 }
 

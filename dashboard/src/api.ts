@@ -11,7 +11,8 @@ export function setCsrfToken(token: string | null): void {
 }
 
 client.interceptors.request.use((request) => {
-  if (csrfToken && request.method !== "GET" && request.method !== "HEAD") request.headers.set("X-CSRF-Token", csrfToken);
+  if (csrfToken && request.method !== "GET" && request.method !== "HEAD")
+    request.headers.set("X-CSRF-Token", csrfToken);
   return request;
 });
 

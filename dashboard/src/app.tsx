@@ -16,8 +16,20 @@ export function App() {
   useEffect(() => {
     currentSession().then(setSession, (e: Error) => setError(e.message));
   }, []);
-  if (error) return <main class="page"><p role="alert" class="error">{error}</p></main>;
-  if (session === undefined) return <main class="page"><p>Loading…</p></main>;
+  if (error)
+    return (
+      <main class="page">
+        <p role="alert" class="error">
+          {error}
+        </p>
+      </main>
+    );
+  if (session === undefined)
+    return (
+      <main class="page">
+        <p>Loading…</p>
+      </main>
+    );
   if (session === null) return <SignIn onSignedIn={setSession} />;
   return <SignedIn session={session} onSignedOut={() => setSession(null)} />;
 }
@@ -27,26 +39,49 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
   return (
     <>
       <header class="top">
-        <a class="brand" href={href.runs()}>assay</a>
+        <a class="brand" href={href.runs()}>
+          assay
+        </a>
         <nav>
-          <a href={href.runs()} aria-current={route.page === "runs" || route.page === "run" ? "page" : undefined}>Runs</a>
+          <a href={href.runs()} aria-current={route.page === "runs" || route.page === "run" ? "page" : undefined}>
+            Runs
+          </a>
           <details class="menu">
             <summary>New run</summary>
             <ul>
               {evaluators.withRuns().map((e) => (
-                <li key={e.name}><a href={href.newRun(e.name)}>{e.title}</a></li>
+                <li key={e.name}>
+                  <a href={href.newRun(e.name)}>{e.title}</a>
+                </li>
               ))}
             </ul>
           </details>
-          <a href={href.compare()} aria-current={route.page === "compare" ? "page" : undefined}>Compare</a>
-          {evaluators.all().map(({ name, title, Page }) => Page && (
-            <a key={name} href={href.evaluatorPage(name)} aria-current={route.page === "evaluator" && route.name === name ? "page" : undefined}>{title}</a>
-          ))}
-          <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>Connections</a>
-          <a href={href.storage()} aria-current={route.page === "storage" ? "page" : undefined}>Storage</a>
+          <a href={href.compare()} aria-current={route.page === "compare" ? "page" : undefined}>
+            Compare
+          </a>
+          {evaluators.all().map(
+            ({ name, title, Page }) =>
+              Page && (
+                <a
+                  key={name}
+                  href={href.evaluatorPage(name)}
+                  aria-current={route.page === "evaluator" && route.name === name ? "page" : undefined}
+                >
+                  {title}
+                </a>
+              ),
+          )}
+          <a href={href.connections()} aria-current={route.page === "connections" ? "page" : undefined}>
+            Connections
+          </a>
+          <a href={href.storage()} aria-current={route.page === "storage" ? "page" : undefined}>
+            Storage
+          </a>
         </nav>
         <span class="who">{session.tenant.name}</span>
-        <button type="button" class="link" onClick={() => signOut().then(onSignedOut)}>Sign out</button>
+        <button type="button" class="link" onClick={() => signOut().then(onSignedOut)}>
+          Sign out
+        </button>
       </header>
       <main class="page">
         {route.page === "runs" && <RunsPage />}

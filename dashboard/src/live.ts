@@ -21,7 +21,11 @@ export function useLiveRun(run: Run | null): Run | null {
         for await (const e of followRunEvents({ client, runId: run.id, signal: controller.signal })) {
           if (e.event === "progress") {
             const p = e.data;
-            setLive((cur) => (cur ? ({ ...cur, status: p.status, progress: { done: p.done, failed: p.failed, total: p.total } } as Run) : cur));
+            setLive((cur) =>
+              cur
+                ? ({ ...cur, status: p.status, progress: { done: p.done, failed: p.failed, total: p.total } } as Run)
+                : cur,
+            );
           } else if (e.event === "final") {
             setLive(e.data);
           }

@@ -34,4 +34,3 @@ export const href = {
   compare: (base?: string, head?: string) =>
     base ? `#/compare/${encodeURIComponent(base)}${head ? `/${encodeURIComponent(head)}` : ""}` : "#/compare",
 };
-

@@ -62,10 +62,24 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: DashboardSession) => vo
       <form onSubmit={submit} autocomplete="off">
         <label>
           API key
-          <input type="password" name="api_key" value={key} onInput={(e) => setKey(e.currentTarget.value)} autocomplete="off" spellcheck={false} required />
+          <input
+            type="password"
+            name="api_key"
+            value={key}
+            onInput={(e) => setKey(e.currentTarget.value)}
+            autocomplete="off"
+            spellcheck={false}
+            required
+          />
         </label>
-        <button type="submit" disabled={busy || !key}>Sign in</button>
-        {error && <p role="alert" class="error">{error}</p>}
+        <button type="submit" disabled={busy || !key}>
+          Sign in
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
       </form>
       <p class="hint">Running locally? The dev key is in the README's Setup table.</p>
     </main>

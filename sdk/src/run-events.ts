@@ -2,18 +2,18 @@
 // connections the server closes on purpose. A stream ends before any platform limit with a `reconnect`
 // event; every event's id is the stream's position, so reconnecting with the last one as
 // `Last-Event-ID` goes on without a gap or a repeat (docs/events.md).
-import type { Client } from './client/index.ts';
-import { streamRunEvents } from './sdk.gen.ts';
-import type { Run } from './types.gen.ts';
+import type { Client } from "./client/index.ts";
+import { streamRunEvents } from "./sdk.gen.ts";
+import type { Run } from "./types.gen.ts";
 
-export type RunProgress = { done: number; failed: number; total: number; status: Run['status'] };
+export type RunProgress = { done: number; failed: number; total: number; status: Run["status"] };
 export type RunUnit = { seq: number; unit_id: string; status: string };
 
 /** One event of a run, with its id (pass it as `lastEventId` to resume after it). */
 export type RunEvent =
-  | { event: 'unit'; id: string; data: RunUnit }
-  | { event: 'progress'; id: string; data: RunProgress }
-  | { event: 'final'; id: string; data: Run };
+  | { event: "unit"; id: string; data: RunUnit }
+  | { event: "progress"; id: string; data: RunProgress }
+  | { event: "final"; id: string; data: Run };
 
 /**
  * Why following stopped before the final event: the API refused (`status`, with its problem+json),
@@ -23,9 +23,9 @@ export type RunEvent =
 export class RunEventsError extends Error {
   readonly status?: number;
   readonly problem?: { type?: string; title?: string; status?: number; detail?: string };
-  constructor(message: string, init: { status?: number; problem?: RunEventsError['problem']; cause?: unknown } = {}) {
+  constructor(message: string, init: { status?: number; problem?: RunEventsError["problem"]; cause?: unknown } = {}) {
     super(message, { cause: init.cause });
-    this.name = 'RunEventsError';
+    this.name = "RunEventsError";
     this.status = init.status;
     this.problem = init.problem;
   }
@@ -48,7 +48,7 @@ export type FollowRunEventsOptions = {
 const wait = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
   });
 
 /**
@@ -66,9 +66,9 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
     // Aborted when the caller stops early, so an open connection does not linger.
     const connection = new AbortController();
     const stop = () => connection.abort();
-    signal?.addEventListener('abort', stop, { once: true });
+    signal?.addEventListener("abort", stop, { once: true });
     let status: number | undefined;
-    let problem: RunEventsError['problem'];
+    let problem: RunEventsError["problem"];
     let failure: unknown;
     let retryMs: number | undefined;
     let received = false;
@@ -80,14 +80,18 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
         client: opts.client,
         path: { run_id: runId },
         signal: connection.signal,
-        headers: last ? { 'last-event-id': last } : undefined,
+        headers: last ? { "last-event-id": last } : undefined,
         // One attempt per connection: this loop decides what comes next, with the right Last-Event-ID.
         sseMaxRetryAttempts: 1,
         fetch: async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
           const f = base ?? globalThis.fetch;
           const response = await f(input, init);
           status = response.status;
-          if (!response.ok) problem = (await response.clone().json().catch(() => undefined)) as RunEventsError['problem'];
+          if (!response.ok)
+            problem = (await response
+              .clone()
+              .json()
+              .catch(() => undefined)) as RunEventsError["problem"];
           return response;
         },
         onSseError: (err) => (failure = err),
@@ -95,15 +99,18 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
       });
       const drain = function* (): Generator<RunEvent> {
         for (const e of pending.splice(0)) {
-          if (e.event === 'unit' || e.event === 'progress' || e.event === 'final') {
+          if (e.event === "unit" || e.event === "progress" || e.event === "final") {
             received = true;
             last = e.id;
             yield { event: e.event, id: e.id!, data: e.data } as RunEvent;
-          } else if (e.event === 'reconnect') {
-            retryMs = typeof e.retry === 'number' ? e.retry : 0;
-          } else if (e.event === 'unauthenticated') {
-            const p = e.data as RunEventsError['problem'];
-            throw new RunEventsError(p?.detail ?? 'The credential of this stream has ended.', { status: 401, problem: p });
+          } else if (e.event === "reconnect") {
+            retryMs = typeof e.retry === "number" ? e.retry : 0;
+          } else if (e.event === "unauthenticated") {
+            const p = e.data as RunEventsError["problem"];
+            throw new RunEventsError(p?.detail ?? "The credential of this stream has ended.", {
+              status: 401,
+              problem: p,
+            });
           }
         }
       };
@@ -113,23 +120,26 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
       for await (const _ of stream) {
         for (const event of drain()) {
           yield event;
-          if (event.event === 'final') ended = true;
+          if (event.event === "final") ended = true;
         }
       }
       for (const event of drain()) {
         yield event;
-        if (event.event === 'final') ended = true;
+        if (event.event === "final") ended = true;
       }
       if (ended) return;
     } finally {
-      signal?.removeEventListener('abort', stop);
+      signal?.removeEventListener("abort", stop);
       connection.abort();
     }
     if (signal?.aborted) return;
     // 204: the final event was already sent to this id; there is nothing more.
     if (status === 204) return;
     if (status !== undefined && status >= 400) {
-      throw new RunEventsError(problem?.detail ?? `GET /v1/runs/${runId}/events answered ${status}`, { status, problem });
+      throw new RunEventsError(problem?.detail ?? `GET /v1/runs/${runId}/events answered ${status}`, {
+        status,
+        problem,
+      });
     }
     if (retryMs !== undefined) {
       failures = 0;
@@ -139,7 +149,9 @@ export async function* followRunEvents(opts: FollowRunEventsOptions): AsyncGener
     // The connection dropped (or the server closed it without a word): try again, with backoff.
     if (received) failures = 0;
     if (++failures > maxFailures) {
-      throw new RunEventsError(`lost the event stream of run ${runId} ${failures - 1} times in a row`, { cause: failure });
+      throw new RunEventsError(`lost the event stream of run ${runId} ${failures - 1} times in a row`, {
+        cause: failure,
+      });
     }
     await sleep(Math.min(500 * 2 ** (failures - 1), 8_000));
   }

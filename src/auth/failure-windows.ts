@@ -16,7 +16,8 @@ export class FailureWindows {
   readonly #windowMs: number;
 
   constructor({ maxEntries, windowMs }: { maxEntries: number; windowMs: number }) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError("FailureWindows: maxEntries must be a positive integer");
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError("FailureWindows: maxEntries must be a positive integer");
     if (!(windowMs > 0)) throw new RangeError("FailureWindows: windowMs must be positive");
     this.#maxEntries = maxEntries;
     this.#windowMs = windowMs;

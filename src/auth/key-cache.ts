@@ -15,7 +15,8 @@ export class KeyCache {
   readonly #maxEntries: number;
 
   constructor({ maxEntries }: { maxEntries: number }) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError("KeyCache: maxEntries must be a positive integer");
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError("KeyCache: maxEntries must be a positive integer");
     this.#maxEntries = maxEntries;
   }
 

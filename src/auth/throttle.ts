@@ -30,7 +30,10 @@ export function addressSubject(address: string): string {
   const left = head ? head.split(":") : [];
   const right = address.includes("::") && tail ? tail.split(":") : [];
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `ip6:${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `ip6:${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /**
@@ -98,7 +101,8 @@ export class AuthThrottle {
     for (const s of subjects) {
       const wait = this.windows.retryAfterMs(s.key, BOUND[s.kind], now);
       if (wait > 0) throw tooMany(s, wait);
-      if (this.windows.failures(s.key, now) + this.windows.inFlight(s.key) >= BOUND[s.kind]) throw tooMany(s, SETTLE_MS, "key checks under way");
+      if (this.windows.failures(s.key, now) + this.windows.inFlight(s.key) >= BOUND[s.kind])
+        throw tooMany(s, SETTLE_MS, "key checks under way");
     }
     for (const s of subjects) this.windows.begin(s.key);
     let released = false;
@@ -124,7 +128,13 @@ export class AuthThrottle {
         try {
           return (await limiter.limit({ key: s.key })).success;
         } catch (err) {
-          console.error(JSON.stringify({ level: "warn", message: "rate limiting binding failed; counted in this isolate only", error: String(err) }));
+          console.error(
+            JSON.stringify({
+              level: "warn",
+              message: "rate limiting binding failed; counted in this isolate only",
+              error: String(err),
+            }),
+          );
           return true;
         }
       }),
@@ -136,4 +146,6 @@ export class AuthThrottle {
 }
 
 /** This isolate's throttle: module state lives as long as the isolate does, across requests. */
-export const authThrottle = new AuthThrottle(new FailureWindows({ maxEntries: SIGN_IN_LIMITS.isolateEntries, windowMs: SIGN_IN_LIMITS.windowSeconds * 1000 }));
+export const authThrottle = new AuthThrottle(
+  new FailureWindows({ maxEntries: SIGN_IN_LIMITS.isolateEntries, windowMs: SIGN_IN_LIMITS.windowSeconds * 1000 }),
+);

@@ -28,7 +28,9 @@ export function kvName(keyHash: string): string {
 
 function asKvEntry(v: unknown): KvEntry | undefined {
   const e = v as Partial<KvEntry> | null;
-  return e && typeof e.tenant_id === "string" && typeof e.key_id === "string" && typeof e.until === "number" ? (e as KvEntry) : undefined;
+  return e && typeof e.tenant_id === "string" && typeof e.key_id === "string" && typeof e.until === "number"
+    ? (e as KvEntry)
+    : undefined;
 }
 
 function logWarning(message: string, err: unknown): void {
@@ -57,7 +59,10 @@ function lookUpsOf(memo: KeyCache): Map<string, Promise<CachedKey | undefined>> 
  * What this isolate knows of a key without asking a store: the key it verified, a look-up of it under
  * way (to share), or undefined. The throttle counts only what this cannot answer (middleware/auth.ts).
  */
-export function knownKey({ memo = isolateKeys, now = Date.now }: KeyStores, keyHash: string): CachedKey | Promise<CachedKey | undefined> | undefined {
+export function knownKey(
+  { memo = isolateKeys, now = Date.now }: KeyStores,
+  keyHash: string,
+): CachedKey | Promise<CachedKey | undefined> | undefined {
   return memo.get(keyHash, now()) ?? lookUpsOf(memo).get(keyHash);
 }
 
@@ -75,7 +80,10 @@ export function lookUpKey(stores: KeyStores, keyHash: string): Promise<CachedKey
   return lookUp;
 }
 
-async function fromStores({ db, kv, memo = isolateKeys, now = Date.now }: KeyStores, keyHash: string): Promise<CachedKey | undefined> {
+async function fromStores(
+  { db, kv, memo = isolateKeys, now = Date.now }: KeyStores,
+  keyHash: string,
+): Promise<CachedKey | undefined> {
   const t = now();
   let stored: KvEntry | undefined;
   try {
@@ -94,7 +102,11 @@ async function fromStores({ db, kv, memo = isolateKeys, now = Date.now }: KeySto
   if (!row) return undefined;
   const key = { tenantId: row.tenantId, keyId: row.id };
   // `t` was read before D1 answered, so both deadlines count from no later than the verification.
-  const entry: KvEntry = { tenant_id: key.tenantId, key_id: key.keyId, until: t + KEY_CACHE_LIMITS.kvTtlSeconds * 1000 };
+  const entry: KvEntry = {
+    tenant_id: key.tenantId,
+    key_id: key.keyId,
+    until: t + KEY_CACHE_LIMITS.kvTtlSeconds * 1000,
+  };
   try {
     await kv.put(kvName(keyHash), JSON.stringify(entry), { expirationTtl: KEY_CACHE_LIMITS.kvTtlSeconds });
   } catch (err) {
@@ -108,7 +120,10 @@ async function fromStores({ db, kv, memo = isolateKeys, now = Date.now }: KeySto
  * Drops a key's verification from this isolate and from KV. Other isolates and KV's edge caches may
  * still accept it until their deadlines (key-cache-limits.ts), which hold even if the delete fails.
  */
-export async function forgetKey({ kv, memo = isolateKeys }: Pick<KeyStores, "kv" | "memo">, keyHash: string): Promise<void> {
+export async function forgetKey(
+  { kv, memo = isolateKeys }: Pick<KeyStores, "kv" | "memo">,
+  keyHash: string,
+): Promise<void> {
   memo.delete(keyHash);
   try {
     await kv.delete(kvName(keyHash));

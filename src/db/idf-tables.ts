@@ -59,7 +59,10 @@ export async function listIdfTables(db: Db, tenantId: string, opts: { limit: num
 export async function deleteIdfTable(db: Db, tenantId: string, id: string): Promise<boolean> {
   const row = await getIdfTable(db, tenantId, id);
   if (!row) return false;
-  await db.batch([db.delete(idfTableChunks).where(eq(idfTableChunks.tableId, id)), db.delete(idfTables).where(eq(idfTables.id, id))]);
+  await db.batch([
+    db.delete(idfTableChunks).where(eq(idfTableChunks.tableId, id)),
+    db.delete(idfTables).where(eq(idfTables.id, id)),
+  ]);
   return true;
 }
 

@@ -16,14 +16,26 @@ export async function markRunDeleting(db: Db, tenantId: string, id: string, now:
   return db
     .update(runs)
     .set({ deletedAt: now })
-    .where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), inArray(runs.status, [...FINAL_STATUSES]), isNull(runs.deletedAt)))
+    .where(
+      and(
+        eq(runs.id, id),
+        eq(runs.tenantId, tenantId),
+        inArray(runs.status, [...FINAL_STATUSES]),
+        isNull(runs.deletedAt),
+      ),
+    )
     .returning()
     .get();
 }
 
 /** Runs whose deletion began and is not finished, the oldest deletion first, at most `limit`. */
 export async function listDeleting(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.select({ id: runs.id }).from(runs).where(isNotNull(runs.deletedAt)).orderBy(asc(runs.deletedAt)).limit(limit);
+  const rows = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(isNotNull(runs.deletedAt))
+    .orderBy(asc(runs.deletedAt))
+    .limit(limit);
   return rows.map((r) => r.id);
 }
 
@@ -36,7 +48,11 @@ export async function deleteSamplesChunk(db: Db, runId: string, limit: number): 
 
 /** Deletes up to `limit` of a run's webhook delivery records in one statement; returns how many. */
 export async function deleteDeliveriesChunk(db: Db, runId: string, limit: number): Promise<number> {
-  const chunk = db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.runId, runId)).limit(limit);
+  const chunk = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.runId, runId))
+    .limit(limit);
   const res = await db.delete(webhookDeliveries).where(inArray(webhookDeliveries.id, chunk)).run();
   return res.meta?.changes ?? 0;
 }
@@ -64,7 +80,10 @@ export async function markExpiredRuns(db: Db, now: Date, limit: number): Promise
   const expired = db
     .select({ id: runs.id })
     .from(tenants)
-    .innerJoin(runs, and(eq(runs.tenantId, tenants.id), sql`${runs.finishedAt} < ${at} - ${tenants.retentionDays} * ${DAY_MS}`))
+    .innerJoin(
+      runs,
+      and(eq(runs.tenantId, tenants.id), sql`${runs.finishedAt} < ${at} - ${tenants.retentionDays} * ${DAY_MS}`),
+    )
     .where(and(isNotNull(tenants.retentionDays), isNull(runs.deletedAt), inArray(runs.status, [...FINAL_STATUSES])))
     .limit(limit);
   const res = await db.update(runs).set({ deletedAt: now }).where(inArray(runs.id, expired)).run();

@@ -11,12 +11,21 @@ export type { JudgePromptContent, PromptKind, RplPromptContent };
 
 /** Stores a new version; false (and nothing stored) when the tenant already has this name@version. */
 export async function insertPrompt(db: Db, row: PromptRow): Promise<boolean> {
-  const res = await db.insert(prompts).values(row).onConflictDoNothing({ target: [prompts.tenantId, prompts.name, prompts.version] }).run();
+  const res = await db
+    .insert(prompts)
+    .values(row)
+    .onConflictDoNothing({ target: [prompts.tenantId, prompts.name, prompts.version] })
+    .run();
   return (res.meta.changes ?? 0) > 0;
 }
 
 /** The tenant's prompt `name@version`, or undefined. */
-export async function getPrompt(db: Db, tenantId: string, name: string, version: string): Promise<PromptRow | undefined> {
+export async function getPrompt(
+  db: Db,
+  tenantId: string,
+  name: string,
+  version: string,
+): Promise<PromptRow | undefined> {
   return db
     .select()
     .from(prompts)
@@ -40,7 +49,11 @@ export async function countPrompts(db: Db, tenantId: string): Promise<number> {
 }
 
 /** The tenant's prompt versions, newest first, of one kind or one name if asked. */
-export async function listPrompts(db: Db, tenantId: string, opts: { limit: number; after?: string; kind?: PromptKind; name?: string }) {
+export async function listPrompts(
+  db: Db,
+  tenantId: string,
+  opts: { limit: number; after?: string; kind?: PromptKind; name?: string },
+) {
   const where = and(
     eq(prompts.tenantId, tenantId),
     opts.kind ? eq(prompts.kind, opts.kind) : undefined,

@@ -10,7 +10,11 @@ export type ProviderConnectionRow = typeof providerConnections.$inferSelect;
 
 /** Stores a new connection; false (and nothing stored) when the tenant already has one of that name. */
 export async function insertConnection(db: Db, row: ProviderConnectionRow): Promise<boolean> {
-  const res = await db.insert(providerConnections).values(row).onConflictDoNothing({ target: [providerConnections.tenantId, providerConnections.name] }).run();
+  const res = await db
+    .insert(providerConnections)
+    .values(row)
+    .onConflictDoNothing({ target: [providerConnections.tenantId, providerConnections.name] })
+    .run();
   return (res.meta.changes ?? 0) > 0;
 }
 
@@ -18,7 +22,10 @@ export async function insertConnection(db: Db, row: ProviderConnectionRow): Prom
  * Creates the connection or replaces its endpoint and key (PUT), keeping its id and `createdAt`.
  * Returns the stored row and whether it was created.
  */
-export async function putConnection(db: Db, row: ProviderConnectionRow): Promise<{ row: ProviderConnectionRow; created: boolean }> {
+export async function putConnection(
+  db: Db,
+  row: ProviderConnectionRow,
+): Promise<{ row: ProviderConnectionRow; created: boolean }> {
   const [stored] = await db
     .insert(providerConnections)
     .values(row)
@@ -30,7 +37,11 @@ export async function putConnection(db: Db, row: ProviderConnectionRow): Promise
   return { row: stored, created: stored.id === row.id };
 }
 
-export async function getConnection(db: Db, tenantId: string, name: string): Promise<ProviderConnectionRow | undefined> {
+export async function getConnection(
+  db: Db,
+  tenantId: string,
+  name: string,
+): Promise<ProviderConnectionRow | undefined> {
   return db
     .select()
     .from(providerConnections)
@@ -49,7 +60,11 @@ export async function getConnections(db: Db, tenantId: string, names: string[]):
 }
 
 export async function countConnections(db: Db, tenantId: string): Promise<number> {
-  const row = await db.select({ n: count() }).from(providerConnections).where(eq(providerConnections.tenantId, tenantId)).get();
+  const row = await db
+    .select({ n: count() })
+    .from(providerConnections)
+    .where(eq(providerConnections.tenantId, tenantId))
+    .get();
   return row?.n ?? 0;
 }
 

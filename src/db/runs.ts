@@ -58,7 +58,11 @@ export async function listQueuedBefore(db: Db, before: Date, limit: number): Pro
 
 /** A tenant's run as its reads see it: a run being deleted (src/runs/lifetime/delete.ts) is gone already. */
 export async function getRun(db: Db, tenantId: string, id: string): Promise<RunRow | undefined> {
-  return db.select().from(runs).where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), isNull(runs.deletedAt))).get();
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, id), eq(runs.tenantId, tenantId), isNull(runs.deletedAt)))
+    .get();
 }
 
 export async function getRunById(db: Db, id: string): Promise<RunRow | undefined> {
@@ -73,7 +77,12 @@ export async function listRuns(
   return listPage(
     db,
     runs,
-    and(eq(runs.tenantId, tenantId), isNull(runs.deletedAt), opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined, opts.status ? eq(runs.status, opts.status) : undefined),
+    and(
+      eq(runs.tenantId, tenantId),
+      isNull(runs.deletedAt),
+      opts.evaluator ? eq(runs.evaluator, opts.evaluator) : undefined,
+      opts.status ? eq(runs.status, opts.status) : undefined,
+    ),
     opts,
   );
 }
@@ -109,7 +118,8 @@ export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Prom
   let statements: ReturnType<typeof insertStatement>[] = [];
   let chars = 0;
   const send = async () => {
-    if (statements.length) await db.batch(statements as [ReturnType<typeof insertStatement>, ...ReturnType<typeof insertStatement>[]]);
+    if (statements.length)
+      await db.batch(statements as [ReturnType<typeof insertStatement>, ...ReturnType<typeof insertStatement>[]]);
     statements = [];
     chars = 0;
   };
@@ -124,7 +134,10 @@ export async function insertSamples(db: Db, rows: readonly SampleInsert[]): Prom
 }
 
 function insertStatement(db: Db, rows: readonly SampleInsert[]) {
-  return db.insert(samples).values([...rows]).onConflictDoNothing({ target: [samples.runId, samples.unitId] });
+  return db
+    .insert(samples)
+    .values([...rows])
+    .onConflictDoNothing({ target: [samples.runId, samples.unitId] });
 }
 
 /** The samples of the given units (any order); D1 caps bound parameters, so ids go in chunks. */
@@ -132,7 +145,13 @@ export async function getSamples(db: Db, runId: string, unitIds: readonly string
   const out: SampleRow[] = [];
   for (let i = 0; i < unitIds.length; i += 90) {
     const chunk = unitIds.slice(i, i + 90);
-    out.push(...(await db.select().from(samples).where(and(eq(samples.runId, runId), inArray(samples.unitId, chunk))).all()));
+    out.push(
+      ...(await db
+        .select()
+        .from(samples)
+        .where(and(eq(samples.runId, runId), inArray(samples.unitId, chunk)))
+        .all()),
+    );
   }
   return out;
 }
@@ -187,7 +206,9 @@ export async function deleteIdempotencyKey(db: Db, tenantId: string, key: string
 
 /** A row's model-call counts, or null where they were not counted (rows stored before they were). */
 function callsOf(r: { callRequests: number | null; callRetries: number | null; callRateLimited: number | null }) {
-  return r.callRequests === null ? null : { requests: r.callRequests, retries: r.callRetries ?? 0, rate_limited: r.callRateLimited ?? 0 };
+  return r.callRequests === null
+    ? null
+    : { requests: r.callRequests, retries: r.callRetries ?? 0, rate_limited: r.callRateLimited ?? 0 };
 }
 
 /**
@@ -257,7 +278,11 @@ export async function runStatuses(db: Db, tenantId: string, ids: readonly string
   const found = new Map<string, RunStatus>();
   for (let i = 0; i < ids.length; i += 90) {
     const chunk = ids.slice(i, i + 90);
-    const rows = await db.select({ id: runs.id, status: runs.status }).from(runs).where(and(eq(runs.tenantId, tenantId), inArray(runs.id, chunk))).all();
+    const rows = await db
+      .select({ id: runs.id, status: runs.status })
+      .from(runs)
+      .where(and(eq(runs.tenantId, tenantId), inArray(runs.id, chunk)))
+      .all();
     for (const r of rows) found.set(r.id, r.status);
   }
   return found;

@@ -17,7 +17,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
@@ -32,7 +34,9 @@ export const idfTables = sqliteTable(
   "idf_tables",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     sha256: text("sha256").notNull(),
     nDocs: integer("n_docs").notNull(),
@@ -75,7 +79,9 @@ export const runs = sqliteTable(
   "runs",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     evaluator: text("evaluator").notNull(),
     status: text("status").$type<RunStatus>().notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
@@ -194,7 +200,9 @@ export const providerConnections = sqliteTable(
   "provider_connections",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     baseUrl: text("base_url").notNull(),
     /** base64(iv ‖ AES-256-GCM ciphertext) of the key; null for an endpoint that takes none. */
@@ -204,7 +212,10 @@ export const providerConnections = sqliteTable(
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [uniqueIndex("provider_connections_tenant_name").on(t.tenantId, t.name), index("provider_connections_tenant").on(t.tenantId, t.id)],
+  (t) => [
+    uniqueIndex("provider_connections_tenant_name").on(t.tenantId, t.name),
+    index("provider_connections_tenant").on(t.tenantId, t.id),
+  ],
 );
 
 /** Every attempt to deliver a run's final event; `messageId` (the `webhook-id` header) is shared by the attempts of one message. */
@@ -234,7 +245,9 @@ export const suites = sqliteTable(
   "suites",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     evaluator: text("evaluator").notNull(),
     name: text("name").notNull(),
     sha256: text("sha256").notNull(),
@@ -265,7 +278,9 @@ export const datasets = sqliteTable(
   "datasets",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     format: text("format").notNull(),
     nItems: integer("n_items").notNull(),
@@ -298,8 +313,12 @@ export const dashboardSessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
-    keyId: text("key_id").notNull().references(() => apiKeys.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
     csrfToken: text("csrf_token").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
@@ -330,7 +349,9 @@ export const prompts = sqliteTable(
   "prompts",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     version: text("version").notNull(),
     kind: text("kind").$type<PromptKind>().notNull(),

@@ -13,7 +13,11 @@ export type DashboardSession = typeof dashboardSessions.$inferSelect;
 /** How long a sign-in lasts. */
 export const SESSION_HOURS = 12;
 
-export async function createSession(db: Db, key: { id: string; tenantId: string }, now = new Date()): Promise<{ session: DashboardSession; token: string }> {
+export async function createSession(
+  db: Db,
+  key: { id: string; tenantId: string },
+  now = new Date(),
+): Promise<{ session: DashboardSession; token: string }> {
   const token = randomToken(32);
   const session: DashboardSession = {
     id: newId("ses"),
@@ -37,19 +41,34 @@ export async function createSession(db: Db, key: { id: string; tenantId: string 
     db.insert(dashboardSessions).values(session),
     db
       .delete(dashboardSessions)
-      .where(and(eq(dashboardSessions.tenantId, key.tenantId), or(lt(dashboardSessions.expiresAt, now), notInArray(dashboardSessions.id, newest)))),
+      .where(
+        and(
+          eq(dashboardSessions.tenantId, key.tenantId),
+          or(lt(dashboardSessions.expiresAt, now), notInArray(dashboardSessions.id, newest)),
+        ),
+      ),
   ]);
   return { session, token };
 }
 
 /** The live session of a token, with its tenant's name: not expired, and its key not revoked. */
-export async function findSession(db: Db, token: string, now = new Date()): Promise<(DashboardSession & { tenantName: string }) | undefined> {
+export async function findSession(
+  db: Db,
+  token: string,
+  now = new Date(),
+): Promise<(DashboardSession & { tenantName: string }) | undefined> {
   const row = await db
     .select({ session: dashboardSessions, tenantName: tenants.name })
     .from(dashboardSessions)
     .innerJoin(apiKeys, eq(apiKeys.id, dashboardSessions.keyId))
     .innerJoin(tenants, eq(tenants.id, dashboardSessions.tenantId))
-    .where(and(eq(dashboardSessions.tokenHash, await sha256Hex(token)), gt(dashboardSessions.expiresAt, now), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(dashboardSessions.tokenHash, await sha256Hex(token)),
+        gt(dashboardSessions.expiresAt, now),
+        isNull(apiKeys.revokedAt),
+      ),
+    )
     .get();
   return row ? { ...row.session, tenantName: row.tenantName } : undefined;
 }
@@ -73,7 +92,11 @@ export async function deleteExpiredSessions(
 ): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < statements; i++) {
-    const expired = db.select({ id: dashboardSessions.id }).from(dashboardSessions).where(lt(dashboardSessions.expiresAt, now)).limit(perStatement);
+    const expired = db
+      .select({ id: dashboardSessions.id })
+      .from(dashboardSessions)
+      .where(lt(dashboardSessions.expiresAt, now))
+      .limit(perStatement);
     const result = await db.delete(dashboardSessions).where(inArray(dashboardSessions.id, expired)).run();
     const changes = result.meta.changes ?? 0;
     deleted += changes;

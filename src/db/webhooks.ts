@@ -15,7 +15,10 @@ export async function putWebhookSecret(db: Db, row: WebhookSecretRow): Promise<v
   await db
     .insert(webhookSecrets)
     .values(row)
-    .onConflictDoUpdate({ target: webhookSecrets.tenantId, set: { secretEnc: row.secretEnc, createdAt: row.createdAt } });
+    .onConflictDoUpdate({
+      target: webhookSecrets.tenantId,
+      set: { secretEnc: row.secretEnc, createdAt: row.createdAt },
+    });
 }
 
 export async function insertDelivery(db: Db, row: WebhookDeliveryRow): Promise<void> {

@@ -18,7 +18,10 @@ export type ChatMessage =
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** An OpenAI tool definition, passed through unchanged. */
-export type ToolDefinition = { type: "function"; function: { name: string; description?: string; parameters?: unknown } };
+export type ToolDefinition = {
+  type: "function";
+  function: { name: string; description?: string; parameters?: unknown };
+};
 
 /**
  * A chat-completions request. Implementations send exactly the fields that are present, in this

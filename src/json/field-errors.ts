@@ -22,10 +22,13 @@ export function fieldErrors(error: ZodError, root = "body"): JsonFieldProblem[] 
       return issue.keys.map((k) => ({ path: [...at, k].map(String).join("."), message: "unknown field" }));
     }
     if (issue.code === "invalid_union" && issue.errors?.length) {
-      const deeper = issue.errors.filter((b) => b.length > 0 && b.every((i) => i.path.length > 0)).sort((a, b) => a.length - b.length)[0];
+      const deeper = issue.errors
+        .filter((b) => b.length > 0 && b.every((i) => i.path.length > 0))
+        .sort((a, b) => a.length - b.length)[0];
       if (deeper) return deeper.flatMap((i) => flatten(i, at));
       const messages = [...new Set(issue.errors.flatMap((b) => b.map((i) => i.message)))];
-      if (messages.length) return [{ path: at.length ? at.map(String).join(".") : root, message: messages.join("; or ") }];
+      if (messages.length)
+        return [{ path: at.length ? at.map(String).join(".") : root, message: messages.join("; or ") }];
     }
     return [{ path: at.length ? at.map(String).join(".") : root, message: issue.message }];
   };

@@ -41,13 +41,28 @@ type Frame = {
 };
 
 // What the scan expects next: a value, a property name, or what follows a value (`,`, a closing bracket, the end).
-const VALUE = 0, KEY = 1, AFTER = 2;
+const VALUE = 0,
+  KEY = 1,
+  AFTER = 2;
 
 // Character codes used below.
-const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
-const MINUS = 0x2d, PLUS = 0x2b, DOT = 0x2e, ZERO = 0x30, NINE = 0x39;
+const SPACE = 0x20,
+  TAB = 0x09,
+  LF = 0x0a,
+  CR = 0x0d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  COLON = 0x3a;
+const LBRACE = 0x7b,
+  RBRACE = 0x7d,
+  LBRACKET = 0x5b,
+  RBRACKET = 0x5d;
+const MINUS = 0x2d,
+  PLUS = 0x2b,
+  DOT = 0x2e,
+  ZERO = 0x30,
+  NINE = 0x39;
 
 /** Thrown inside the scan only; {@link checkJson} turns it into its result. */
 class Syntax {
@@ -70,7 +85,9 @@ function isHex(c: number): boolean {
 function unexpected(s: string, i: number): string {
   if (i >= s.length) return "unexpected end of input";
   const c = s.codePointAt(i)!;
-  return c < 0x20 || c === 0x7f ? `unexpected character U+${c.toString(16).toUpperCase().padStart(4, "0")}` : `unexpected '${String.fromCodePoint(c)}'`;
+  return c < 0x20 || c === 0x7f
+    ? `unexpected character U+${c.toString(16).toUpperCase().padStart(4, "0")}`
+    : `unexpected '${String.fromCodePoint(c)}'`;
 }
 
 /** Index just past the string token opening at `i` (a `"`), validating escapes and control characters. */
@@ -80,16 +97,27 @@ function scanString(s: string, i: number): number {
     if (j >= s.length) throw new Syntax("unterminated string", i);
     const c = s.charCodeAt(j);
     if (c === QUOTE) return j + 1;
-    if (c < 0x20) throw new Syntax(`unescaped control character U+${c.toString(16).toUpperCase().padStart(4, "0")} in a string`, j);
+    if (c < 0x20)
+      throw new Syntax(`unescaped control character U+${c.toString(16).toUpperCase().padStart(4, "0")} in a string`, j);
     if (c !== BACKSLASH) {
       j++;
       continue;
     }
     const e = s.charCodeAt(j + 1);
     if (e === 0x75 /* u */) {
-      for (let k = 2; k < 6; k++) if (!isHex(s.charCodeAt(j + k))) throw new Syntax("invalid \\u escape in a string", j);
+      for (let k = 2; k < 6; k++)
+        if (!isHex(s.charCodeAt(j + k))) throw new Syntax("invalid \\u escape in a string", j);
       j += 6;
-    } else if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+    } else if (
+      e === QUOTE ||
+      e === BACKSLASH ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    ) {
       j += 2;
     } else {
       throw new Syntax("invalid escape in a string", j);
@@ -153,7 +181,8 @@ function lineAndColumn(s: string, offset: number): { line: number; column: numbe
  */
 export function checkJson(text: string, options: CheckJsonOptions): JsonCheck {
   const { maxDepth, maxProblems = 10 } = options;
-  if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new RangeError(`checkJson: maxDepth must be a positive integer, got ${maxDepth}`);
+  if (!Number.isInteger(maxDepth) || maxDepth < 1)
+    throw new RangeError(`checkJson: maxDepth must be a positive integer, got ${maxDepth}`);
   const s = text;
   const stack: Frame[] = [];
   const fields: JsonFieldProblem[] = [];

@@ -26,7 +26,10 @@ export function clientAddress(c: Context<AppEnv>): string | undefined {
  * How a presented credential is checked: `known`, what this isolate can answer from memory (a verified
  * key, or a look-up of it already under way to share); else `lookUp`, which asks a store.
  */
-export type CredentialCheck<T> = { known?: () => T | Promise<T | undefined> | undefined; lookUp: () => Promise<T | undefined> };
+export type CredentialCheck<T> = {
+  known?: () => T | Promise<T | undefined> | undefined;
+  lookUp: () => Promise<T | undefined>;
+};
 
 /**
  * Checks a presented credential under the failure throttle (auth/throttle.ts): 429 before anything is
@@ -35,7 +38,12 @@ export type CredentialCheck<T> = { known?: () => T | Promise<T | undefined> | un
  * while a right key known here is not counted at all. A check that finds nothing is counted (and may turn
  * into a 429 when the location's count is over), then answered with `unauthenticated`.
  */
-export async function throttledCheck<T>(c: Context<AppEnv>, subjects: Subject[], check: CredentialCheck<T>, unauthenticated: string): Promise<T> {
+export async function throttledCheck<T>(
+  c: Context<AppEnv>,
+  subjects: Subject[],
+  check: CredentialCheck<T>,
+  unauthenticated: string,
+): Promise<T> {
   authThrottle.assertOpen(subjects);
   const known = check.known?.();
   let found: T | undefined;
@@ -87,11 +95,16 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const cookie = getCookie(c, SESSION_COOKIE);
   if (!cookie) throw ApiError.unauthenticated("Send an API key as `Authorization: Bearer <key>`.");
   const session = await findSession(c.var.db, cookie);
-  if (!session) throw ApiError.unauthenticated("The dashboard session has ended (signed out, expired, or its key revoked); sign in again.");
+  if (!session)
+    throw ApiError.unauthenticated(
+      "The dashboard session has ended (signed out, expired, or its key revoked); sign in again.",
+    );
   if (!SAFE_METHODS.has(c.req.method)) {
     const csrf = c.req.header("x-csrf-token");
     if (!sameOriginOrAbsent(c) || !csrf || !(await secretsEqual(csrf, session.csrfToken))) {
-      throw ApiError.unauthenticated("A signed-in request that changes something must come from this server's pages with the session's `X-CSRF-Token`.");
+      throw ApiError.unauthenticated(
+        "A signed-in request that changes something must come from this server's pages with the session's `X-CSRF-Token`.",
+      );
     }
   }
   c.set("tenantId", session.tenantId);

@@ -65,7 +65,11 @@ function capped(max: number, onOver: () => ApiError): TransformStream<Uint8Array
  * (and so whatever feeds it, a decompressor included) and throws `onOver()`. A zip bomb therefore
  * costs at most `max` bytes of memory.
  */
-async function readAtMost(stream: ReadableStream<Uint8Array>, max: number, onOver: () => ApiError): Promise<Uint8Array> {
+async function readAtMost(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  onOver: () => ApiError,
+): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -157,12 +161,20 @@ export function jsonBody(maxBytes: number): MiddlewareHandler[] {
     const coding = contentCoding(c.req.header("content-encoding"));
     const text = await readBody(c.req.raw, maxBytes, coding);
     if (/^[ \t\r\n]*$/.test(text)) {
-      throw new ApiError({ status: 400, type: "malformed-json", detail: "The request body is empty: send a JSON object." });
+      throw new ApiError({
+        status: 400,
+        type: "malformed-json",
+        detail: "The request body is empty: send a JSON object.",
+      });
     }
     const check = checkJson(text, { maxDepth: LIMITS.jsonDepth });
     if (!check.ok && "syntax" in check) {
       const { message, line, column } = check.syntax;
-      throw new ApiError({ status: 400, type: "malformed-json", detail: `The request body is not valid JSON: ${message} at line ${line}, column ${column}.` });
+      throw new ApiError({
+        status: 400,
+        type: "malformed-json",
+        detail: `The request body is not valid JSON: ${message} at line ${line}, column ${column}.`,
+      });
     }
     if (!check.ok) throw ApiError.validation(check.fields);
     // Hono types the cache by value, but keeps (and awaits) promises there: c.req.json() is

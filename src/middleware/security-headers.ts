@@ -21,7 +21,10 @@ export const DASHBOARD_CSP =
 export const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { "X-Content-Type-Options": "nosniff" };
 
 /** What an HTML page carries on top: the policy (with its frame-ancestors) and no referrer to other sites. */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = { "Content-Security-Policy": DASHBOARD_CSP, "Referrer-Policy": "no-referrer" };
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": DASHBOARD_CSP,
+  "Referrer-Policy": "no-referrer",
+};
 
 /**
  * The text of `public/_headers` (Cloudflare's format: a URL pattern, then indented `Name: value` lines).
@@ -29,8 +32,15 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = { "Content-Securit
  * stylesheet is inert, so every HTML file anyone adds under public/ is covered without a list to keep.
  */
 export function assetHeadersFile(): string {
-  const lines = Object.entries({ ...EVERY_RESPONSE_HEADERS, ...PAGE_HEADERS }).map(([name, value]) => `  ${name}: ${value}`);
-  return ["# Written by scripts/write-asset-headers.ts from src/middleware/security-headers.ts; do not edit.", "/*", ...lines, ""].join("\n");
+  const lines = Object.entries({ ...EVERY_RESPONSE_HEADERS, ...PAGE_HEADERS }).map(
+    ([name, value]) => `  ${name}: ${value}`,
+  );
+  return [
+    "# Written by scripts/write-asset-headers.ts from src/middleware/security-headers.ts; do not edit.",
+    "/*",
+    ...lines,
+    "",
+  ].join("\n");
 }
 
 function setAll(headers: Headers, values: Readonly<Record<string, string>>): void {
@@ -49,5 +59,6 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   setAll(c.res.headers, EVERY_RESPONSE_HEADERS);
   // An SVG opened on its own (a reasoning-quality radar) is a document that could run script: it gets
   // the pages' policy too.
-  if (/^(text\/html|image\/svg\+xml)/.test(c.res.headers.get("content-type") ?? "")) setAll(c.res.headers, PAGE_HEADERS);
+  if (/^(text\/html|image\/svg\+xml)/.test(c.res.headers.get("content-type") ?? ""))
+    setAll(c.res.headers, PAGE_HEADERS);
 };

@@ -31,7 +31,13 @@ export const webhookPolicy = (allowLoopback: boolean): DestinationPolicy => ({ a
 export const endpointPolicy = (allowLoopback: boolean): DestinationPolicy => ({ allowLoopback, http: "any" });
 
 /** Names that reach a cloud's instance-metadata service. */
-const METADATA_NAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);
+const METADATA_NAMES = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
 
 /** Special-use suffixes that name hosts of a local network, never public ones (RFC 6762, RFC 8375, ICANN's `.internal`). */
 const LOCAL_SUFFIXES = ["local", "localdomain", "internal", "home.arpa"];
@@ -42,7 +48,19 @@ const LOCAL_SUFFIXES = ["local", "localdomain", "internal", "home.arpa"];
  * harmless `sort_key` costs a rename, accepting a key leaks it.
  */
 const SECRET_WHOLE = new Set(["apikey", "auth", "authorization", "bearer", "jwt", "session", "sessionid"]);
-const SECRET_LAST_WORDS = new Set(["key", "token", "secret", "password", "passwd", "pwd", "passphrase", "signature", "sig", "credential", "credentials"]);
+const SECRET_LAST_WORDS = new Set([
+  "key",
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "signature",
+  "sig",
+  "credential",
+  "credentials",
+]);
 
 export function isSecretParameter(name: string): boolean {
   const words = name
@@ -103,7 +121,8 @@ export function destinationProblem(raw: string, policy: DestinationPolicy): stri
   } catch {
     return "must be an absolute URL";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return policy.http === "any" ? "must use http or https" : "must use https";
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return policy.http === "any" ? "must use http or https" : "must use https";
   if (url.username || url.password) return "must not contain credentials";
   const secrets = [...new Set([...url.searchParams.keys()].filter(isSecretParameter))];
   if (secrets.length) return `must not carry credentials in its query string (${secrets.join(", ")})`;

@@ -26,13 +26,17 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
   return async (input, init) => {
     // A model call (a URL and a string body) is read as it is: a Request made of it would be one more
     // copy of the body per call, which a busy lane pays on every call.
-    const first = input instanceof Request || !(init?.body == null || typeof init.body === "string") ? new Request(input, init) : plainRequest(input, init);
+    const first =
+      input instanceof Request || !(init?.body == null || typeof init.body === "string")
+        ? new Request(input, init)
+        : plainRequest(input, init);
     const mode = init?.redirect ?? first.redirect;
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const refuse = (url: string, redirected: boolean) => {
       const problem = destinationProblem(url, policy);
       // The host only: a refused URL may carry a credential in its query.
-      if (problem) throw new DestinationRefused(`${redirected ? "redirected to" : "request to"} ${new URL(url).host}: ${problem}`);
+      if (problem)
+        throw new DestinationRefused(`${redirected ? "redirected to" : "request to"} ${new URL(url).host}: ${problem}`);
     };
     refuse(first.url, false);
     // Every request sent, each redirect's too, is a subrequest of the running invocation.
@@ -40,7 +44,8 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
     if (mode !== "follow") return inner(first instanceof Request ? first : new Request(first.url, init));
     let method = first.method;
     let headers = new Headers(first.headers);
-    let body: ArrayBuffer | string | null = method === "GET" || method === "HEAD" ? null : first instanceof Request ? await first.arrayBuffer() : first.body;
+    let body: ArrayBuffer | string | null =
+      method === "GET" || method === "HEAD" ? null : first instanceof Request ? await first.arrayBuffer() : first.body;
     let url = first.url;
     for (let hops = 0; ; hops++) {
       const response = await inner(url, { method, headers, body, signal, redirect: "manual" });
@@ -51,11 +56,14 @@ export function guardedFetch(policy: DestinationPolicy, inner: typeof fetch = gl
       const next = new URL(location, url).href;
       refuse(next, true);
       charge("subrequest");
-      if (response.status === 303 ? method !== "GET" && method !== "HEAD" : response.status <= 302 && method === "POST") {
+      if (
+        response.status === 303 ? method !== "GET" && method !== "HEAD" : response.status <= 302 && method === "POST"
+      ) {
         method = "GET";
         body = null;
         headers = new Headers(headers);
-        for (const name of ["content-type", "content-length", "content-encoding", "content-language"]) headers.delete(name);
+        for (const name of ["content-type", "content-length", "content-encoding", "content-language"])
+          headers.delete(name);
       }
       if (new URL(next).origin !== new URL(url).origin) {
         headers = new Headers(headers);
@@ -73,6 +81,13 @@ function plainRequest(input: string | URL, init: RequestInit | undefined) {
   // As the fetch standard normalizes a method: only these six, whatever their case.
   const given = init?.method ?? "GET";
   const method = NORMALIZED_METHODS.has(given.toUpperCase()) ? given.toUpperCase() : given;
-  if ((method === "GET" || method === "HEAD") && init?.body != null) throw new TypeError(`a ${method} request cannot have a body`);
-  return { url: new URL(input).href, method, headers: init?.headers, body: (init?.body ?? null) as string | null, redirect: init?.redirect ?? "follow" };
+  if ((method === "GET" || method === "HEAD") && init?.body != null)
+    throw new TypeError(`a ${method} request cannot have a body`);
+  return {
+    url: new URL(input).href,
+    method,
+    headers: init?.headers,
+    body: (init?.body ?? null) as string | null,
+    redirect: init?.redirect ?? "follow",
+  };
 }

@@ -10,7 +10,18 @@ import { charge } from "./invocation.ts";
 type Method = (...args: unknown[]) => unknown;
 
 /** Methods of R2, KV and Queue bindings that reach the service. */
-const SERVICE_CALLS = new Set(["get", "put", "head", "list", "delete", "createMultipartUpload", "resumeMultipartUpload", "getWithMetadata", "send", "sendBatch"]);
+const SERVICE_CALLS = new Set([
+  "get",
+  "put",
+  "head",
+  "list",
+  "delete",
+  "createMultipartUpload",
+  "resumeMultipartUpload",
+  "getWithMetadata",
+  "send",
+  "sendBatch",
+]);
 
 function charging(target: object, method: Method): Method {
   return (...args) => {
@@ -49,7 +60,9 @@ function countedService<T extends object>(binding: T): T {
     get(target, prop) {
       const value = Reflect.get(target, prop) as unknown;
       if (typeof value !== "function") return value;
-      return typeof prop === "string" && SERVICE_CALLS.has(prop) ? charging(target, value as Method) : (value as Method).bind(target);
+      return typeof prop === "string" && SERVICE_CALLS.has(prop)
+        ? charging(target, value as Method)
+        : (value as Method).bind(target);
     },
   });
 }

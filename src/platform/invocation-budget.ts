@@ -35,7 +35,10 @@ let limits: InvocationLimits = PRODUCTION_INVOCATION_LIMITS;
 export function setInvocationLimitsForTest(change: Partial<InvocationLimits>): () => void {
   const before = limits;
   const next = { ...limits, ...change };
-  if (next.wallMs > PRODUCTION_INVOCATION_LIMITS.wallMs || next.subrequests > PRODUCTION_INVOCATION_LIMITS.subrequests) {
+  if (
+    next.wallMs > PRODUCTION_INVOCATION_LIMITS.wallMs ||
+    next.subrequests > PRODUCTION_INVOCATION_LIMITS.subrequests
+  ) {
     throw new RangeError("setInvocationLimitsForTest: a test may lower the lane's budgets, never raise them");
   }
   limits = next;
@@ -67,12 +70,13 @@ export class InvocationBudget {
   take(cost: StepCost): boolean {
     const used = this.used();
     this.maxSubrequests = Math.max(this.maxSubrequests, used);
-    const fits = this.limits.now() - this.startedAt + cost.ms <= this.limits.wallMs && used + cost.subrequests <= this.limits.subrequests;
+    const fits =
+      this.limits.now() - this.startedAt + cost.ms <= this.limits.wallMs &&
+      used + cost.subrequests <= this.limits.subrequests;
     if (!fits && this.begun) return false;
     this.begun = true;
     return true;
   }
-
 }
 
 /**
@@ -102,4 +106,6 @@ export function fitsOneInvocation(cost: StepCost): boolean {
  * The largest `timeout_s` (whole seconds) whose call fits in a fresh invocation: 240 s with production's
  * 14 minutes (3 × 240 s + 2 × 60 s = 840 s). The request schemas' maximum for every model call a unit makes.
  */
-export const MAX_CALL_TIMEOUT_S = Math.floor((PRODUCTION_INVOCATION_LIMITS.wallMs - callCost(0).ms) / (DEFAULT_MAX_RETRIES + 1) / 1000);
+export const MAX_CALL_TIMEOUT_S = Math.floor(
+  (PRODUCTION_INVOCATION_LIMITS.wallMs - callCost(0).ms) / (DEFAULT_MAX_RETRIES + 1) / 1000,
+);

@@ -21,7 +21,9 @@ export function platformLimitOf(err: unknown): PlatformLimitError | undefined {
 export class PlatformLimitError extends Error {
   readonly limit: PlatformLimit;
   constructor(limit: PlatformLimit, message: string) {
-    super(`${message} (Cloudflare's limit: ${PLATFORM_LIMITS[limit].value.toLocaleString("en-US")}; ${PLATFORM_LIMITS[limit].source})`);
+    super(
+      `${message} (Cloudflare's limit: ${PLATFORM_LIMITS[limit].value.toLocaleString("en-US")}; ${PLATFORM_LIMITS[limit].source})`,
+    );
     this.name = "PlatformLimitError";
     this.limit = limit;
   }
@@ -68,14 +70,20 @@ export function charge(what: "d1" | "subrequest", n = 1): void {
     if (usage.d1Queries > high.d1Queries.count) high.d1Queries = { count: usage.d1Queries, kind: usage.kind };
     const limit = PLATFORM_LIMITS.d1QueriesPerInvocation.value;
     if (usage.d1Queries > limit) {
-      throw new PlatformLimitError("d1QueriesPerInvocation", `${usage.kind} made its D1 query number ${usage.d1Queries}`);
+      throw new PlatformLimitError(
+        "d1QueriesPerInvocation",
+        `${usage.kind} made its D1 query number ${usage.d1Queries}`,
+      );
     }
   }
   usage.subrequests += n;
   if (usage.subrequests > high.subrequests.count) high.subrequests = { count: usage.subrequests, kind: usage.kind };
   const limit = PLATFORM_LIMITS.subrequestsPerInvocation.value;
   if (usage.subrequests > limit) {
-    throw new PlatformLimitError("subrequestsPerInvocation", `${usage.kind} made its subrequest number ${usage.subrequests}`);
+    throw new PlatformLimitError(
+      "subrequestsPerInvocation",
+      `${usage.kind} made its subrequest number ${usage.subrequests}`,
+    );
   }
 }
 

@@ -57,7 +57,11 @@ function shapeOf(query: string): Shape {
     // leaves out): each placeholder is the value of the column at its place in the tuple.
     const names = insert[2].split(",").map(unquote);
     const tuple = items(query.slice(insert[0].length));
-    shape = { verb: "insert", table: insert[1], columns: tuple.flatMap((item, k) => Array<string>(placeholders(item)).fill(names[k] ?? `column ${k + 1}`)) };
+    shape = {
+      verb: "insert",
+      table: insert[1],
+      columns: tuple.flatMap((item, k) => Array<string>(placeholders(item)).fill(names[k] ?? `column ${k + 1}`)),
+    };
   } else if (update) {
     // Only the SET list's placeholders are values written; the WHERE clause's come after them.
     const set = query.slice(update[0].length).split(/\swhere\s/i)[0];
@@ -107,13 +111,19 @@ export function checkStatement(store: RowStore, owner: string, query: string, pa
   if (query.length * 3 > maxSql) {
     const bytes = utf8Bytes(query);
     if (bytes > maxSql) {
-      throw new PlatformLimitError("sqlStatementBytes", `a SQL statement of ${owner} is ${bytes.toLocaleString("en-US")} bytes long ("${query.slice(0, 60)}…")`);
+      throw new PlatformLimitError(
+        "sqlStatementBytes",
+        `a SQL statement of ${owner} is ${bytes.toLocaleString("en-US")} bytes long ("${query.slice(0, 60)}…")`,
+      );
     }
   }
   const shape = shapeOf(query);
   const where = shape.verb === "other" ? `"${query.trim().slice(0, 40)}…"` : `${shape.verb} ${shape.table}`;
   if (params.length > limitOf("sqlBoundParameters")) {
-    throw new PlatformLimitError("sqlBoundParameters", `a SQL statement of ${owner} (${where}) binds ${params.length} parameters`);
+    throw new PlatformLimitError(
+      "sqlBoundParameters",
+      `a SQL statement of ${owner} (${where}) binds ${params.length} parameters`,
+    );
   }
   // Bounds first (a UTF-16 unit is 1 to 3 UTF-8 bytes): nearly every statement is far under the
   // limit, and then no text is scanned.
@@ -123,7 +133,9 @@ export function checkStatement(store: RowStore, owner: string, query: string, pa
   if (near) ({ values, rows } = sizes(shape, params, true));
   const width = shape.columns.length;
   const column = (i: number) =>
-    shape.verb === "other" || width === 0 || (shape.verb === "update" && i >= width) ? `parameter ${i + 1} of ${where}` : `${shape.table}.${shape.columns[i % width]}`;
+    shape.verb === "other" || width === 0 || (shape.verb === "update" && i >= width)
+      ? `parameter ${i + 1} of ${where}`
+      : `${shape.table}.${shape.columns[i % width]}`;
   values.forEach((bytes, i) => {
     if (near) guardStoredSize(store, `${column(i)} (${owner})`, bytes);
   });

@@ -22,7 +22,10 @@ export function guardStoredSize(where: "durableObjectValueBytes" | "d1RowBytes",
   const limit = PLATFORM_LIMITS[where].value;
   if (bytes > limit) {
     const store = where === "d1RowBytes" ? "a D1 row" : "a Durable Object storage value";
-    throw new PlatformLimitError(where, `${what} is ${bytes.toLocaleString("en-US")} bytes, over what ${store} may hold`);
+    throw new PlatformLimitError(
+      where,
+      `${what} is ${bytes.toLocaleString("en-US")} bytes, over what ${store} may hold`,
+    );
   }
 }
 
@@ -34,7 +37,12 @@ export function guardStoredText(where: "durableObjectValueBytes" | "d1RowBytes",
   guardStoredSize(where, what, text.length * 3 > PLATFORM_LIMITS[where].value ? utf8Bytes(text) : text.length);
 }
 
-const SIZE_LIMITS = new Set<PlatformLimit>(["durableObjectValueBytes", "d1RowBytes", "sqlBoundParameters", "sqlStatementBytes"]);
+const SIZE_LIMITS = new Set<PlatformLimit>([
+  "durableObjectValueBytes",
+  "d1RowBytes",
+  "sqlBoundParameters",
+  "sqlStatementBytes",
+]);
 
 /**
  * The PlatformLimitError behind `err` when it is a size (a value, a row, a statement): unlike a

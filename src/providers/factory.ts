@@ -22,7 +22,12 @@ export type ModelSettings = {
  * replays of one query), which only the simulator needs. `allowLoopback` is the Worker's destination
  * setting (`loopbackAllowed(env)`); see `OpenAIClientOptions.allowLoopback` for the default.
  */
-export function modelClient(config: unknown, apiKey: string | undefined, salt: number, allowLoopback: boolean): ChatClient {
+export function modelClient(
+  config: unknown,
+  apiKey: string | undefined,
+  salt: number,
+  allowLoopback: boolean,
+): ChatClient {
   const m = config as ModelSettings;
   if (isSimModel(m.model)) {
     return createSimClient({

@@ -32,7 +32,9 @@ export interface CallGate {
  */
 export function isOverload(error: ProviderError): boolean {
   if (error.kind === "rate_limit" || error.status === 503 || error.status === 529) return true;
-  return error.retryable && error.kind !== "timeout" && error.kind !== "connection" && /overloaded/i.test(error.message);
+  return (
+    error.retryable && error.kind !== "timeout" && error.kind !== "connection" && /overloaded/i.test(error.message)
+  );
 }
 
 /** The outcome a failed attempt reports to its gate. */
@@ -40,7 +42,9 @@ export function failureOutcome(error: unknown, aborted: boolean): AttemptOutcome
   if (aborted) return { kind: "canceled" };
   if (error instanceof ProviderError && isOverload(error)) {
     const retryAfterMs = error.retryAfterMs;
-    return retryAfterMs !== undefined && Number.isFinite(retryAfterMs) ? { kind: "overload", retryAfterMs } : { kind: "overload" };
+    return retryAfterMs !== undefined && Number.isFinite(retryAfterMs)
+      ? { kind: "overload", retryAfterMs }
+      : { kind: "overload" };
   }
   return { kind: "error" };
 }

@@ -30,7 +30,14 @@ export { failureOutcome, isOverload } from "./gate.ts";
 export type { AttemptOutcome, CallGate, CallPermit } from "./gate.ts";
 
 /** The one retry policy. */
-export { abortableSleep, retrying, retryDelayMs, withRetry, MAX_ABSORBED_RETRIES, MAX_RETRY_AFTER_MS } from "./retry.ts";
+export {
+  abortableSleep,
+  retrying,
+  retryDelayMs,
+  withRetry,
+  MAX_ABSORBED_RETRIES,
+  MAX_RETRY_AFTER_MS,
+} from "./retry.ts";
 export type { RetryInfo, RetryPolicy } from "./retry.ts";
 
 /** The `sim:*` simulator and its extension point. */

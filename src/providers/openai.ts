@@ -21,7 +21,16 @@ import { callDeadlineMs, checkRetryPolicy, DEFAULT_MAX_RETRIES, retrying } from 
 import type { RetryInfo, RetryPolicy } from "./retry.ts";
 import type { CallGate } from "./gate.ts";
 import { ProviderError } from "./types.ts";
-import type { ChatClient, ChatRequest, ChatResponse, EmbeddingClient, EmbeddingResponse, ProviderErrorKind, ToolCall, Usage } from "./types.ts";
+import type {
+  ChatClient,
+  ChatRequest,
+  ChatResponse,
+  EmbeddingClient,
+  EmbeddingResponse,
+  ProviderErrorKind,
+  ToolCall,
+  Usage,
+} from "./types.ts";
 
 export type OpenAIClientOptions = {
   /** e.g. `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:8000/v1`. */
@@ -86,7 +95,13 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatClient {
             // The package's generic POST with a body we serialized (see requestJson): the request
             // `chat.completions.create` makes, minus re-serializing the tool registry every turn.
             const response = await sdk
-              .post("/chat/completions", { body: requestJson(request), headers: JSON_CONTENT, signal, timeout: timeoutMs, maxRetries: 0 })
+              .post("/chat/completions", {
+                body: requestJson(request),
+                headers: JSON_CONTENT,
+                signal,
+                timeout: timeoutMs,
+                maxRetries: 0,
+              })
               .asResponse();
             return parseCompletion(await response.text(), response.status, response.headers, secrets);
           }),
@@ -110,8 +125,15 @@ export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): Embed
       retrying(
         () =>
           attempt(opts.signal, timeoutMs, secrets, host, async (signal) => {
-            const body = { model: request.model, input: request.input, encoding_format: "float" as const, ...(request.dimensions ? { dimensions: request.dimensions } : {}) };
-            const response = await sdk.embeddings.create(body, { signal, timeout: timeoutMs, maxRetries: 0 }).asResponse();
+            const body = {
+              model: request.model,
+              input: request.input,
+              encoding_format: "float" as const,
+              ...(request.dimensions ? { dimensions: request.dimensions } : {}),
+            };
+            const response = await sdk.embeddings
+              .create(body, { signal, timeout: timeoutMs, maxRetries: 0 })
+              .asResponse();
             return parseEmbeddings(await response.text(), response.status, request.input.length, secrets);
           }),
         policy,
@@ -121,9 +143,26 @@ export function createOpenAIEmbeddingClient(options: OpenAIClientOptions): Embed
 }
 
 function setup(options: OpenAIClientOptions) {
-  const { baseURL, apiKey, timeoutMs = 60_000, maxRetries = DEFAULT_MAX_RETRIES, fetch = globalThis.fetch, sleep, random, onRetry, gate } = options;
+  const {
+    baseURL,
+    apiKey,
+    timeoutMs = 60_000,
+    maxRetries = DEFAULT_MAX_RETRIES,
+    fetch = globalThis.fetch,
+    sleep,
+    random,
+    onRetry,
+    gate,
+  } = options;
   if (!(timeoutMs > 0)) throw new RangeError(`createOpenAIClient: timeoutMs must be positive, got ${timeoutMs}`);
-  const policy: RetryPolicy = { maxRetries, sleep, random, onRetry, gate, deadline: { ms: callDeadlineMs(timeoutMs, maxRetries), attemptMs: timeoutMs } };
+  const policy: RetryPolicy = {
+    maxRetries,
+    sleep,
+    random,
+    onRetry,
+    gate,
+    deadline: { ms: callDeadlineMs(timeoutMs, maxRetries), attemptMs: timeoutMs },
+  };
   checkRetryPolicy(policy);
   // The destination policy (net/destination.ts), before any request: a refused endpoint gets none,
   // and its calls fail at once, unretried, saying why. Every request and redirect is checked again
@@ -131,7 +170,11 @@ function setup(options: OpenAIClientOptions) {
   const destinations = endpointPolicy(options.allowLoopback);
   const problem = destinationProblem(baseURL, destinations);
   const refused = problem
-    ? new ProviderError({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: not sent to ${URL.canParse(baseURL) ? new URL(baseURL).host : "the endpoint"}: ${problem}` })
+    ? new ProviderError({
+        name: "APIConnectionError",
+        kind: "bad_request",
+        message: `Connection error: not sent to ${URL.canParse(baseURL) ? new URL(baseURL).host : "the endpoint"}: ${problem}`,
+      })
     : null;
   const sdk = new OpenAI({
     baseURL,
@@ -188,7 +231,13 @@ function targetOf(baseURL: string): Target {
 }
 
 /** One HTTP attempt under our own deadline, its failures classified as `ProviderError`s. */
-async function attempt<T>(signal: AbortSignal | undefined, timeoutMs: number, secrets: string[], target: Target, exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function attempt<T>(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  secrets: string[],
+  target: Target,
+  exchange: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   if (signal?.aborted) throw signal.reason;
   // Our own deadline, because the package's timeout may stop at the response headers; aborting this
   // controller also cancels reading the body.
@@ -246,22 +295,41 @@ export function requestJson(request: ChatRequest): string {
 }
 
 const timeoutError = (target: Target, timeoutMs: number) =>
-  new ProviderError({ name: "APITimeoutError", kind: "timeout", message: `Request timed out: no answer from ${target.host} within ${timeoutMs} ms.` });
+  new ProviderError({
+    name: "APITimeoutError",
+    kind: "timeout",
+    message: `Request timed out: no answer from ${target.host} within ${timeoutMs} ms.`,
+  });
 
 function toProviderError(error: unknown, secrets: string[], target: Target, timeoutMs: number): ProviderError {
   if (error instanceof ProviderError) return error;
   // A redirect the destination policy refused was never requested: not a network failure, and the
   // same redirect would be refused on every try, so it is a bad request (not retried) saying why.
   const refused = causeOf(error, DestinationRefused);
-  if (refused) return new ProviderError({ name: "APIConnectionError", kind: "bad_request", message: `Connection error: destination refused, not sent: ${refused.message}` });
+  if (refused)
+    return new ProviderError({
+      name: "APIConnectionError",
+      kind: "bad_request",
+      message: `Connection error: destination refused, not sent: ${refused.message}`,
+    });
   const status = causeOf(error, HttpStatus);
-  if (status) return statusError(status.status, pythonStatusMessage(status.status, status.body), status.headers, secrets);
+  if (status)
+    return statusError(status.status, pythonStatusMessage(status.status, status.body), status.headers, secrets);
   if (error instanceof APIConnectionTimeoutError) return timeoutError(target, timeoutMs);
-  if (error instanceof APIError && typeof error.status === "number" && !(error instanceof APIConnectionError) && !(error instanceof APIUserAbortError)) {
+  if (
+    error instanceof APIError &&
+    typeof error.status === "number" &&
+    !(error instanceof APIConnectionError) &&
+    !(error instanceof APIUserAbortError)
+  ) {
     return statusError(error.status, error.message, error.headers, secrets);
   }
   // A connection failure: wrapped by the package, or a fetch or runtime failure it did not wrap.
-  return new ProviderError({ name: "APIConnectionError", kind: "connection", message: scrubSecrets(connectionMessage(target, error), secrets) });
+  return new ProviderError({
+    name: "APIConnectionError",
+    kind: "connection",
+    message: scrubSecrets(connectionMessage(target, error), secrets),
+  });
 }
 
 /** An error and its causes, outermost first (a few levels: runtimes nest them). */
@@ -299,14 +367,20 @@ function connectionMessage(target: Target, error: unknown): string {
   const chain = causeChain(error);
   const details = [...new Set(chain.map((e) => e.message.replace(/\.$/, "")).filter(Boolean))];
   const all = details.join(" ");
-  const codes = chain.map((e) => (e as { code?: unknown }).code).filter((c) => typeof c === "string").join(" ");
+  const codes = chain
+    .map((e) => (e as { code?: unknown }).code)
+    .filter((c) => typeof c === "string")
+    .join(" ");
   let cause = "network error";
   if (/ECONNREFUSED|connection refused/i.test(codes + all)) cause = "connection refused";
   else if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS/i.test(codes + all)) cause = "DNS lookup failed";
-  else if (/CERT|SSL|TLS|certificate|wrong version number|self[- ]signed/i.test(codes + all)) cause = "TLS handshake failed";
+  else if (/CERT|SSL|TLS|certificate|wrong version number|self[- ]signed/i.test(codes + all))
+    cause = "TLS handshake failed";
   else if (/ETIMEDOUT|timed? ?out/i.test(codes + all)) cause = "connection timed out";
-  else if (/ECONNRESET|socket hang up|Network connection lost|other side closed/i.test(codes + all)) cause = "connection refused or closed by the host";
-  else if (/internal error; reference/i.test(all)) cause = target.https ? "DNS lookup or TLS handshake failed" : "DNS lookup failed or host unreachable";
+  else if (/ECONNRESET|socket hang up|Network connection lost|other side closed/i.test(codes + all))
+    cause = "connection refused or closed by the host";
+  else if (/internal error; reference/i.test(all))
+    cause = target.https ? "DNS lookup or TLS handshake failed" : "DNS lookup failed or host unreachable";
   const detail = details.filter((m) => m !== "Connection error" && m !== "fetch failed");
   return `Connection error: could not reach ${target.host} (${cause}${detail.length ? `; ${detail.join(": ")}` : ""})`;
 }
@@ -323,7 +397,9 @@ const STATUS_CLASSES: Record<number, [string, ProviderErrorKind]> = {
 };
 
 function statusError(status: number, message: string, headers: Headers | undefined, secrets: string[]): ProviderError {
-  const [name, kind] = STATUS_CLASSES[status] ?? (status >= 500 ? ["InternalServerError", "transient"] : ["APIStatusError", "bad_request"]);
+  const [name, kind] =
+    STATUS_CLASSES[status] ??
+    (status >= 500 ? ["InternalServerError", "transient"] : ["APIStatusError", "bad_request"]);
   return new ProviderError({
     name,
     kind,
@@ -368,7 +444,8 @@ function parseCompletion(text: string, status: number, headers: Headers, secrets
     if (isObject(json.error)) {
       const code = json.error.code;
       // OpenRouter answers 2xx with the error in the body; it reads as that status would.
-      if (typeof code === "number" && code >= 400) return throwError(statusError(code, pythonStatusMessage(code, text), headers, secrets));
+      if (typeof code === "number" && code >= 400)
+        return throwError(statusError(code, pythonStatusMessage(code, text), headers, secrets));
     }
     throw invalidResponse(status, "the body is not a chat completion (no choices array)", text, secrets);
   }
@@ -406,24 +483,35 @@ function parseEmbeddings(text: string, status: number, expected: number, secrets
   } catch {
     throw invalidResponse(status, "the body is not JSON", text, secrets);
   }
-  if (!isObject(json) || !Array.isArray(json.data)) throw invalidResponse(status, "the body is not an embeddings list (no data array)", text, secrets);
-  if (json.data.length !== expected) throw invalidResponse(status, `it holds ${json.data.length} embeddings for ${expected} inputs`, text, secrets);
+  if (!isObject(json) || !Array.isArray(json.data))
+    throw invalidResponse(status, "the body is not an embeddings list (no data array)", text, secrets);
+  if (json.data.length !== expected)
+    throw invalidResponse(status, `it holds ${json.data.length} embeddings for ${expected} inputs`, text, secrets);
   const data: number[][] = new Array(expected);
   json.data.forEach((row, i) => {
     const index = isObject(row) && typeof row.index === "number" ? row.index : i;
     const vector = isObject(row) ? row.embedding : undefined;
-    if (!Array.isArray(vector) || vector.length === 0 || !vector.every((x) => typeof x === "number" && Number.isFinite(x))) {
+    if (
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      !vector.every((x) => typeof x === "number" && Number.isFinite(x))
+    ) {
       throw invalidResponse(status, `data[${i}].embedding is not a list of numbers`, text, secrets);
     }
-    if (!Number.isInteger(index) || index < 0 || index >= expected || data[index]) throw invalidResponse(status, `data[${i}].index is not a distinct input position`, text, secrets);
+    if (!Number.isInteger(index) || index < 0 || index >= expected || data[index])
+      throw invalidResponse(status, `data[${i}].index is not a distinct input position`, text, secrets);
     data[index] = vector as number[];
   });
-  if (data.some((v) => v.length !== data[0].length)) throw invalidResponse(status, "its embeddings differ in length", text, secrets);
+  if (data.some((v) => v.length !== data[0].length))
+    throw invalidResponse(status, "its embeddings differ in length", text, secrets);
   const response: EmbeddingResponse = { data };
   if (typeof json.model === "string") response.model = json.model;
   if (isObject(json.usage)) {
     const prompt = typeof json.usage.prompt_tokens === "number" ? json.usage.prompt_tokens : 0;
-    response.usage = { prompt_tokens: prompt, total_tokens: typeof json.usage.total_tokens === "number" ? json.usage.total_tokens : prompt };
+    response.usage = {
+      prompt_tokens: prompt,
+      total_tokens: typeof json.usage.total_tokens === "number" ? json.usage.total_tokens : prompt,
+    };
   }
   return response;
 }

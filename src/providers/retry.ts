@@ -105,14 +105,24 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * The answer carries `attempts` (1 = first try succeeded); the error finally thrown carries
  * `attempts` too, so the platform can count retries either way.
  */
-export async function retrying<T extends { attempts?: number }>(once: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+export async function retrying<T extends { attempts?: number }>(
+  once: () => Promise<T>,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<T> {
   const { maxRetries, sleep = abortableSleep, random = Math.random, onRetry, gate, now = Date.now, deadline } = policy;
   const callStarted = now();
   let counted = 0;
   let absorbed = 0;
   let last: ProviderError | undefined;
   for (let attempt = 1; ; attempt++) {
-    const permit = gate ? await admitted(gate, signal, deadline && { left: () => deadline.ms - deadline.attemptMs - (now() - callStarted), attempt, last }) : null;
+    const permit = gate
+      ? await admitted(
+          gate,
+          signal,
+          deadline && { left: () => deadline.ms - deadline.attemptMs - (now() - callStarted), attempt, last },
+        )
+      : null;
     const started = now();
     try {
       const response = await once();
@@ -121,7 +131,9 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
       response.attempts = attempt;
       return response;
     } catch (error) {
-      const verdict = permit ? await permit.release(failureOutcome(error, signal?.aborted ?? false)).catch(() => ({ absorbed: false })) : null;
+      const verdict = permit
+        ? await permit.release(failureOutcome(error, signal?.aborted ?? false)).catch(() => ({ absorbed: false }))
+        : null;
       if (!(error instanceof ProviderError)) throw error;
       // Only a 429 is free: it says "too many at once", which the limiter is still finding out. A 503 or
       // an "overloaded" narrows the window too, but may be an endpoint that is down: it counts as ever.
@@ -134,7 +146,10 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
       else counted++;
       // An absorbed 429 without a Retry-After goes straight back to the limiter, whose cut window is
       // the wait: it is granted again once the endpoint has room, not after a fixed backoff.
-      const delayMs = free && !(error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs)) ? 0 : retryDelayMs(error, free ? 0 : counted - 1, random);
+      const delayMs =
+        free && !(error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs))
+          ? 0
+          : retryDelayMs(error, free ? 0 : counted - 1, random);
       if (deadline && now() - callStarted + delayMs + deadline.attemptMs > deadline.ms) {
         error.attempts = attempt;
         throw error;
@@ -151,10 +166,20 @@ export async function retrying<T extends { attempts?: number }>(once: () => Prom
  * attempt: past that, the call fails with its last error (a timeout when it had none), and a permit
  * granted too late is given back unused.
  */
-async function admitted(gate: CallGate, signal: AbortSignal | undefined, within: { left: () => number; attempt: number; last?: ProviderError } | undefined): Promise<CallPermit> {
+async function admitted(
+  gate: CallGate,
+  signal: AbortSignal | undefined,
+  within: { left: () => number; attempt: number; last?: ProviderError } | undefined,
+): Promise<CallPermit> {
   if (!within) return gate.acquire(signal);
   const late = () => {
-    const error = within.last ?? new ProviderError({ name: "APIConnectionTimeoutError", kind: "timeout", message: "No permit for the endpoint within the call's deadline" });
+    const error =
+      within.last ??
+      new ProviderError({
+        name: "APIConnectionTimeoutError",
+        kind: "timeout",
+        message: "No permit for the endpoint within the call's deadline",
+      });
     error.attempts = within.attempt - 1;
     return error;
   };
@@ -197,5 +222,8 @@ export function checkRetryPolicy(policy: RetryPolicy): void {
 /** A chat client whose calls go through `retrying`. */
 export function withRetry(client: ChatClient, policy: RetryPolicy): ChatClient {
   checkRetryPolicy(policy);
-  return { chat: (request: ChatRequest, options: ChatOptions = {}) => retrying(() => client.chat(request, options), policy, options.signal) };
+  return {
+    chat: (request: ChatRequest, options: ChatOptions = {}) =>
+      retrying(() => client.chat(request, options), policy, options.signal),
+  };
 }

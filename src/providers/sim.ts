@@ -66,14 +66,17 @@ export const defaultResponders: readonly SimResponder[] = [toolAgent, rplRespond
 
 export function createSimClient(options: SimClientOptions): ChatClient {
   const [base, query = ""] = options.model.split("?", 2);
-  if (!isSimModel(base)) throw new RangeError(`createSimClient: model must be "sim:<name>", got ${JSON.stringify(options.model)}`);
+  if (!isSimModel(base))
+    throw new RangeError(`createSimClient: model must be "sim:<name>", got ${JSON.stringify(options.model)}`);
   const knobs = new URLSearchParams(query);
   const divergence = knob(knobs, "divergence") ?? options.divergence ?? SIM_DIVERGENCE;
   const latency = knob(knobs, "latency_ms") ?? options.latencyMs ?? 0;
   const replay = options.replay ?? 0;
-  if (!(divergence >= 0 && divergence <= 1)) throw new RangeError(`createSimClient: divergence must be in [0, 1], got ${divergence}`);
+  if (!(divergence >= 0 && divergence <= 1))
+    throw new RangeError(`createSimClient: divergence must be in [0, 1], got ${divergence}`);
   if (!(latency >= 0)) throw new RangeError(`createSimClient: latency_ms must be ≥ 0, got ${latency}`);
-  if (!Number.isInteger(replay) || replay < 0) throw new RangeError(`createSimClient: replay must be a non-negative integer, got ${replay}`);
+  if (!Number.isInteger(replay) || replay < 0)
+    throw new RangeError(`createSimClient: replay must be a non-negative integer, got ${replay}`);
   const seed = String(options.seed ?? 0);
   const responders = options.responders ?? defaultResponders;
   const fingerprint = `sim-${hexOf("fingerprint", SIM_VERSION, base)}`;
@@ -100,7 +103,11 @@ export function createSimClient(options: SimClientOptions): ChatClient {
         provider: "assay-sim",
         choices: [
           {
-            message: { role: "assistant", content: reply.content, ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}) },
+            message: {
+              role: "assistant",
+              content: reply.content,
+              ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
+            },
             finish_reason: reply.finish_reason,
           },
         ],

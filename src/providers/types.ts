@@ -5,7 +5,16 @@
  */
 import type { ChatOptions } from "../engines/model.ts";
 
-export type { ChatClient, ChatMessage, ChatOptions, ChatRequest, ChatResponse, ToolCall, ToolDefinition, Usage } from "../engines/model.ts";
+export type {
+  ChatClient,
+  ChatMessage,
+  ChatOptions,
+  ChatRequest,
+  ChatResponse,
+  ToolCall,
+  ToolDefinition,
+  Usage,
+} from "../engines/model.ts";
 
 /** An embeddings request (`/v1/embeddings`): several texts in one call. */
 export type EmbeddingRequest = { model: string; input: string[]; dimensions?: number };
@@ -43,7 +52,14 @@ export class ProviderError extends Error {
   /** How many attempts were made before giving up; set by the retry policy on the error it finally throws. */
   attempts?: number;
 
-  constructor(init: { name: string; kind: ProviderErrorKind; message: string; status?: number; retryAfterMs?: number; cause?: unknown }) {
+  constructor(init: {
+    name: string;
+    kind: ProviderErrorKind;
+    message: string;
+    status?: number;
+    retryAfterMs?: number;
+    cause?: unknown;
+  }) {
     super(init.message, { cause: init.cause });
     this.name = init.name;
     this.kind = init.kind;

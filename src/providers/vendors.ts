@@ -30,6 +30,7 @@ export function resolveBaseUrl(critic: CriticEndpointFields): string {
   if (critic.base_url) return critic.base_url;
   const vendor = critic.vendor ?? DEFAULT_VENDOR;
   const preset = Object.hasOwn(VENDORS, vendor) ? VENDORS[vendor] : undefined;
-  if (!preset) throw new RangeError(`resolveBaseUrl: unknown vendor '${vendor}'. Pass base_url explicitly for custom vendors.`);
+  if (!preset)
+    throw new RangeError(`resolveBaseUrl: unknown vendor '${vendor}'. Pass base_url explicitly for custom vendors.`);
   return preset.baseUrl;
 }

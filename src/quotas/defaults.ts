@@ -4,7 +4,13 @@
  * docs/limits.md list them. The defaults are generous: they stop one tenant (or a leaked key) from
  * spending the service's money and time, not ordinary use.
  */
-export const QUOTA_NAMES = ["runs_per_minute", "concurrent_runs", "units_per_day", "stored_bytes", "heavy_reads_per_minute"] as const;
+export const QUOTA_NAMES = [
+  "runs_per_minute",
+  "concurrent_runs",
+  "units_per_day",
+  "stored_bytes",
+  "heavy_reads_per_minute",
+] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 export type Quotas = Record<QuotaName, number>;
 

@@ -132,7 +132,12 @@ export class TenantQuota extends DurableObject<Env> {
       return {
         quotas: effectiveQuotas(s.overrides),
         overrides: { ...s.overrides },
-        used: { runs_per_minute: s.created.length, concurrent_runs: s.active.length, units_per_day: s.dayUnits, heavy_reads_per_minute: s.heavy.length },
+        used: {
+          runs_per_minute: s.created.length,
+          concurrent_runs: s.active.length,
+          units_per_day: s.dayUnits,
+          heavy_reads_per_minute: s.heavy.length,
+        },
       };
     });
   }
@@ -145,7 +150,10 @@ export class TenantQuota extends DurableObject<Env> {
         if (value === undefined) continue;
         if (value === null) delete s.overrides[name];
         else if (Number.isSafeInteger(value) && value >= 0 && value <= QUOTA_MAX[name]) s.overrides[name] = value;
-        else throw new RangeError(`TenantQuota.setOverrides: ${name} must be an integer in 0..${QUOTA_MAX[name]}, got ${value}`);
+        else
+          throw new RangeError(
+            `TenantQuota.setOverrides: ${name} must be an integer in 0..${QUOTA_MAX[name]}, got ${value}`,
+          );
       }
       this.save(s);
       return { ...s.overrides };
@@ -181,7 +189,10 @@ export class TenantQuota extends DurableObject<Env> {
   }
 
   private save(s: State): void {
-    this.sql.exec("INSERT INTO quota (k, v) VALUES (1, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", JSON.stringify(s));
+    this.sql.exec(
+      "INSERT INTO quota (k, v) VALUES (1, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+      JSON.stringify(s),
+    );
   }
 
   /**
@@ -194,7 +205,13 @@ export class TenantQuota extends DurableObject<Env> {
     const unended = await unendedRunIds(db, this.tenantId, QUOTA_MAX.concurrent_runs + 1);
     const known = new Set(unended);
     const recent = s.active.filter((r) => !known.has(r.id) && r.at > now - PENDING_MS);
-    const statuses = recent.length ? await runStatuses(db, this.tenantId, recent.map((r) => r.id)) : new Map<string, string>();
+    const statuses = recent.length
+      ? await runStatuses(
+          db,
+          this.tenantId,
+          recent.map((r) => r.id),
+        )
+      : new Map<string, string>();
     const pending = recent.filter((r) => !FINAL_STATUSES.some((f) => f === statuses.get(r.id)));
     const admittedAt = new Map(s.active.map((r) => [r.id, r.at]));
     s.active = [...unended.map((id) => ({ id, at: admittedAt.get(id) ?? 0 })), ...pending];

@@ -6,9 +6,21 @@ import { requireAdmin } from "../middleware/auth.ts";
 import { LIMITS } from "../limits.ts";
 import { ApiError } from "../errors.ts";
 import { getTenant } from "../db/tenants.ts";
-import { QUOTA_DEFAULTS, QUOTA_DESCRIPTIONS, QUOTA_MAX, quotaStanding, setQuotaOverrides, type QuotaName, type Quotas } from "../quotas/index.ts";
+import {
+  QUOTA_DEFAULTS,
+  QUOTA_DESCRIPTIONS,
+  QUOTA_MAX,
+  quotaStanding,
+  setQuotaOverrides,
+  type QuotaName,
+  type Quotas,
+} from "../quotas/index.ts";
 
-const quotaField = (name: QuotaName) => z.number().int().openapi({ description: `${QUOTA_DESCRIPTIONS[name]} (default ${QUOTA_DEFAULTS[name]})` });
+const quotaField = (name: QuotaName) =>
+  z
+    .number()
+    .int()
+    .openapi({ description: `${QUOTA_DESCRIPTIONS[name]} (default ${QUOTA_DEFAULTS[name]})` });
 
 /** Each quota's value, one field per quota; shared with the Usage schema (routes/usage.ts). */
 export const QuotasSchema = z
@@ -25,13 +37,24 @@ const TenantQuotasSchema = z
   .object({
     tenant_id: z.string(),
     quotas: QuotasSchema.openapi({ description: "What applies to the tenant now" }),
-    overrides: QuotasSchema.partial().openapi({ description: "The quotas the operator set for this tenant; the others are the defaults" }),
+    overrides: QuotasSchema.partial().openapi({
+      description: "The quotas the operator set for this tenant; the others are the defaults",
+    }),
     defaults: QuotasSchema.openapi({ description: "The service's defaults (docs/quotas.md)" }),
   })
   .openapi("TenantQuotas");
 
 const patchField = (name: QuotaName) =>
-  z.number().int().min(0).max(QUOTA_MAX[name]).nullable().optional().openapi({ description: `${QUOTA_DESCRIPTIONS[name]}: a value up to ${QUOTA_MAX[name]}, or null for the default (${QUOTA_DEFAULTS[name]}); absent leaves it as it is` });
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(QUOTA_MAX[name])
+    .nullable()
+    .optional()
+    .openapi({
+      description: `${QUOTA_DESCRIPTIONS[name]}: a value up to ${QUOTA_MAX[name]}, or null for the default (${QUOTA_DEFAULTS[name]}); absent leaves it as it is`,
+    });
 
 const QuotaPatchBody = z
   .strictObject({
@@ -45,7 +68,12 @@ const QuotaPatchBody = z
 
 const TenantParam = IdParam("tenant_id", "ten_0mhx3k2q1abcdefghij");
 
-const wire = (tenantId: string, quotas: Quotas, overrides: Partial<Quotas>) => ({ tenant_id: tenantId, quotas, overrides, defaults: QUOTA_DEFAULTS });
+const wire = (tenantId: string, quotas: Quotas, overrides: Partial<Quotas>) => ({
+  tenant_id: tenantId,
+  quotas,
+  overrides,
+  defaults: QUOTA_DEFAULTS,
+});
 
 /** Operator routes, behind ADMIN_TOKEN: a tenant's quotas (src/quotas), kept in the tenant's quota object. */
 export const adminQuotas = createRouter();
@@ -76,11 +104,15 @@ adminQuotas
       operationId: "adminSetTenantQuotas",
       tags: ["admin"],
       summary: "Change a tenant's quotas: a number sets one, null returns it to the default",
-      description: "Takes effect at the tenant's next creation or heavy read. Lowering a quota below what the tenant uses now refuses its next request; nothing running is stopped.",
+      description:
+        "Takes effect at the tenant's next creation or heavy read. Lowering a quota below what the tenant uses now refuses its next request; nothing running is stopped.",
       security: adminSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { params: TenantParam, body: jsonBody(QuotaPatchBody) },
-      responses: { 200: jsonResponse(TenantQuotasSchema, "The tenant's quotas after the change"), ...problems(...bodyProblems, 404) },
+      responses: {
+        200: jsonResponse(TenantQuotasSchema, "The tenant's quotas after the change"),
+        ...problems(...bodyProblems, 404),
+      },
     }),
     async (c) => {
       const { tenant_id } = c.req.valid("param");

@@ -17,13 +17,36 @@ import { overallVerdict, type Comparer, type ComparedRun, type CompareOptions } 
 import { ComparisonSchema, type ComparisonWire } from "./comparison-schemas.ts";
 
 const CompareQuery = z.object({
-  base: z.string().min(1).openapi({ param: { name: "base", in: "query" }, description: "The run compared against (before the change)", example: "run_a" }),
-  head: z.string().min(1).openapi({ param: { name: "head", in: "query" }, description: "The run with the change", example: "run_b" }),
-  confidence: z.coerce.number().gt(0.5).lt(1).default(0.95).openapi({ param: { name: "confidence", in: "query" }, description: "Confidence of every interval (default 0.95)" }),
-  min_effect: z.coerce.number().min(0).default(0).openapi({
-    param: { name: "min_effect", in: "query" },
-    description: "A noise floor: a change smaller than this (in the metric's own units) is no_change whatever its interval (default 0)",
-  }),
+  base: z
+    .string()
+    .min(1)
+    .openapi({
+      param: { name: "base", in: "query" },
+      description: "The run compared against (before the change)",
+      example: "run_a",
+    }),
+  head: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "head", in: "query" }, description: "The run with the change", example: "run_b" }),
+  confidence: z.coerce
+    .number()
+    .gt(0.5)
+    .lt(1)
+    .default(0.95)
+    .openapi({
+      param: { name: "confidence", in: "query" },
+      description: "Confidence of every interval (default 0.95)",
+    }),
+  min_effect: z.coerce
+    .number()
+    .min(0)
+    .default(0)
+    .openapi({
+      param: { name: "min_effect", in: "query" },
+      description:
+        "A noise floor: a change smaller than this (in the metric's own units) is no_change whatever its interval (default 0)",
+    }),
 });
 
 /**
@@ -47,7 +70,12 @@ async function basisOf(bucket: R2Bucket, comparer: Comparer, run: RunRow): Promi
 }
 
 function incomparable(errors: FieldError[]): ApiError {
-  return new ApiError({ status: 422, type: "validation", detail: `The runs cannot be compared: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors });
+  return new ApiError({
+    status: 422,
+    type: "validation",
+    detail: `The runs cannot be compared: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`,
+    errors,
+  });
 }
 
 export const compare = createRouter().openapi(
@@ -56,7 +84,8 @@ export const compare = createRouter().openapi(
     path: "/",
     operationId: "compareRuns",
     tags: ["compare"],
-    summary: "Compare two runs: each metric's change with its interval and a verdict, the overall verdict, the items that flipped",
+    summary:
+      "Compare two runs: each metric's change with its interval and a verdict, the overall verdict, the items that flipped",
     description:
       "Both runs must be succeeded runs of this tenant, of one evaluator, with comparable settings; otherwise 422 naming what differs. " +
       "Items are paired where both runs measured the same ones. A metric is `improved` or `regressed` when its interval excludes 0 and " +
@@ -70,16 +99,27 @@ export const compare = createRouter().openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const [base, head] = await Promise.all([getRun(c.var.db, c.var.tenantId, q.base), getRun(c.var.db, c.var.tenantId, q.head)]);
-    if (!base) throw new ApiError({ status: 404, type: "not-found", detail: `No run '${q.base}' (base) for this tenant.` });
-    if (!head) throw new ApiError({ status: 404, type: "not-found", detail: `No run '${q.head}' (head) for this tenant.` });
+    const [base, head] = await Promise.all([
+      getRun(c.var.db, c.var.tenantId, q.base),
+      getRun(c.var.db, c.var.tenantId, q.head),
+    ]);
+    if (!base)
+      throw new ApiError({ status: 404, type: "not-found", detail: `No run '${q.base}' (base) for this tenant.` });
+    if (!head)
+      throw new ApiError({ status: 404, type: "not-found", detail: `No run '${q.head}' (head) for this tenant.` });
     const errors: FieldError[] = [];
-    for (const [side, run] of [["base", base], ["head", head]] as const) {
-      if (run.status !== "succeeded") errors.push({ path: `${side}.status`, message: `'${run.id}' has not succeeded (${run.status})` });
+    for (const [side, run] of [
+      ["base", base],
+      ["head", head],
+    ] as const) {
+      if (run.status !== "succeeded")
+        errors.push({ path: `${side}.status`, message: `'${run.id}' has not succeeded (${run.status})` });
     }
-    if (base.evaluator !== head.evaluator) errors.push({ path: "evaluator", message: `base is a ${base.evaluator} run, head a ${head.evaluator} run` });
+    if (base.evaluator !== head.evaluator)
+      errors.push({ path: "evaluator", message: `base is a ${base.evaluator} run, head a ${head.evaluator} run` });
     const comparer = errors.length ? undefined : evaluators.get(base.evaluator).comparer;
-    if (!errors.length && !comparer) errors.push({ path: "evaluator", message: `${base.evaluator} runs cannot be compared` });
+    if (!errors.length && !comparer)
+      errors.push({ path: "evaluator", message: `${base.evaluator} runs cannot be compared` });
     if (!comparer || errors.length) throw incomparable(errors);
     const bucket = c.env.RESULTS;
     const key = { base: base.id, head: head.id, confidence: q.confidence, minEffect: q.min_effect };
@@ -94,7 +134,15 @@ export const compare = createRouter().openapi(
     // The kept text is the JSON this route answered (`never`: the typed responses describe the parsed shape).
     if (kept !== null) return c.body(kept, 200, { "Content-Type": "application/json" }) as never;
 
-    const [b, h] = await Promise.all([base, head].map(async (run): Promise<ComparedRun> => ({ id: run.id, config: run.config, basis: await basisOf(bucket, comparer, run) })));
+    const [b, h] = await Promise.all(
+      [base, head].map(
+        async (run): Promise<ComparedRun> => ({
+          id: run.id,
+          config: run.config,
+          basis: await basisOf(bucket, comparer, run),
+        }),
+      ),
+    );
     errors.push(...comparer.incomparable(b, h));
     if (errors.length) throw incomparable(errors);
     const result = await comparer.compare(b, h, options);
@@ -115,7 +163,11 @@ export const compare = createRouter().openapi(
     if (cacheable) await storeAnswer(bucket, key, JSON.stringify(answer));
     // A run deleted meanwhile: what this request kept under its prefix would outlive it.
     const now = await Promise.all([base, head].map((run) => getRun(c.var.db, c.var.tenantId, run.id)));
-    await dropKeptFor(bucket, key, [base, head].filter((_, i) => !now[i]).map((run) => run.id));
+    await dropKeptFor(
+      bucket,
+      key,
+      [base, head].filter((_, i) => !now[i]).map((run) => run.id),
+    );
     return c.json(answer, 200);
   },
 );

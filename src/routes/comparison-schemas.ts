@@ -30,7 +30,12 @@ function comparisonVariant<M extends WithComparer>(m: M) {
   // The key order of the answer (src/routes/compare.ts): evaluator second, details last.
   const { object, ...rest } = ComparisonBase.shape;
   return z
-    .object({ object, evaluator: z.literal(m.name as M["name"]), ...rest, details: m.comparer.details as M["comparer"]["details"] })
+    .object({
+      object,
+      evaluator: z.literal(m.name as M["name"]),
+      ...rest,
+      details: m.comparer.details as M["comparer"]["details"],
+    })
     .openapi(`${pascal(m.name)}RunsComparison`);
 }
 
@@ -40,6 +45,8 @@ const comparable = evaluators.all().filter((p): p is typeof p & WithComparer => 
 
 export const ComparisonSchema = z
   .discriminatedUnion("evaluator", comparable.map(comparisonVariant) as Variants<ReturnType<typeof comparisonVariant>>)
-  .openapi("Comparison", { description: "Two runs of one evaluator compared: narrow on `evaluator` for its `details`" });
+  .openapi("Comparison", {
+    description: "Two runs of one evaluator compared: narrow on `evaluator` for its `details`",
+  });
 
 export type ComparisonWire = z.infer<typeof ComparisonSchema>;

@@ -17,7 +17,9 @@ import { withConcurrencyBound, type RunFieldsBody } from "../runs/plugin/run-fie
 import { admitRuns } from "../quotas/index.ts";
 
 const IdempotencyHeader = z.object({
-  "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({ description: "The same key and body return the same run (202 again); the same key with another body is a 422" }),
+  "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({
+    description: "The same key and body return the same run (202 again); the same key with another body is a 422",
+  }),
 });
 
 /** The router that serves `POST /runs` for `plugin`; mount it at `/v1/<plugin.name>`. */
@@ -69,8 +71,17 @@ export function evaluatorRuns<Body extends RunFieldsBody>(plugin: EvaluatorPlugi
       }
       // The runs of one request share a group id, kept in each run's config; a replay with the
       // Idempotency-Key returns the first request's group id and runs (see createRunGroup).
-      const parts = creation.group.map((p) => ({ name: p.name, run: (groupId: string) => newRun(p.run(groupId), p.body) }));
-      const group = await createRunGroup(c.env, db, tenantId, { evaluator: plugin.name, body, idempotencyKey, admit, parts });
+      const parts = creation.group.map((p) => ({
+        name: p.name,
+        run: (groupId: string) => newRun(p.run(groupId), p.body),
+      }));
+      const group = await createRunGroup(c.env, db, tenantId, {
+        evaluator: plugin.name,
+        body,
+        idempotencyKey,
+        admit,
+        parts,
+      });
       return c.json({ object: "run_group" as const, group_id: group.groupId, runs: group.runs.map(runWire) }, 202);
     },
   );

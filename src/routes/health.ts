@@ -34,7 +34,8 @@ export const health = createRouter()
       security: [],
       responses: {
         200: {
-          description: "Browsers (Accept: text/html) get the dashboard's page; other clients the links to the reference and the OpenAPI document",
+          description:
+            "Browsers (Accept: text/html) get the dashboard's page; other clients the links to the reference and the OpenAPI document",
           content: { "application/json": { schema: IndexSchema }, "text/html": { schema: z.string() } },
         },
         302: { description: "To `/docs`, for a browser when the dashboard has not been built (`npm run build`)" },
@@ -42,8 +43,12 @@ export const health = createRouter()
       },
     }),
     async (c) => {
-      if ((c.req.header("accept") ?? "").includes("text/html")) return (await dashboardPageOrNull(c.env.ASSETS, c.req.url)) ?? c.redirect("/docs", 302);
-      return c.json({ name: "assay" as const, version: API_VERSION, docs: "/docs", openapi: "/openapi.json", health: "/healthz" }, 200);
+      if ((c.req.header("accept") ?? "").includes("text/html"))
+        return (await dashboardPageOrNull(c.env.ASSETS, c.req.url)) ?? c.redirect("/docs", 302);
+      return c.json(
+        { name: "assay" as const, version: API_VERSION, docs: "/docs", openapi: "/openapi.json", health: "/healthz" },
+        200,
+      );
     },
   )
   .openapi(

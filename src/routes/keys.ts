@@ -1,6 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity, adminSecurity } from "./openapi.ts";
+import {
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  pageOf,
+  PageQuery,
+  problems,
+  bodyProblems,
+  tenantSecurity,
+  adminSecurity,
+} from "./openapi.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
 import { requireAdmin } from "../middleware/auth.ts";
 import { LIMITS } from "../limits.ts";
@@ -81,7 +91,10 @@ export const keys = createRouter()
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(KeyNameBody) },
-      responses: { 201: jsonResponse(CreatedApiKeySchema, "The new key, with its secret"), ...problems(...bodyProblems) },
+      responses: {
+        201: jsonResponse(CreatedApiKeySchema, "The new key, with its secret"),
+        ...problems(...bodyProblems),
+      },
     }),
     async (c) => {
       const created = await createApiKey(c.var.db, c.var.tenantId, c.req.valid("json").name);
@@ -121,7 +134,10 @@ admin
       security: adminSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(NameBody) },
-      responses: { 201: jsonResponse(CreatedTenantSchema, "The tenant, with its first key's secret"), ...problems(...bodyProblems) },
+      responses: {
+        201: jsonResponse(CreatedTenantSchema, "The tenant, with its first key's secret"),
+        ...problems(...bodyProblems),
+      },
     }),
     async (c) => {
       const tenant = await createTenant(c.var.db, c.req.valid("json").name);
@@ -138,7 +154,10 @@ admin
       summary: "List tenants",
       security: adminSecurity,
       request: { query: PageQuery },
-      responses: { 200: jsonResponse(pageOf(TenantSchema, "TenantPage"), "Tenants, newest first"), ...problems(400, 401) },
+      responses: {
+        200: jsonResponse(pageOf(TenantSchema, "TenantPage"), "Tenants, newest first"),
+        ...problems(400, 401),
+      },
     }),
     async (c) => {
       const page = await listTenants(c.var.db, c.req.valid("query"));
@@ -155,7 +174,10 @@ admin
       security: adminSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { params: TenantParam, body: jsonBody(KeyNameBody) },
-      responses: { 201: jsonResponse(CreatedApiKeySchema, "The new key, with its secret"), ...problems(...bodyProblems, 404) },
+      responses: {
+        201: jsonResponse(CreatedApiKeySchema, "The new key, with its secret"),
+        ...problems(...bodyProblems, 404),
+      },
     }),
     async (c) => {
       const { tenant_id } = c.req.valid("param");

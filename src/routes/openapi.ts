@@ -10,8 +10,15 @@ export const ProblemSchema = z
     detail: z.string(),
     request_id: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    quota: z.string().optional().openapi({ description: "With `quota-exceeded`: the quota that refused the request", example: "runs_per_minute" }),
-    limit: z.number().int().optional().openapi({ description: "With `quota-exceeded`: the tenant's value of that quota", example: 120 }),
+    quota: z.string().optional().openapi({
+      description: "With `quota-exceeded`: the quota that refused the request",
+      example: "runs_per_minute",
+    }),
+    limit: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "With `quota-exceeded`: the tenant's value of that quota", example: 120 }),
   })
   .openapi("Problem", { description: "RFC 9457 problem details" });
 
@@ -30,9 +37,15 @@ const problemDescriptions: Record<number, string> = {
 
 /** The error responses of a route, each a problem+json body. 500 is always included. */
 export function problems(...statuses: number[]) {
-  const out: Record<number, { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }> = {};
+  const out: Record<
+    number,
+    { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
+  > = {};
   for (const s of [...statuses, 500]) {
-    out[s] = { description: problemDescriptions[s], content: { "application/problem+json": { schema: ProblemSchema } } };
+    out[s] = {
+      description: problemDescriptions[s],
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    };
   }
   return out;
 }
@@ -60,9 +73,7 @@ export const PageQuery = z.object({
 
 /** `{data, has_more, next_cursor}` around an item schema. */
 export function pageOf<T extends z.ZodType>(item: T, name: string) {
-  return z
-    .object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() })
-    .openapi(name);
+  return z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() }).openapi(name);
 }
 
 export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
@@ -74,4 +85,9 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 export const IdParam = (name: string, example: string) =>
-  z.object({ [name]: z.string().min(1).openapi({ param: { name, in: "path" }, example }) });
+  z.object({
+    [name]: z
+      .string()
+      .min(1)
+      .openapi({ param: { name, in: "path" }, example }),
+  });

@@ -34,7 +34,13 @@ import {
   type RplPromptContent,
 } from "../db/prompts.ts";
 import { DEFAULT_RPL_SCHEMA, RPL_PROMPTS, rplBankSha256 } from "../evaluators/rpl/prompts.ts";
-import { CRITIC_PROMPTS, promptSha256, templateKeys, templateSyntaxError, YAML_DEFAULT_SYSTEM_PROMPT } from "../evaluators/judge/prompts.ts";
+import {
+  CRITIC_PROMPTS,
+  promptSha256,
+  templateKeys,
+  templateSyntaxError,
+  YAML_DEFAULT_SYSTEM_PROMPT,
+} from "../evaluators/judge/prompts.ts";
 
 /** Prompt versions a tenant may keep (each is at most one request body, 1 MiB). */
 export const PROMPT_VERSIONS_PER_TENANT = 500;
@@ -43,11 +49,17 @@ export const PROMPT_VERSIONS_PER_TENANT = 500;
 // separates them in a run's reference.
 const PromptName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  )
   .openapi({ example: "heretix-rpl" });
 const PromptVersion = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, "1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit")
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/,
+    "1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit",
+  )
   .openapi({ example: "rpl_g5_v2_2025-08-29" });
 
 const Text = (max: number) => z.string().min(1).max(max);
@@ -56,16 +68,23 @@ const withClaim = (s: string) => s.includes("{CLAIM}");
 const Common = {
   name: PromptName.openapi({ description: "Runs name a version as name@version; a name holds versions of one kind" }),
   version: PromptVersion.openapi({
-    description: "Immutable once pushed. For an rpl bank this is the full version string every hash uses (rotation, cache key, seeds), as the `version` of Heretix's YAML",
+    description:
+      "Immutable once pushed. For an rpl bank this is the full version string every hash uses (rotation, cache key, seeds), as the `version` of Heretix's YAML",
   }),
-  description: z.string().max(2000).optional().openapi({ description: "What this version is for (not hashed, but part of the version)" }),
+  description: z
+    .string()
+    .max(2000)
+    .optional()
+    .openapi({ description: "What this version is for (not hashed, but part of the version)" }),
 };
 
 const RplPromptBody = z
   .strictObject({
     kind: z.literal("rpl"),
     ...Common,
-    system: Text(20_000).openapi({ description: "The system text; a YAML literal block's final newline is part of it, and of every hash" }),
+    system: Text(20_000).openapi({
+      description: "The system text; a YAML literal block's final newline is part of it, and of every hash",
+    }),
     user_template: Text(20_000).refine(withClaim, "must contain {CLAIM}"),
     paraphrases: z
       .array(Text(4000).refine(withClaim, "must contain {CLAIM}"))
@@ -79,7 +98,10 @@ const RplPromptBody = z
         });
       })
       .openapi({ description: "The bank's templates, 1–64 (Heretix's have 16), each containing {CLAIM}" }),
-    schema: Text(20_000).optional().openapi({ description: "The JSON-format instruction appended to `system`; default: that of our rpl-assay-v1 bank, copied into the version" }),
+    schema: Text(20_000).optional().openapi({
+      description:
+        "The JSON-format instruction appended to `system`; default: that of our rpl-assay-v1 bank, copied into the version",
+    }),
   })
   .openapi("CreateRplPromptRequest");
 
@@ -87,20 +109,31 @@ const JudgePromptBody = z
   .strictObject({
     kind: z.literal("judge"),
     ...Common,
-    system_prompt: z.string().max(20_000).optional().openapi({ description: `The critic's system prompt ("" sends none); default "${YAML_DEFAULT_SYSTEM_PROMPT}", as cross-judge's YAML loader` }),
-    user_prompt_template: Text(20_000).openapi({ description: "str.format style: {query}, {labels}, the items' context keys; {{ }} for literal braces" }),
+    system_prompt: z
+      .string()
+      .max(20_000)
+      .optional()
+      .openapi({
+        description: `The critic's system prompt ("" sends none); default "${YAML_DEFAULT_SYSTEM_PROMPT}", as cross-judge's YAML loader`,
+      }),
+    user_prompt_template: Text(20_000).openapi({
+      description: "str.format style: {query}, {labels}, the items' context keys; {{ }} for literal braces",
+    }),
   })
   .openapi("CreateJudgePromptRequest");
 
-const CreatePromptRequest = z.discriminatedUnion("kind", [RplPromptBody, JudgePromptBody]).openapi("CreatePromptRequest", {
-  example: {
-    kind: "judge",
-    name: "careful-critic",
-    version: "0.2",
-    system_prompt: "You are a careful judge.",
-    user_prompt_template: 'Item:\n{query}\n\nPick one label from {labels}. Answer with JSON only: {{"kind": "<label>", "confidence": <0-1>, "reasoning": "<1-3 sentences>"}}',
-  },
-});
+const CreatePromptRequest = z
+  .discriminatedUnion("kind", [RplPromptBody, JudgePromptBody])
+  .openapi("CreatePromptRequest", {
+    example: {
+      kind: "judge",
+      name: "careful-critic",
+      version: "0.2",
+      system_prompt: "You are a careful judge.",
+      user_prompt_template:
+        'Item:\n{query}\n\nPick one label from {labels}. Answer with JSON only: {{"kind": "<label>", "confidence": <0-1>, "reasoning": "<1-3 sentences>"}}',
+    },
+  });
 
 type CreateBody = z.infer<typeof CreatePromptRequest>;
 
@@ -108,8 +141,14 @@ const Summary = {
   id: z.string(),
   name: z.string(),
   version: z.string(),
-  ref: z.string().openapi({ description: "name@version: what rpl's `prompt_version` or a critic's `prompt` names", example: "careful-critic@0.2" }),
-  sha256: z.string().openapi({ description: "SHA-256 of what the model is sent (judge: the JSON of [system_prompt, user_prompt_template]; rpl: of [version, system, user_template, schema, paraphrases])" }),
+  ref: z.string().openapi({
+    description: "name@version: what rpl's `prompt_version` or a critic's `prompt` names",
+    example: "careful-critic@0.2",
+  }),
+  sha256: z.string().openapi({
+    description:
+      "SHA-256 of what the model is sent (judge: the JSON of [system_prompt, user_prompt_template]; rpl: of [version, system, user_template, schema, paraphrases])",
+  }),
   description: z.string().nullable(),
   created_at: z.string(),
 };
@@ -117,9 +156,18 @@ const Summary = {
 const PromptSummary = z.object({ ...Summary, kind: z.enum(["rpl", "judge"]) }).openapi("PromptSummary");
 const PromptSummaryPage = pageOf(PromptSummary, "PromptSummaryPage");
 const RplPrompt = z
-  .object({ ...Summary, kind: z.literal("rpl"), system: z.string(), user_template: z.string(), schema: z.string(), paraphrases: z.array(z.string()) })
+  .object({
+    ...Summary,
+    kind: z.literal("rpl"),
+    system: z.string(),
+    user_template: z.string(),
+    schema: z.string(),
+    paraphrases: z.array(z.string()),
+  })
   .openapi("RplPrompt");
-const JudgePrompt = z.object({ ...Summary, kind: z.literal("judge"), system_prompt: z.string(), user_prompt_template: z.string() }).openapi("JudgePrompt");
+const JudgePrompt = z
+  .object({ ...Summary, kind: z.literal("judge"), system_prompt: z.string(), user_prompt_template: z.string() })
+  .openapi("JudgePrompt");
 const Prompt = z.discriminatedUnion("kind", [RplPrompt, JudgePrompt]).openapi("Prompt");
 
 const NameParam = z.object({ name: PromptName.openapi({ param: { name: "name", in: "path" } }) });
@@ -132,15 +180,27 @@ const VersionParams = z.object({
 const BUILT_IN_NAMES = new Set([...Object.keys(RPL_PROMPTS), ...CRITIC_PROMPTS.map((p) => p.name)]);
 
 /** The stored texts of a request (defaults filled in) and their SHA-256. */
-async function contentOf(body: CreateBody): Promise<{ content: RplPromptContent | JudgePromptContent; sha256: string }> {
+async function contentOf(
+  body: CreateBody,
+): Promise<{ content: RplPromptContent | JudgePromptContent; sha256: string }> {
   if (body.kind === "rpl") {
-    const content: RplPromptContent = { system: body.system, user_template: body.user_template, schema: body.schema ?? DEFAULT_RPL_SCHEMA, paraphrases: body.paraphrases };
+    const content: RplPromptContent = {
+      system: body.system,
+      user_template: body.user_template,
+      schema: body.schema ?? DEFAULT_RPL_SCHEMA,
+      paraphrases: body.paraphrases,
+    };
     return { content, sha256: await rplBankSha256({ version: body.version, ...content }) };
   }
   const template = body.user_prompt_template;
-  const problem = templateSyntaxError(template) ?? (templateKeys(template).includes("query") ? null : "must use {query}, the item being judged");
+  const problem =
+    templateSyntaxError(template) ??
+    (templateKeys(template).includes("query") ? null : "must use {query}, the item being judged");
   if (problem) throw ApiError.validation([{ path: "user_prompt_template", message: problem }]);
-  const content: JudgePromptContent = { system_prompt: body.system_prompt ?? YAML_DEFAULT_SYSTEM_PROMPT, user_prompt_template: template };
+  const content: JudgePromptContent = {
+    system_prompt: body.system_prompt ?? YAML_DEFAULT_SYSTEM_PROMPT,
+    user_prompt_template: template,
+  };
   return { content, sha256: await promptSha256(content.system_prompt, content.user_prompt_template) };
 }
 
@@ -155,7 +215,12 @@ function sameVersion(stored: PromptRow, pushed: PromptRow): PromptRow {
         : stored.description !== pushed.description
           ? "its description differs"
           : null;
-  if (differs) throw new ApiError({ status: 409, type: "conflict", detail: `${ref} exists and ${differs}. A version never changes: push the new texts as a new version.` });
+  if (differs)
+    throw new ApiError({
+      status: 409,
+      type: "conflict",
+      detail: `${ref} exists and ${differs}. A version never changes: push the new texts as a new version.`,
+    });
   return stored;
 }
 
@@ -182,7 +247,9 @@ export const prompts = createRouter()
       const body = c.req.valid("json");
       const { db, tenantId } = c.var;
       if (BUILT_IN_NAMES.has(body.name)) {
-        throw ApiError.validation([{ path: "name", message: `'${body.name}' is the name of one of our prompts; choose another` }]);
+        throw ApiError.validation([
+          { path: "name", message: `'${body.name}' is the name of one of our prompts; choose another` },
+        ]);
       }
       const { content, sha256 } = await contentOf(body);
       const row: PromptRow = {
@@ -200,10 +267,18 @@ export const prompts = createRouter()
       if (stored) return c.json(promptToWire(sameVersion(stored, row)), 200);
       const sibling = await anyVersionOf(db, tenantId, body.name);
       if (sibling && sibling.kind !== body.kind) {
-        throw new ApiError({ status: 409, type: "conflict", detail: `'${body.name}' holds ${sibling.kind} prompts; a name's versions are all of one kind: choose another name.` });
+        throw new ApiError({
+          status: 409,
+          type: "conflict",
+          detail: `'${body.name}' holds ${sibling.kind} prompts; a name's versions are all of one kind: choose another name.`,
+        });
       }
       if ((await countPrompts(db, tenantId)) >= PROMPT_VERSIONS_PER_TENANT) {
-        throw new ApiError({ status: 422, type: "limit-exceeded", detail: `A tenant may keep at most ${PROMPT_VERSIONS_PER_TENANT} prompt versions.` });
+        throw new ApiError({
+          status: 422,
+          type: "limit-exceeded",
+          detail: `A tenant may keep at most ${PROMPT_VERSIONS_PER_TENANT} prompt versions.`,
+        });
       }
       if (!(await insertPrompt(db, row))) {
         // Another push of this name@version was stored between the read and the insert: it is the version now.
@@ -221,9 +296,14 @@ export const prompts = createRouter()
       operationId: "listPrompts",
       tags: ["prompts"],
       summary: "List the tenant's prompt versions, newest first (without their texts)",
-      description: "Our own prompts are not listed: the rpl banks are in the `prompt_version` description, the critic prompts at GET /v1/judge/prompts.",
+      description:
+        "Our own prompts are not listed: the rpl banks are in the `prompt_version` description, the critic prompts at GET /v1/judge/prompts.",
       security: tenantSecurity,
-      request: { query: PageQuery.extend({ kind: z.enum(["rpl", "judge"]).optional().openapi({ description: "Only prompts of this kind" }) }) },
+      request: {
+        query: PageQuery.extend({
+          kind: z.enum(["rpl", "judge"]).optional().openapi({ description: "Only prompts of this kind" }),
+        }),
+      },
       responses: { 200: jsonResponse(PromptSummaryPage, "Prompt versions"), ...problems(400, 401) },
     }),
     async (c) => {
@@ -246,7 +326,8 @@ export const prompts = createRouter()
       const { name } = c.req.valid("param");
       const page = await listPrompts(c.var.db, c.var.tenantId, { ...c.req.valid("query"), name });
       // A name with no version at all is unknown; past the last page of a known one is an empty page.
-      if (!page.data.length && !(await anyVersionOf(c.var.db, c.var.tenantId, name))) throw ApiError.notFound("The prompt");
+      if (!page.data.length && !(await anyVersionOf(c.var.db, c.var.tenantId, name)))
+        throw ApiError.notFound("The prompt");
       return c.json({ ...page, data: page.data.map(promptSummaryToWire) }, 200);
     },
   )

@@ -35,15 +35,24 @@ const ProviderConnectionSchema = z
     name: z.string().openapi({ description: "What runs write in `provider.connection`" }),
     base_url: z.string(),
     has_api_key: z.boolean(),
-    api_key_last4: z.string().nullable().openapi({ description: "The key's last four characters, to tell keys apart; null without a key or for a key shorter than 16 characters. The key itself is never returned" }),
+    api_key_last4: z.string().nullable().openapi({
+      description:
+        "The key's last four characters, to tell keys apart; null without a key or for a key shorter than 16 characters. The key itself is never returned",
+    }),
     created_at: z.string(),
     updated_at: z.string().openapi({ description: "When the endpoint or key was last replaced (PUT)" }),
   })
   .openapi("ProviderConnection");
 
 const Endpoint = {
-  base_url: BaseUrl.openapi({ description: "An OpenAI-compatible endpoint, checked as a run's `provider.base_url` is", example: "https://openrouter.ai/api/v1" }),
-  api_key: ProviderKey.optional().openapi({ description: "Secret: stored encrypted, never returned, logged or shown; sent only as `Authorization: Bearer` to `base_url` by runs that name this connection. Leave it out for an endpoint that needs none" }),
+  base_url: BaseUrl.openapi({
+    description: "An OpenAI-compatible endpoint, checked as a run's `provider.base_url` is",
+    example: "https://openrouter.ai/api/v1",
+  }),
+  api_key: ProviderKey.optional().openapi({
+    description:
+      "Secret: stored encrypted, never returned, logged or shown; sent only as `Authorization: Bearer` to `base_url` by runs that name this connection. Leave it out for an endpoint that needs none",
+  }),
 };
 
 const CreateBody = z
@@ -52,10 +61,17 @@ const CreateBody = z
 
 const ReplaceBody = z.strictObject(Endpoint).openapi("ReplaceProviderConnectionRequest");
 
-const NameParam = z.object({ name: ConnectionName.openapi({ param: { name: "name", in: "path" }, example: "openrouter" }) });
+const NameParam = z.object({
+  name: ConnectionName.openapi({ param: { name: "name", in: "path" }, example: "openrouter" }),
+});
 
 /** The row a request stores: the key encrypted, its last four characters if it is long enough. */
-async function rowOf(env: Env, tenantId: string, name: string, body: { base_url: string; api_key?: string }): Promise<ProviderConnectionRow> {
+async function rowOf(
+  env: Env,
+  tenantId: string,
+  name: string,
+  body: { base_url: string; api_key?: string },
+): Promise<ProviderConnectionRow> {
   checkEndpointUrls([["base_url", body.base_url]], loopbackAllowed(env));
   const key = body.api_key;
   const now = new Date();
@@ -79,7 +95,11 @@ const tooMany = () =>
   });
 
 const taken = (name: string) =>
-  new ApiError({ status: 409, type: "conflict", detail: `A provider connection named '${name}' exists; replace it with PUT /v1/providers/${name}, or delete it first.` });
+  new ApiError({
+    status: 409,
+    type: "conflict",
+    detail: `A provider connection named '${name}' exists; replace it with PUT /v1/providers/${name}, or delete it first.`,
+  });
 
 export const providers = createRouter()
   .openapi(
@@ -90,11 +110,14 @@ export const providers = createRouter()
       tags: ["providers"],
       summary: "Save a provider connection: a name for an endpoint and its key",
       description:
-        "Runs then name it as `provider: {\"connection\": \"<name>\"}` instead of `base_url` and `api_key`. The key is encrypted and never returned. A name already used by the tenant is a 409.",
+        'Runs then name it as `provider: {"connection": "<name>"}` instead of `base_url` and `api_key`. The key is encrypted and never returned. A name already used by the tenant is a 409.',
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(CreateBody) },
-      responses: { 201: jsonResponse(ProviderConnectionSchema, "The saved connection (without its key)"), ...problems(...bodyProblems, 409, 422) },
+      responses: {
+        201: jsonResponse(ProviderConnectionSchema, "The saved connection (without its key)"),
+        ...problems(...bodyProblems, 409, 422),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -113,7 +136,10 @@ export const providers = createRouter()
       summary: "List the tenant's provider connections (never their keys)",
       security: tenantSecurity,
       request: { query: PageQuery },
-      responses: { 200: jsonResponse(pageOf(ProviderConnectionSchema, "ProviderConnectionPage"), "Connections, newest first"), ...problems(400, 401) },
+      responses: {
+        200: jsonResponse(pageOf(ProviderConnectionSchema, "ProviderConnectionPage"), "Connections, newest first"),
+        ...problems(400, 401),
+      },
     }),
     async (c) => {
       const page = await listConnections(c.var.db, c.var.tenantId, c.req.valid("query"));
@@ -159,7 +185,11 @@ export const providers = createRouter()
       const { name } = c.req.valid("param");
       const row = await rowOf(c.env, c.var.tenantId, name, c.req.valid("json"));
       // The limit counts only new names: a replacement adds nothing.
-      if (!(await getConnection(c.var.db, c.var.tenantId, name)) && (await countConnections(c.var.db, c.var.tenantId)) >= LIMITS.providerConnectionsPerTenant) throw tooMany();
+      if (
+        !(await getConnection(c.var.db, c.var.tenantId, name)) &&
+        (await countConnections(c.var.db, c.var.tenantId)) >= LIMITS.providerConnectionsPerTenant
+      )
+        throw tooMany();
       const { row: stored, created } = await putConnection(c.var.db, row);
       return c.json(connectionToWire(stored), created ? 201 : 200);
     },
@@ -171,13 +201,15 @@ export const providers = createRouter()
       operationId: "deleteProviderConnection",
       tags: ["providers"],
       summary: "Delete a provider connection and its key",
-      description: "Runs already created keep their own copy of the endpoint and key, and finish; later runs naming it are a 400.",
+      description:
+        "Runs already created keep their own copy of the endpoint and key, and finish; later runs naming it are a 400.",
       security: tenantSecurity,
       request: { params: NameParam },
       responses: { 204: { description: "Deleted" }, ...problems(400, 401, 404) },
     }),
     async (c) => {
-      if (!(await deleteConnection(c.var.db, c.var.tenantId, c.req.valid("param").name))) throw ApiError.notFound("The provider connection");
+      if (!(await deleteConnection(c.var.db, c.var.tenantId, c.req.valid("param").name)))
+        throw ApiError.notFound("The provider connection");
       return c.body(null, 204);
     },
   );

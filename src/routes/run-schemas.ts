@@ -17,7 +17,10 @@ export const STATUSES = ["queued", "running", "succeeded", "failed", "canceled"]
 
 export const ModelCallsSchema = z
   .object({
-    requests: z.number().int().openapi({ description: "HTTP requests sent to model endpoints, retries included (the simulator sends none)" }),
+    requests: z
+      .number()
+      .int()
+      .openapi({ description: "HTTP requests sent to model endpoints, retries included (the simulator sends none)" }),
     retries: z.number().int().openapi({ description: "How many of those were retries" }),
     rate_limited: z.number().int().openapi({ description: "Answers that were 429 Too Many Requests" }),
   })
@@ -26,13 +29,22 @@ export const ModelCallsSchema = z
 
 export const EndpointReportSchema = z
   .object({
-    adaptive: z.boolean().openapi({ description: "true when the request left `concurrency` out and the run adapted to the endpoint (up to the API's limit); false when `concurrency` bounded it" }),
-    bucket_s: z.number().int().openapi({ description: "Seconds per point of `series`: 1, doubled each time the series would pass 240 points" }),
-    series: z
-      .array(z.tuple([z.number().int(), z.number().int(), z.number().int()]))
-      .openapi({ description: "[seconds since the run's first model call, the shared window's limit, requests in flight on it], each the largest in its bucket; in flight counts every run sharing the endpoint's limiter" }),
+    adaptive: z.boolean().openapi({
+      description:
+        "true when the request left `concurrency` out and the run adapted to the endpoint (up to the API's limit); false when `concurrency` bounded it",
+    }),
+    bucket_s: z
+      .number()
+      .int()
+      .openapi({ description: "Seconds per point of `series`: 1, doubled each time the series would pass 240 points" }),
+    series: z.array(z.tuple([z.number().int(), z.number().int(), z.number().int()])).openapi({
+      description:
+        "[seconds since the run's first model call, the shared window's limit, requests in flight on it], each the largest in its bucket; in flight counts every run sharing the endpoint's limiter",
+    }),
     max_limit: z.number().int().openapi({ description: "The largest window the run saw" }),
-    max_in_flight: z.number().int().openapi({ description: "The most requests the endpoint's limiter had in flight at once while the run called it" }),
+    max_in_flight: z.number().int().openapi({
+      description: "The most requests the endpoint's limiter had in flight at once while the run called it",
+    }),
   })
   .openapi("EndpointReport", {
     description:
@@ -45,13 +57,17 @@ const RunBase = z.object({
   status: z.enum(STATUSES),
   progress: z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() }),
   calls: ModelCallsSchema,
-  endpoint: orNull(EndpointReportSchema).openapi({ description: "null for runs that called no model endpoint (the simulator), and before the first call's report" }),
+  endpoint: orNull(EndpointReportSchema).openapi({
+    description: "null for runs that called no model endpoint (the simulator), and before the first call's report",
+  }),
   result_url: z.string().nullable().openapi({
     description:
       "Where the full result is served (`GET /v1/runs/{id}/result`), for every run that has one. A result larger than the row limit (see Limits) lives in object storage: `result` is then null and this is the only way to it",
     example: "/v1/runs/run_0mhx3k2q1abcdefghij/result",
   }),
-  result_size_bytes: z.number().int().nullable().openapi({ description: "UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)" }),
+  result_size_bytes: z.number().int().nullable().openapi({
+    description: "UTF-8 bytes of the result's JSON; null without a result (or for runs stored before it was counted)",
+  }),
   error: z.string().nullable(),
   webhook_url: z.string().nullable(),
   created_at: z.string(),
@@ -64,7 +80,10 @@ const SampleBase = z.object({
   seq: z.number().int(),
   unit_id: z.string(),
   status: z.enum(["succeeded", "failed"]),
-  attempts: z.number().int().openapi({ description: "Times the unit was executed: 1 unless an execution threw or its lane went silent" }),
+  attempts: z
+    .number()
+    .int()
+    .openapi({ description: "Times the unit was executed: 1 unless an execution threw or its lane went silent" }),
   calls: ModelCallsSchema,
   error: z.string().nullable(),
   created_at: z.string(),
@@ -80,7 +99,8 @@ function runVariant<M extends Schemas>(m: M) {
     evaluator: z.literal(m.name as M["name"]),
     config: m.schemas.config as M["schemas"]["config"],
     result: orNull(m.schemas.result as M["schemas"]["result"]).openapi({
-      description: "The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)",
+      description:
+        "The evaluator's result once the run has ended; null before, and null when it is too large to inline (then read `result_url`)",
     }),
   }).openapi(`${pascal(m.name)}Run`);
 }
@@ -110,11 +130,15 @@ export const SamplePage = pageOf(SampleSchema, "SamplePage");
 /** The body of `GET /v1/runs/{id}/result`: the result of the run's evaluator, as `Run.result` shows it. */
 export const RunResultSchema = z
   .union(plugins.map((p) => p.schemas.result) as Variants<z.ZodType>)
-  .openapi("RunResult", { description: "A run's full result: the `result` schema of its evaluator (narrow on the run's `evaluator`)" });
+  .openapi("RunResult", {
+    description: "A run's full result: the `result` schema of its evaluator (narrow on the run's `evaluator`)",
+  });
 
 export const RunGroupSchema = z
   .object({ object: z.literal("run_group"), group_id: z.string(), runs: z.array(RunSchema) })
-  .openapi("RunGroup", { description: "One run per part of a request that makes several (rpl: one per prompt version)" });
+  .openapi("RunGroup", {
+    description: "One run per part of a request that makes several (rpl: one per prompt version)",
+  });
 
 export type RunWire = z.infer<typeof RunSchema>;
 

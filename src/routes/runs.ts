@@ -71,7 +71,9 @@ export const runs = createRouter()
       const page = await listRuns(c.var.db, c.var.tenantId, query);
       // A lost start is settled here too; one that no longer matches the status filter is left out of
       // the page (the cursor is the id of the page's last row, so paging is unaffected).
-      const data = (await Promise.all(page.data.map((r) => settleLostStart(c.env, c.var.db, r)))).filter((r) => !query.status || r.status === query.status);
+      const data = (await Promise.all(page.data.map((r) => settleLostStart(c.env, c.var.db, r)))).filter(
+        (r) => !query.status || r.status === query.status,
+      );
       return c.json({ ...page, data: data.map(runWire) }, 200);
     },
   )
@@ -104,7 +106,11 @@ export const runs = createRouter()
     async (c) => {
       const run = await readRun(c.env, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
       if (!FINAL_STATUSES.includes(run.status)) {
-        throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended yet (${run.status}); its result is here once it has.` });
+        throw new ApiError({
+          status: 409,
+          type: "conflict",
+          detail: `The run has not ended yet (${run.status}); its result is here once it has.`,
+        });
       }
       const body = await resultBody(c.env.RESULTS, run, evaluators.find(run.evaluator));
       if (body === null) throw ApiError.notFound("The run's result");
@@ -139,7 +145,11 @@ export const runs = createRouter()
       const { db, tenantId } = c.var;
       const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
       if (!FINAL_STATUSES.includes(run.status)) {
-        throw new ApiError({ status: 409, type: "conflict", detail: `The run has not ended (${run.status}); cancel it first, then delete it.` });
+        throw new ApiError({
+          status: 409,
+          type: "conflict",
+          detail: `The run has not ended (${run.status}); cancel it first, then delete it.`,
+        });
       }
       // Marked first, in one conditional write: if this request stops anywhere after it, the cron
       // finds the mark and finishes. A concurrent DELETE that marked it first makes this one a 404.
@@ -149,7 +159,14 @@ export const runs = createRouter()
         done = await deleteRunData(c.env, db, run.id, new QueryBudget(REQUEST_DELETION_QUERIES));
       } catch (err) {
         // The mark stands, so the deletion is certain: the cron finishes what this step could not.
-        console.error(JSON.stringify({ level: "warn", request_id: c.get("requestId"), run_id: run.id, error: `deletion left to the cron: ${String(err)}` }));
+        console.error(
+          JSON.stringify({
+            level: "warn",
+            request_id: c.get("requestId"),
+            run_id: run.id,
+            error: `deletion left to the cron: ${String(err)}`,
+          }),
+        );
       }
       if (done === "deleted") return c.body(null, 204);
       return c.json({ id: run.id, status: "deleting" as const }, 202);
@@ -172,7 +189,8 @@ export const runs = createRouter()
     async (c) => {
       const { db, tenantId } = c.var;
       const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
-      const ended = (status: string) => new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${status}).` });
+      const ended = (status: string) =>
+        new ApiError({ status: 409, type: "conflict", detail: `The run has already ended (${status}).` });
       if (FINAL_STATUSES.includes(run.status)) throw ended(run.status);
       const after = await cancelRun(c.env, db, run);
       // It ended first, on its own (a finish that came before this cancel) or by a lost start.
@@ -217,24 +235,29 @@ export const runs = createRouter()
         // One D1 page per pull: the next page is read only when the client has taken the last one, so
         // an export of any size holds one page in memory, and a slow client slows the reads.
         let seq: number | undefined = afterSeq;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const page = await listSamples(db, run.id, { limit: 500, afterSeq: seq });
-            if (page.length) {
-              const lines = page.map((s) => JSON.stringify(evaluator.exportLine(storedSample(evaluator, s))) + "\n");
-              controller.enqueue(encoder.encode(lines.join("")));
-              seq = page[page.length - 1].seq;
-            }
-            if (page.length < 500) controller.close();
+        const body = new ReadableStream<Uint8Array>(
+          {
+            async pull(controller) {
+              const page = await listSamples(db, run.id, { limit: 500, afterSeq: seq });
+              if (page.length) {
+                const lines = page.map((s) => JSON.stringify(evaluator.exportLine(storedSample(evaluator, s))) + "\n");
+                controller.enqueue(encoder.encode(lines.join("")));
+                seq = page[page.length - 1].seq;
+              }
+              if (page.length < 500) controller.close();
+            },
           },
-        }, { highWaterMark: 0 });
+          { highWaterMark: 0 },
+        );
         // The route's typed responses cover JSON only; the NDJSON variant is declared in its OpenAPI content.
         return c.body(body, 200, { "Content-Type": "application/x-ndjson" }) as never;
       }
       const rows = await listSamples(db, run.id, { limit: limit + 1, afterSeq });
       const has_more = rows.length > limit;
       const evaluator = evaluators.get(run.evaluator);
-      const data = (has_more ? rows.slice(0, limit) : rows).map((s) => sampleWire(run.evaluator, s, (t) => evaluator.parseOutput(t)));
+      const data = (has_more ? rows.slice(0, limit) : rows).map((s) =>
+        sampleWire(run.evaluator, s, (t) => evaluator.parseOutput(t)),
+      );
       return c.json({ data, has_more, next_cursor: has_more ? String(data[data.length - 1].seq) : null }, 200);
     },
   )
@@ -254,12 +277,18 @@ export const runs = createRouter()
       request: {
         params: RunParam,
         headers: z.object({
-          "last-event-id": z.string().optional().openapi({ description: "The `id` of the last event received, to resume after it" }),
+          "last-event-id": z
+            .string()
+            .optional()
+            .openapi({ description: "The `id` of the last event received, to resume after it" }),
         }),
       },
       responses: {
         200: { description: "An event stream", content: { "text/event-stream": { schema: z.string() } } },
-        204: { description: "The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come" },
+        204: {
+          description:
+            "The stream had already sent its final event (`Last-Event-ID` was its id): nothing more will come",
+        },
         ...problems(400, 401, 404),
       },
     }),
@@ -267,14 +296,15 @@ export const runs = createRouter()
       const { db, tenantId } = c.var;
       const run = await readRun(c.env, db, tenantId, c.req.valid("param").run_id);
       const from = parseCursor(c.req.valid("header")["last-event-id"]);
-      if (!from) throw ApiError.validation([{ path: "Last-Event-ID", message: "must be the id of an event of this stream" }]);
+      if (!from)
+        throw ApiError.validation([{ path: "Last-Event-ID", message: "must be the id of an event of this stream" }]);
       if (from.final) return c.body(null, 204);
       const credential = await streamCredential(db, openedWith(c), streamNow());
       const input = { env: c.env, db, tenantId, run, from, credential, queries: eventStreamQueries(c.env), runWire };
       return streamSSE(c, (stream) => writeRunEvents(input, sseSink(stream)));
     },
   )
-    .openapi(
+  .openapi(
     createRoute({
       method: "get",
       path: "/{run_id}/webhook-deliveries",
@@ -283,7 +313,10 @@ export const runs = createRouter()
       summary: "Every attempt to deliver the run's webhook, newest first",
       security: tenantSecurity,
       request: { params: RunParam, query: PageQuery },
-      responses: { 200: jsonResponse(pageOf(DeliverySchema, "WebhookDeliveryPage"), "Attempts"), ...problems(400, 401, 404) },
+      responses: {
+        200: jsonResponse(pageOf(DeliverySchema, "WebhookDeliveryPage"), "Attempts"),
+        ...problems(400, 401, 404),
+      },
     }),
     async (c) => {
       const { db, tenantId } = c.var;
@@ -299,7 +332,8 @@ export const runs = createRouter()
       operationId: "resendWebhook",
       tags: ["webhooks"],
       summary: "Send the run's final event again",
-      description: "Re-sends the same message (same `webhook-id`, so receivers can deduplicate); its attempts are recorded like the first ones.",
+      description:
+        "Re-sends the same message (same `webhook-id`, so receivers can deduplicate); its attempts are recorded like the first ones.",
       security: tenantSecurity,
       request: { params: RunParam },
       responses: {
@@ -312,7 +346,11 @@ export const runs = createRouter()
       const run = await requireRun(db, tenantId, c.req.valid("param").run_id);
       if (!run.webhookUrl) throw new ApiError({ status: 409, type: "conflict", detail: "The run has no webhook_url." });
       if (!FINAL_STATUSES.includes(run.status)) {
-        throw new ApiError({ status: 409, type: "conflict", detail: "The run has not ended yet; its event is sent when it does." });
+        throw new ApiError({
+          status: 409,
+          type: "conflict",
+          detail: "The run has not ended yet; its event is sent when it does.",
+        });
       }
       const messageId = await enqueueRunEvent(c.env, run, await firstDeliveryMessageId(db, run.id));
       return c.json({ message_id: messageId! }, 202);

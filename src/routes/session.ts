@@ -7,7 +7,13 @@ import type { Context } from "hono";
 import { createRouter, type AppEnv } from "./router.ts";
 import { bodyProblems, jsonBody, jsonResponse, problems, sessionSecurity } from "./openapi.ts";
 import { jsonBody as guardJson } from "../middleware/json-body.ts";
-import { clientAddress, sameOriginOrAbsent, SESSION_COOKIE, SESSION_COOKIE_PATH, throttledCheck } from "../middleware/auth.ts";
+import {
+  clientAddress,
+  sameOriginOrAbsent,
+  SESSION_COOKIE,
+  SESSION_COOKIE_PATH,
+  throttledCheck,
+} from "../middleware/auth.ts";
 import { subjectsOf } from "../auth/throttle.ts";
 import { ApiError } from "../errors.ts";
 import { LIMITS } from "../limits.ts";
@@ -20,20 +26,34 @@ export const DashboardSessionSchema = z
   .object({
     object: z.literal("session"),
     tenant: z.object({ id: z.string(), name: z.string() }),
-    csrf_token: z.string().openapi({ description: "Send it as `X-CSRF-Token` with every request that changes something" }),
+    csrf_token: z
+      .string()
+      .openapi({ description: "Send it as `X-CSRF-Token` with every request that changes something" }),
     expires_at: z.string(),
   })
   .openapi("DashboardSession");
 
-const SignIn = z.strictObject({ api_key: z.string().min(1).max(200).openapi({ description: "An API key of the tenant; used once, never stored" }) });
+const SignIn = z.strictObject({
+  api_key: z.string().min(1).max(200).openapi({ description: "An API key of the tenant; used once, never stored" }),
+});
 
 function wire(s: { tenantId: string; csrfToken: string; expiresAt: Date }, tenantName: string) {
-  return { object: "session" as const, tenant: { id: s.tenantId, name: tenantName }, csrf_token: s.csrfToken, expires_at: s.expiresAt.toISOString() };
+  return {
+    object: "session" as const,
+    tenant: { id: s.tenantId, name: tenantName },
+    csrf_token: s.csrfToken,
+    expires_at: s.expiresAt.toISOString(),
+  };
 }
 
 function requireSession(c: Context<AppEnv>) {
   const session = c.var.session;
-  if (!session) throw new ApiError({ status: 404, type: "not-found", detail: "This request used an API key, not a dashboard session." });
+  if (!session)
+    throw new ApiError({
+      status: 404,
+      type: "not-found",
+      detail: "This request used an API key, not a dashboard session.",
+    });
   return session;
 }
 
@@ -55,12 +75,20 @@ export const session = createRouter()
       security: [],
       middleware: guardJson(LIMITS.bodyBytes),
       request: { body: jsonBody(SignIn) },
-      responses: { 201: jsonResponse(DashboardSessionSchema, "Signed in; the cookie is set"), ...problems(...bodyProblems, 429) },
+      responses: {
+        201: jsonResponse(DashboardSessionSchema, "Signed in; the cookie is set"),
+        ...problems(...bodyProblems, 429),
+      },
     }),
     async (c) => {
       if (!sameOriginOrAbsent(c)) throw ApiError.unauthenticated("Sign in from this server's own pages.");
       const apiKey = c.req.valid("json").api_key;
-      const key = await throttledCheck(c, subjectsOf(clientAddress(c), apiKey), { lookUp: () => findActiveKey(c.var.db, apiKey) }, "The API key is unknown or has been revoked.");
+      const key = await throttledCheck(
+        c,
+        subjectsOf(clientAddress(c), apiKey),
+        { lookUp: () => findActiveKey(c.var.db, apiKey) },
+        "The API key is unknown or has been revoked.",
+      );
       const tenant = await getTenant(c.var.db, key.tenantId);
       const { session: s, token } = await createSession(c.var.db, key);
       setCookie(c, SESSION_COOKIE, token, {
@@ -81,9 +109,13 @@ export const session = createRouter()
       operationId: "getSession",
       tags: ["session"],
       summary: "The dashboard session of this browser",
-      description: "401 when the browser has no live session (never signed in, signed out, expired, or its key revoked).",
+      description:
+        "401 when the browser has no live session (never signed in, signed out, expired, or its key revoked).",
       security: sessionSecurity,
-      responses: { 200: jsonResponse(DashboardSessionSchema, "Who is signed in, and the CSRF token"), ...problems(401, 404) },
+      responses: {
+        200: jsonResponse(DashboardSessionSchema, "Who is signed in, and the CSRF token"),
+        ...problems(401, 404),
+      },
     }),
     (c) => {
       const s = requireSession(c);

@@ -7,12 +7,16 @@ import { newWebhookSecret } from "../runs/webhooks/sign.ts";
 
 const SecretSchema = z
   .object({
-    secret: z.string().openapi({ description: "`whsec_…`: shown only in this response. Verify signatures with any Standard Webhooks library." }),
+    secret: z.string().openapi({
+      description: "`whsec_…`: shown only in this response. Verify signatures with any Standard Webhooks library.",
+    }),
     created_at: z.string(),
   })
   .openapi("WebhookSecret");
 
-const SecretInfoSchema = z.object({ exists: z.boolean(), created_at: z.string().nullable() }).openapi("WebhookSecretInfo");
+const SecretInfoSchema = z
+  .object({ exists: z.boolean(), created_at: z.string().nullable() })
+  .openapi("WebhookSecretInfo");
 
 export const webhooks = createRouter()
   .openapi(
@@ -28,7 +32,11 @@ export const webhooks = createRouter()
     }),
     async (c) => {
       const secret = newWebhookSecret();
-      const row = { tenantId: c.var.tenantId, secretEnc: await encryptSecret(c.env.SECRETS_KEY, secret), createdAt: new Date() };
+      const row = {
+        tenantId: c.var.tenantId,
+        secretEnc: await encryptSecret(c.env.SECRETS_KEY, secret),
+        createdAt: new Date(),
+      };
       await putWebhookSecret(c.var.db, row);
       return c.json({ secret, created_at: row.createdAt.toISOString() }, 201);
     },

@@ -12,8 +12,17 @@ import { fakeScenario, newTenant, send, startRun, waitForRun, WAIT, type RunJson
 const API_KEY = "sk-adaptive-test-0000";
 const provider = () => ({ base_url: env.FAKE_OPENAI_URL, api_key: API_KEY });
 
-type EndpointReport = { adaptive: boolean; bucket_s: number; series: [number, number, number][]; max_limit: number; max_in_flight: number };
-type Run = RunJson & { endpoint: EndpointReport | null; calls: { requests: number; retries: number; rate_limited: number } };
+type EndpointReport = {
+  adaptive: boolean;
+  bucket_s: number;
+  series: [number, number, number][];
+  max_limit: number;
+  max_in_flight: number;
+};
+type Run = RunJson & {
+  endpoint: EndpointReport | null;
+  calls: { requests: number; retries: number; rate_limited: number };
+};
 
 async function limiter(tenantId: string) {
   return env.LIMITERS.getByName(await limiterName(tenantId, env.FAKE_OPENAI_URL, API_KEY));
@@ -27,16 +36,26 @@ async function finished(key: string, id: string): Promise<Run> {
 describe("adaptive concurrency", () => {
   it("against an endpoint that refuses above 3 in flight: no unit fails, and the window settles near 3", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ agent: { calls: 2 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 3 } }, "steady");
+    const model = await fakeScenario(
+      { agent: { calls: 2 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 3 } },
+      "steady",
+    );
     // 30 replays, no `concurrency`: the window starts at 10, so the endpoint refuses at first.
-    const run = await finished(key, (await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 30, min_success: 2 })).id);
+    const run = await finished(
+      key,
+      (await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 30, min_success: 2 })).id,
+    );
     expect(run.status).toBe("succeeded");
     expect(run.progress).toEqual({ done: 30, failed: 0, total: 30 });
     const stats = await scenarioStats(env.FAKE_OPENAI_URL, model);
     expect(stats.max_admitted).toBeLessThanOrEqual(3);
     expect(stats.rate_limited).toBeGreaterThan(0);
     // Every refusal is counted where the run reports its calls: 90 answered calls plus the refused ones.
-    expect(run.calls).toEqual({ requests: 90 + stats.rate_limited!, retries: stats.rate_limited, rate_limited: stats.rate_limited });
+    expect(run.calls).toEqual({
+      requests: 90 + stats.rate_limited!,
+      retries: stats.rate_limited,
+      rate_limited: stats.rate_limited,
+    });
     // After a refusal at n in flight the window is ⌊0.7 n⌋ and climbs back to n − 1, probing n slowly.
     const view = await (await limiter(tenantId)).inspect();
     expect(view.limit).toBeGreaterThanOrEqual(2);
@@ -49,8 +68,19 @@ describe("adaptive concurrency", () => {
 
   it("follows a limit that drops mid-run", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ agent: { calls: 2 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 8, drop_after: 40, then_max_in_flight: 2 } }, "drop");
-    const run = await finished(key, (await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 40, min_success: 2 })).id);
+    const model = await fakeScenario(
+      {
+        agent: { calls: 2 },
+        delay_ms: 20,
+        record: false,
+        rate_limit: { max_in_flight: 8, drop_after: 40, then_max_in_flight: 2 },
+      },
+      "drop",
+    );
+    const run = await finished(
+      key,
+      (await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 40, min_success: 2 })).id,
+    );
     expect(run.progress).toEqual({ done: 40, failed: 0, total: 40 });
     const stats = await scenarioStats(env.FAKE_OPENAI_URL, model);
     expect(stats.received).toBeGreaterThan(40);
@@ -63,8 +93,14 @@ describe("adaptive concurrency", () => {
   it("sends no refused request again before the Retry-After it was told", async () => {
     const { key } = await newTenant();
     // Ten queries of one replay: every conversation is its own, so the endpoint can tell a retry.
-    const model = await fakeScenario({ agent: { calls: 2 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 2, retry_after_ms: 300 } }, "retry-after");
-    const run = await finished(key, (await startRun(key, { model, provider: provider(), n_queries: 10, n_replays: 1, min_success: 2 })).id);
+    const model = await fakeScenario(
+      { agent: { calls: 2 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 2, retry_after_ms: 300 } },
+      "retry-after",
+    );
+    const run = await finished(
+      key,
+      (await startRun(key, { model, provider: provider(), n_queries: 10, n_replays: 1, min_success: 2 })).id,
+    );
     expect(run.progress).toEqual({ done: 10, failed: 0, total: 10 });
     const stats = await scenarioStats(env.FAKE_OPENAI_URL, model);
     expect(stats.rate_limited).toBeGreaterThan(0);
@@ -95,8 +131,23 @@ describe("adaptive concurrency", () => {
 
   it("never exceeds a fixed concurrency, which still goes through the shared window", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ agent: { calls: 1 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 2 } }, "fixed");
-    const run = await finished(key, (await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 12, min_success: 2, concurrency: 3 })).id);
+    const model = await fakeScenario(
+      { agent: { calls: 1 }, delay_ms: 20, record: false, rate_limit: { max_in_flight: 2 } },
+      "fixed",
+    );
+    const run = await finished(
+      key,
+      (
+        await startRun(key, {
+          model,
+          provider: provider(),
+          n_queries: 1,
+          n_replays: 12,
+          min_success: 2,
+          concurrency: 3,
+        })
+      ).id,
+    );
     expect(run.progress).toEqual({ done: 12, failed: 0, total: 12 });
     const stats = await scenarioStats(env.FAKE_OPENAI_URL, model);
     expect(stats.max_in_flight).toBeLessThanOrEqual(3);
@@ -111,7 +162,14 @@ describe("adaptive concurrency", () => {
     // Every request is held until released: what is in flight is what the limiter granted at once.
     const C = DEFAULT_WINDOW.initial + 8;
     const model = await fakeScenario({ agent: { calls: 1 }, record: false, hold_after: 0 }, "opening");
-    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: C, min_success: 2, concurrency: C });
+    const run = await startRun(key, {
+      model,
+      provider: provider(),
+      n_queries: 1,
+      n_replays: C,
+      min_success: 2,
+      concurrency: C,
+    });
     const shared = await limiter(tenantId);
     await vi.waitFor(async () => expect(await shared.inspect()).toMatchObject({ inFlight: C, waiting: 0 }), WAIT);
     expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(C);
@@ -121,7 +179,10 @@ describe("adaptive concurrency", () => {
 
   it("a simulator run calls no endpoint and reports none", async () => {
     const { key } = await newTenant();
-    const run = await finished(key, (await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 3, min_success: 2 })).id);
+    const run = await finished(
+      key,
+      (await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 3, min_success: 2 })).id,
+    );
     expect(run.status).toBe("succeeded");
     expect(run.endpoint).toBe(null);
     expect(run.config.concurrency).toBe(100);

@@ -26,7 +26,12 @@ describe("public routes", () => {
     }
     const api = await call("/");
     expect(api.status).toBe(200);
-    expect(await api.json()).toMatchObject({ name: "assay", docs: "/docs", openapi: "/openapi.json", health: "/healthz" });
+    expect(await api.json()).toMatchObject({
+      name: "assay",
+      docs: "/docs",
+      openapi: "/openapi.json",
+      health: "/healthz",
+    });
   });
 });
 
@@ -50,7 +55,9 @@ describe("API keys on /v1", () => {
   it("stores only the key's SHA-256, never the secret", async () => {
     const { key, keyId } = await newTenant();
     expect(key).toMatch(/^assay_sk_[A-Za-z0-9_-]{43}$/);
-    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(keyId).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
+      .bind(keyId)
+      .first<Record<string, unknown>>();
     expect(row!.key_hash).toBe(await sha256Hex(key));
     expect(Object.values(row!).some((v) => v === key)).toBe(false);
   });
@@ -87,10 +94,18 @@ describe("API keys on /v1", () => {
   it("pages keys with a cursor", async () => {
     const { key } = await newTenant();
     for (let i = 0; i < 3; i++) await send("POST", "/v1/keys", key, { name: `k${i}` });
-    const first = (await (await send("GET", "/v1/keys?limit=3", key)).json()) as { data: { id: string }[]; has_more: boolean; next_cursor: string };
+    const first = (await (await send("GET", "/v1/keys?limit=3", key)).json()) as {
+      data: { id: string }[];
+      has_more: boolean;
+      next_cursor: string;
+    };
     expect(first.data).toHaveLength(3);
     expect(first.has_more).toBe(true);
-    const second = (await (await send("GET", `/v1/keys?limit=3&after=${first.next_cursor}`, key)).json()) as { data: { id: string }[]; has_more: boolean; next_cursor: null };
+    const second = (await (await send("GET", `/v1/keys?limit=3&after=${first.next_cursor}`, key)).json()) as {
+      data: { id: string }[];
+      has_more: boolean;
+      next_cursor: null;
+    };
     expect(second.data).toHaveLength(1);
     expect(second.has_more).toBe(false);
     expect(second.next_cursor).toBeNull();
@@ -142,7 +157,9 @@ describe("operator routes (ADMIN_TOKEN)", () => {
     expect((await send("GET", "/v1/keys", created.key)).status).toBe(200);
     expect((await send("DELETE", `/v1/admin/keys/${created.id}`, ADMIN_TOKEN)).status).toBe(200);
     await problem(await send("GET", "/v1/keys", created.key), 401);
-    const list = (await (await send("GET", `/v1/admin/tenants/${tenantId}/keys`, ADMIN_TOKEN)).json()) as { data: unknown[] };
+    const list = (await (await send("GET", `/v1/admin/tenants/${tenantId}/keys`, ADMIN_TOKEN)).json()) as {
+      data: unknown[];
+    };
     expect(list.data).toHaveLength(2);
   });
 

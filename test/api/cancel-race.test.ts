@@ -21,44 +21,68 @@ async function cancelAnswer(runId: string, key: string): Promise<{ http: number;
 }
 
 describe("POST /v1/runs/{run_id}/cancel, racing the run's end", () => {
-  it("many concurrent cancels while the run is in its finish all answer canceled, none running", async () => {
-    const { key } = await newTenant();
-    // Every unit ends on the simulator; the aggregate's one embeddings call is held, so the run stays
-    // in its finish (every sample in, D1 still `running`) for as long as the cancels take.
-    const held = await fakeScenario({ embedding: [1, 0], hold_after: 0 }, "cxr");
-    const created = await startRq(key, {
-      models: [{ model: "sim:reasoner" }],
-      datasets: [{ synthetic: { num_reasoning: 2, num_adversarial: 0, num_robustness: 0 } }],
-      K: 2,
-      P: 0,
-      ss: { method: "embeddings", model: held, provider: { base_url: env.FAKE_OPENAI_URL }, batch_size: 64 },
-    });
-    await vi.waitFor(async () => expect(await scenarioStats(env.FAKE_OPENAI_URL, held)).toMatchObject({ held: 1 }), WAIT);
-    const answers = await Promise.all(Array.from({ length: CANCELS }, () => cancelAnswer(created.id, key)));
-    // The first to reach the coordinator cancels; the others answer once that cancel has ended the run
-    // (200), or find it ended already (409) — both say canceled.
-    expect(answers.map((a) => a.status)).toEqual(Array(CANCELS).fill("canceled"));
-    expect(answers.some((a) => a.http === 200)).toBe(true);
-    const run = await waitForRun(key, created.id);
-    expect(run.status).toBe("canceled");
-    await releaseScenario(env.FAKE_OPENAI_URL, held);
-  }, LONG);
+  it(
+    "many concurrent cancels while the run is in its finish all answer canceled, none running",
+    async () => {
+      const { key } = await newTenant();
+      // Every unit ends on the simulator; the aggregate's one embeddings call is held, so the run stays
+      // in its finish (every sample in, D1 still `running`) for as long as the cancels take.
+      const held = await fakeScenario({ embedding: [1, 0], hold_after: 0 }, "cxr");
+      const created = await startRq(key, {
+        models: [{ model: "sim:reasoner" }],
+        datasets: [{ synthetic: { num_reasoning: 2, num_adversarial: 0, num_robustness: 0 } }],
+        K: 2,
+        P: 0,
+        ss: { method: "embeddings", model: held, provider: { base_url: env.FAKE_OPENAI_URL }, batch_size: 64 },
+      });
+      await vi.waitFor(
+        async () => expect(await scenarioStats(env.FAKE_OPENAI_URL, held)).toMatchObject({ held: 1 }),
+        WAIT,
+      );
+      const answers = await Promise.all(Array.from({ length: CANCELS }, () => cancelAnswer(created.id, key)));
+      // The first to reach the coordinator cancels; the others answer once that cancel has ended the run
+      // (200), or find it ended already (409) — both say canceled.
+      expect(answers.map((a) => a.status)).toEqual(Array(CANCELS).fill("canceled"));
+      expect(answers.some((a) => a.http === 200)).toBe(true);
+      const run = await waitForRun(key, created.id);
+      expect(run.status).toBe("canceled");
+      await releaseScenario(env.FAKE_OPENAI_URL, held);
+    },
+    LONG,
+  );
 
-  it("cancels racing the last sample: each answers the state the run ended in, never running", async () => {
-    const { key } = await newTenant();
-    // Two replays on one lane, two requests each (a tool call, then the answer): the fourth, the run's
-    // last model call, is held.
-    const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 3 }, "cxr");
-    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 2, concurrency: 1, min_success: 2 });
-    await vi.waitFor(async () => expect(await scenarioStats(env.FAKE_OPENAI_URL, model)).toMatchObject({ received: 4, held: 1 }), WAIT);
-    // The held call is the run's last: its answer and the cancels go out together.
-    const [, ...answers] = await Promise.all([releaseScenario(env.FAKE_OPENAI_URL, model), ...Array.from({ length: CANCELS }, () => cancelAnswer(created.id, key))]);
-    const run = await waitForRun(key, created.id);
-    expect(["succeeded", "canceled"]).toContain(run.status);
-    // Every answer names the run's final state: a 200 only if the cancel is what ended it.
-    for (const a of answers) expect(a.status).toBe(run.status);
-    if (run.status === "succeeded") expect(answers.every((a) => a.http === 409)).toBe(true);
-  }, LONG);
+  it(
+    "cancels racing the last sample: each answers the state the run ended in, never running",
+    async () => {
+      const { key } = await newTenant();
+      // Two replays on one lane, two requests each (a tool call, then the answer): the fourth, the run's
+      // last model call, is held.
+      const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 3 }, "cxr");
+      const created = await startRun(key, {
+        model,
+        provider: { base_url: env.FAKE_OPENAI_URL },
+        n_queries: 1,
+        n_replays: 2,
+        concurrency: 1,
+        min_success: 2,
+      });
+      await vi.waitFor(
+        async () => expect(await scenarioStats(env.FAKE_OPENAI_URL, model)).toMatchObject({ received: 4, held: 1 }),
+        WAIT,
+      );
+      // The held call is the run's last: its answer and the cancels go out together.
+      const [, ...answers] = await Promise.all([
+        releaseScenario(env.FAKE_OPENAI_URL, model),
+        ...Array.from({ length: CANCELS }, () => cancelAnswer(created.id, key)),
+      ]);
+      const run = await waitForRun(key, created.id);
+      expect(["succeeded", "canceled"]).toContain(run.status);
+      // Every answer names the run's final state: a 200 only if the cancel is what ended it.
+      for (const a of answers) expect(a.status).toBe(run.status);
+      if (run.status === "succeeded") expect(answers.every((a) => a.http === 409)).toBe(true);
+    },
+    LONG,
+  );
 
   it("a run canceled at its coordinator whose end is not stored yet (the alarm's to finish) answers canceled, not running", async () => {
     const { tenantId, key } = await newTenant();
@@ -66,7 +90,18 @@ describe("POST /v1/runs/{run_id}/cancel, racing the run's end", () => {
     // The coordinator holds the run, canceled, its finish not yet run: what an eviction between the
     // cancel and its finish leaves (written the way an earlier version stored it, as the lifecycle reads it).
     await runInDurableObject(env.RUNS.get(env.RUNS.idFromName(id)), async (_, ctx) => {
-      const meta = { runId: id, tenantId, evaluator: "chain-determinism", concurrency: 1, leaseMs: 60_000, maxAttempts: 3, total: 2, status: "canceled", done: 1, failed: 0 };
+      const meta = {
+        runId: id,
+        tenantId,
+        evaluator: "chain-determinism",
+        concurrency: 1,
+        leaseMs: 60_000,
+        maxAttempts: 3,
+        total: 2,
+        status: "canceled",
+        done: 1,
+        failed: 0,
+      };
       ctx.storage.sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", "meta", JSON.stringify(meta));
     });
     const res = await send("POST", `/v1/runs/${id}/cancel`, key);

@@ -3,11 +3,21 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson, tenantWithHook, hookEvents } from "./helpers.ts";
+import {
+  fakeScenario,
+  insertRunRow,
+  newTenant,
+  problem,
+  send,
+  startRun,
+  waitForRun,
+  WAIT,
+  type RunJson,
+  tenantWithHook,
+  hookEvents,
+} from "./helpers.ts";
 
 type Run = RunJson & { finished_at: string | null };
-
-
 
 describe("POST /v1/runs/{run_id}/cancel", () => {
   it("ends canceled a queued run whose coordinator never started, keeping its progress, with its run.canceled event", async () => {

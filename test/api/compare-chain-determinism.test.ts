@@ -5,15 +5,14 @@ import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 import { byName, compare, comparison, wilsonLimits } from "./compare-helpers.ts";
 
-
-
-
 async function run(key: string, body: Record<string, unknown>): Promise<RunJson> {
-  const done = await waitForRun(key, (await startRun(key, { model: "sim:agent", n_replays: 5, concurrency: 4, seed: 7, ...body })).id);
+  const done = await waitForRun(
+    key,
+    (await startRun(key, { model: "sim:agent", n_replays: 5, concurrency: 4, seed: 7, ...body })).id,
+  );
   expect(done.status).toBe("succeeded");
   return done;
 }
-
 
 /** C(n, k) as a float, from the product formula (exact for the small n here). */
 function choose(n: number, k: number): number {
@@ -29,7 +28,6 @@ function mcnemar(b: number, c: number): number {
   for (let i = 0; i <= Math.min(b, c); i++) tail += choose(m, i) / 2 ** m;
   return Math.min(1, 2 * tail);
 }
-
 
 describe("GET /v1/compare (chain-determinism)", () => {
   it("the same settings and seed twice: no_change on every metric, nothing flipped", async () => {
@@ -58,7 +56,9 @@ describe("GET /v1/compare (chain-determinism)", () => {
     // The discordant queries, from the runs' own per-query results.
     type Q = { query_id: string; status: string; diverged: boolean | null };
     const headBy = new Map((head.result.per_query as Q[]).map((q) => [q.query_id, q]));
-    const pairs = (base.result.per_query as Q[]).map((q) => [q, headBy.get(q.query_id)!] as const).filter(([b, h]) => b.status === "measurable" && h.status === "measurable");
+    const pairs = (base.result.per_query as Q[])
+      .map((q) => [q, headBy.get(q.query_id)!] as const)
+      .filter(([b, h]) => b.status === "measurable" && h.status === "measurable");
     const toDiverged = pairs.filter(([b, h]) => !b.diverged && h.diverged).map(([b]) => b.query_id);
     const toStable = pairs.filter(([b, h]) => b.diverged && !h.diverged).map(([b]) => b.query_id);
     expect(toStable).toEqual([]); // divergence 0 never diverges
@@ -93,7 +93,12 @@ describe("GET /v1/compare (chain-determinism)", () => {
     expect(rate.p_value).toBeNull();
     // Newcombe (1998a) method 10 from each run's diverged / measurable, z = Φ⁻¹(0.975).
     const z = 1.959963984540054;
-    const [k1, n1, k2, n2] = [base.result.n_diverged, base.result.n_measurable, head.result.n_diverged, head.result.n_measurable];
+    const [k1, n1, k2, n2] = [
+      base.result.n_diverged,
+      base.result.n_measurable,
+      head.result.n_diverged,
+      head.result.n_measurable,
+    ];
     const [p1, p2] = [k1 / n1, k2 / n2];
     const [l1, u1] = wilsonLimits(k1, n1, z);
     const [l2, u2] = wilsonLimits(k2, n2, z);
@@ -110,13 +115,21 @@ describe("GET /v1/compare (chain-determinism)", () => {
     const replays = await problem(await compare(key, five.id, three.id), 422);
     expect(replays.errors).toEqual([{ path: "config.n_replays", message: "base has 5, head 3" }]);
 
-    const judge = await send("POST", "/v1/judge/runs", key, { items: [{ id: "a", query: "Is this fine?" }], critics: [{ name: "x", model: "sim:critic" }] });
+    const judge = await send("POST", "/v1/judge/runs", key, {
+      items: [{ id: "a", query: "Is this fine?" }],
+      critics: [{ name: "x", model: "sim:critic" }],
+    });
     const judged = await waitForRun(key, ((await judge.json()) as RunJson).id);
     const evaluators = await problem(await compare(key, five.id, judged.id), 422);
     expect(evaluators.errors?.map((e) => e.path)).toEqual(["evaluator"]);
 
     // A slow run, canceled: never succeeded.
-    const slow = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 5, simulator: { latency_ms: 30_000 } });
+    const slow = await startRun(key, {
+      model: "sim:agent",
+      n_queries: 1,
+      n_replays: 5,
+      simulator: { latency_ms: 30_000 },
+    });
     await send("POST", `/v1/runs/${slow.id}/cancel`, key);
     const canceled = await waitForRun(key, slow.id);
     expect(canceled.status).toBe("canceled");

@@ -5,9 +5,21 @@ import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
 import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
 
-
 // 12 items: 4 REJECT, 4 KEEP, 2 SPLIT, 2 MERGE.
-const EXPECTED = ["KEEP", "REJECT", "SPLIT", "MERGE", "KEEP", "REJECT", "KEEP", "SPLIT", "REJECT", "MERGE", "KEEP", "REJECT"];
+const EXPECTED = [
+  "KEEP",
+  "REJECT",
+  "SPLIT",
+  "MERGE",
+  "KEEP",
+  "REJECT",
+  "KEEP",
+  "SPLIT",
+  "REJECT",
+  "MERGE",
+  "KEEP",
+  "REJECT",
+];
 const ITEMS = EXPECTED.map((expected, i) => ({ id: `item-${i}`, query: `Question number ${i}?`, expected }));
 const honest = (name: string) => ({ name, model: "sim:critic" });
 const rejecter = (name: string) => ({ name, model: "sim:critic", simulator: { bias: { label: "REJECT", rate: 1 } } });
@@ -21,13 +33,13 @@ async function judge(key: string, body: Record<string, unknown>): Promise<RunJso
   return run;
 }
 
-
-
-
 describe("GET /v1/compare (judge)", () => {
   it("the same panel, items and seed twice: no_change on every metric, no consensus changed", async () => {
     const { key } = await newTenant();
-    const body = { critics: ["x", "y", "z"].map((name) => ({ name, model: "sim:critic", simulator: { noise: 0.6 } })), seed: 3 };
+    const body = {
+      critics: ["x", "y", "z"].map((name) => ({ name, model: "sim:critic", simulator: { noise: 0.6 } })),
+      seed: 3,
+    };
     const [a, b] = [await judge(key, body), await judge(key, body)];
     const c = await comparison(key, a.id, b.id);
     expect(c.paired).toBe(true);
@@ -72,7 +84,11 @@ describe("GET /v1/compare (judge)", () => {
 
     // (honest, honest, rejecter) against (honest, rejecter, rejecter): the 8 non-REJECT items now vote REJECT.
     const two = await comparison(key, r1.id, r2.id);
-    const flipped = ITEMS.filter((it) => it.expected !== "REJECT").map((it) => ({ id: it.id, base: it.expected, head: "REJECT" }));
+    const flipped = ITEMS.filter((it) => it.expected !== "REJECT").map((it) => ({
+      id: it.id,
+      base: it.expected,
+      head: "REJECT",
+    }));
     expect(two.flipped).toEqual(flipped);
     const accuracy = byName(two, "accuracy");
     expect(accuracy.method).toBe("newcombe-paired");
@@ -88,7 +104,13 @@ describe("GET /v1/compare (judge)", () => {
     expect(accuracy.ci95![0]).toBeCloseTo(theta - Math.hypot(4 / 12 - l1, u2 - 1), 12);
     expect(accuracy.ci95![1]).toBeCloseTo(theta + Math.hypot(u1 - 4 / 12, 1 - l2), 12);
     expect(accuracy.verdict).toBe("regressed");
-    expect(two.details.accuracy).toEqual({ items: 12, both_correct: 4, base_only_correct: 8, head_only_correct: 0, neither_correct: 0 });
+    expect(two.details.accuracy).toEqual({
+      items: 12,
+      both_correct: 4,
+      base_only_correct: 8,
+      head_only_correct: 0,
+      neither_correct: 0,
+    });
     // Agreement is 7/9 in both: a 2-against-1 split, whichever side wins.
     expect(byName(two, "agreement")).toMatchObject({ delta: 0, verdict: "no_change" });
     // (x, R, R) units: o_RR = 2·1/2 = 1, o_xR = o_Rx = 1. n_R = 20 + 8 = 28, n_KEEP = 4, n_SPLIT = n_MERGE = 2;
@@ -100,11 +122,17 @@ describe("GET /v1/compare (judge)", () => {
   it("answers 422 naming config.items or config.labels when the runs judged other items or labels", async () => {
     const { key } = await newTenant();
     const small = (items: { id: string; expected?: string }[], extra: Record<string, unknown> = {}) =>
-      judge(key, { items: items.map((it) => ({ query: `What about ${it.id}?`, ...it })), critics: [honest("a")], ...extra });
+      judge(key, {
+        items: items.map((it) => ({ query: `What about ${it.id}?`, ...it })),
+        critics: [honest("a")],
+        ...extra,
+      });
     const ab = await small([{ id: "a" }, { id: "b" }]);
     const ac = await small([{ id: "a" }, { id: "c" }]);
     const items = await problem(await send("GET", `/v1/compare?base=${ab.id}&head=${ac.id}`, key), 422);
-    expect(items.errors).toEqual([{ path: "config.items", message: "base has 2 items, head 2; only in base: 'b'; only in head: 'c'" }]);
+    expect(items.errors).toEqual([
+      { path: "config.items", message: "base has 2 items, head 2; only in base: 'b'; only in head: 'c'" },
+    ]);
 
     const expects = await small([{ id: "a", expected: "KEEP" }, { id: "b" }]);
     const moved = await problem(await send("GET", `/v1/compare?base=${ab.id}&head=${expects.id}`, key), 422);
@@ -113,6 +141,8 @@ describe("GET /v1/compare (judge)", () => {
 
     const twoLabels = await small([{ id: "a" }, { id: "b" }], { labels: ["KEEP", "REJECT"] });
     const labels = await problem(await send("GET", `/v1/compare?base=${ab.id}&head=${twoLabels.id}`, key), 422);
-    expect(labels.errors).toEqual([{ path: "config.labels", message: "base has KEEP, REJECT, SPLIT, MERGE, UNCLEAR; head KEEP, REJECT" }]);
+    expect(labels.errors).toEqual([
+      { path: "config.labels", message: "base has KEEP, REJECT, SPLIT, MERGE, UNCLEAR; head KEEP, REJECT" },
+    ]);
   });
 });

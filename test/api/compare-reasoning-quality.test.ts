@@ -7,18 +7,20 @@ import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRq, waitForRun, type RunJson } from "./helpers.ts";
 import { byName, comparison, type Comparison } from "./compare-helpers.ts";
 
-
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
 // 30 items: 20 reasoning, 10 robustness (both kinds have paraphrases, so RS is measured).
 const DATASET = { synthetic: { seed: 42, num_reasoning: 20, num_adversarial: 0, num_robustness: 10 } };
-const sim = (name: string, accuracy: number) => ({ name, model: "sim:reasoner", simulator: { accuracy, verbosity: 3, variation: 0.2 } });
+const sim = (name: string, accuracy: number) => ({
+  name,
+  model: "sim:reasoner",
+  simulator: { accuracy, verbosity: 3, variation: 0.2 },
+});
 
 async function rq(key: string, body: Record<string, unknown>): Promise<RunJson> {
   const run = await waitForRun(key, (await startRq(key, { datasets: [DATASET], K: 2, P: 1, seed: 5, ...body })).id);
   expect(run.status).toBe("succeeded");
   return run;
 }
-
 
 const modelOf = (run: RunJson, name: string) => run.result.models.find((m: { model: string }) => m.model === name);
 
@@ -30,7 +32,10 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     const c = await comparison(key, a.id, b.id);
     expect(c.paired).toBe(true);
     const strategies = Object.keys(a.result.strategies);
-    expect(c.metrics.map((m) => m.name)).toEqual([...METRICS.map((k) => `reasoner.${k}`), ...strategies.map((s) => `reasoner.q.${s}`)]);
+    expect(c.metrics.map((m) => m.name)).toEqual([
+      ...METRICS.map((k) => `reasoner.${k}`),
+      ...strategies.map((s) => `reasoner.q.${s}`),
+    ]);
     for (const m of c.metrics) {
       expect(m.delta, m.name).toBe(0);
       expect(m.verdict, m.name).toBe("no_change");
@@ -39,7 +44,8 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     // Every figure was rebuilt from the samples (so it has an interval); identical items give a zero delta
     // on every resample.
     expect(byName(c, "reasoner.correctness")).toMatchObject({ method: "newcombe-paired", p_value: 1 });
-    for (const k of METRICS.slice(1)) expect(byName(c, `reasoner.${k}`), k).toMatchObject({ method: "paired-bootstrap", ci95: [0, 0] });
+    for (const k of METRICS.slice(1))
+      expect(byName(c, `reasoner.${k}`), k).toMatchObject({ method: "paired-bootstrap", ci95: [0, 0] });
     expect(c.verdict).toBe("no_change");
     expect(c.flipped).toEqual([]);
     expect(c.details.models).toEqual({ compared: ["reasoner"], base_only: [], head_only: [] });
@@ -59,7 +65,10 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     for (const name of ["reasoner", "steady"]) {
       for (const k of METRICS) {
         const m = byName(c, `${name}.${k}`);
-        expect([m.base, m.head], `${name}.${k}`).toEqual([modelOf(a, name).raw_metrics[k], modelOf(b, name).raw_metrics[k]]);
+        expect([m.base, m.head], `${name}.${k}`).toEqual([
+          modelOf(a, name).raw_metrics[k],
+          modelOf(b, name).raw_metrics[k],
+        ]);
         expect(m.ci95, `${name}.${k}`).not.toBeNull();
       }
       for (const s of Object.keys(a.result.strategies)) {
@@ -77,11 +86,19 @@ describe("GET /v1/compare (reasoning-quality)", () => {
 
     // The flipped items are the reasoner's; the 0.5 reasoner knows a subset of the 0.9 one's items, so every
     // flip goes from correct to wrong, and their number is the drop in correct items: (cq_b − cq_h) · 30.
-    expect(c.flipped.every((f) => f.id.startsWith("reasoner/") && f.base === "correct" && f.head === "wrong")).toBe(true);
+    expect(c.flipped.every((f) => f.id.startsWith("reasoner/") && f.base === "correct" && f.head === "wrong")).toBe(
+      true,
+    );
     expect(c.flipped.length).toBe(Math.round((cq.base! - cq.head!) * 30));
     // The 2×2 table behind the paired interval, from the results and the flips alone.
     const baseCorrect = Math.round(cq.base! * 30);
-    expect(c.details.correctness.reasoner).toEqual({ items: 30, both_correct: baseCorrect - c.flipped.length, base_only_correct: c.flipped.length, head_only_correct: 0, neither_correct: 30 - baseCorrect });
+    expect(c.details.correctness.reasoner).toEqual({
+      items: 30,
+      both_correct: baseCorrect - c.flipped.length,
+      base_only_correct: c.flipped.length,
+      head_only_correct: 0,
+      neither_correct: 30 - baseCorrect,
+    });
 
     // `steady` answered exactly the same in both runs (its draws depend on its name, the item and the seed).
     for (const m of c.metrics.filter((x) => x.name.startsWith("steady."))) {
@@ -90,37 +107,69 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     }
 
     // Rank changes per strategy, as the two results' rankings say.
-    const rank = (run: RunJson, s: string, model: string) => run.result.rankings[s].find((r: { model: string }) => r.model === model).rank;
+    const rank = (run: RunJson, s: string, model: string) =>
+      run.result.rankings[s].find((r: { model: string }) => r.model === model).rank;
     for (const s of Object.keys(a.result.strategies)) {
-      const expected = ["reasoner", "steady"].map((model) => ({ model, base_rank: rank(a, s, model), head_rank: rank(b, s, model) })).filter((x) => x.base_rank !== x.head_rank);
+      const expected = ["reasoner", "steady"]
+        .map((model) => ({ model, base_rank: rank(a, s, model), head_rank: rank(b, s, model) }))
+        .filter((x) => x.base_rank !== x.head_rank);
       expect(c.details.rank_changes[s], s).toEqual(expected);
     }
   });
 
   it("model-backed LS is rebuilt from the recorded labels; SS by embeddings (not stored) keeps its figures without an interval", async () => {
     const { key } = await newTenant();
-    const body = { models: [sim("reasoner", 0.7)], ls: { method: "model", model: "sim:checker" }, ss: { method: "embeddings", model: "sim:embedder" } };
+    const body = {
+      models: [sim("reasoner", 0.7)],
+      ls: { method: "model", model: "sim:checker" },
+      ss: { method: "embeddings", model: "sim:embedder" },
+    };
     const [a, b] = [await rq(key, body), await rq(key, body)];
     expect(modelOf(a, "reasoner").extensions).toMatchObject({ ls_method: "model", ss_method: "embeddings" });
     const c = await comparison(key, a.id, b.id);
     expect(byName(c, "reasoner.logical_coherence")).toMatchObject({ method: "paired-bootstrap", ci95: [0, 0] });
-    expect(byName(c, "reasoner.stability")).toMatchObject({ base: modelOf(a, "reasoner").raw_metrics.stability, delta: 0, ci95: null, method: "none", verdict: "no_change" });
+    expect(byName(c, "reasoner.stability")).toMatchObject({
+      base: modelOf(a, "reasoner").raw_metrics.stability,
+      delta: 0,
+      ci95: null,
+      method: "none",
+      verdict: "no_change",
+    });
     // Every built-in strategy weighs SS, so no Q can be rebuilt either; the details say which figures have no interval.
     const strategies = Object.keys(a.result.strategies);
     for (const s of strategies) expect(byName(c, `reasoner.q.${s}`), s).toMatchObject({ ci95: null, method: "none" });
-    expect([...c.details.no_interval.reasoner].sort()).toEqual(["stability", ...strategies.map((s) => `q.${s}`)].sort());
+    expect([...c.details.no_interval.reasoner].sort()).toEqual(
+      ["stability", ...strategies.map((s) => `q.${s}`)].sort(),
+    );
   });
 
   it("422 for runs of different items, different K, or no model in common", async () => {
     const { key } = await newTenant();
-    const a = await rq(key, { models: [sim("reasoner", 0.7)], datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }] });
-    const b = await rq(key, { models: [sim("reasoner", 0.7)], datasets: [{ synthetic: { seed: 2, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }] });
-    const c = await rq(key, { models: [sim("reasoner", 0.7)], datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }], K: 3 });
-    const d = await rq(key, { models: [sim("other", 0.7)], datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }] });
+    const a = await rq(key, {
+      models: [sim("reasoner", 0.7)],
+      datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }],
+    });
+    const b = await rq(key, {
+      models: [sim("reasoner", 0.7)],
+      datasets: [{ synthetic: { seed: 2, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }],
+    });
+    const c = await rq(key, {
+      models: [sim("reasoner", 0.7)],
+      datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }],
+      K: 3,
+    });
+    const d = await rq(key, {
+      models: [sim("other", 0.7)],
+      datasets: [{ synthetic: { seed: 1, num_reasoning: 4, num_adversarial: 0, num_robustness: 0 } }],
+    });
 
     const items = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${b.id}`, key), 422);
     expect(items.errors).toEqual([
-      { path: "config.datasets", message: "base evaluates synthetic (seed 1: 4/0/0), head synthetic (seed 2: 4/0/0): the same items are needed to pair them" },
+      {
+        path: "config.datasets",
+        message:
+          "base evaluates synthetic (seed 1: 4/0/0), head synthetic (seed 2: 4/0/0): the same items are needed to pair them",
+      },
     ]);
     const k = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${c.id}`, key), 422);
     expect(k.errors).toEqual([
@@ -128,7 +177,9 @@ describe("GET /v1/compare (reasoning-quality)", () => {
       { path: "config.metrics.stability_runs", message: "base has 2, head 3" },
     ]);
     const models = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${d.id}`, key), 422);
-    expect(models.errors).toEqual([{ path: "config.models", message: "no model name is in both runs (base: reasoner; head: other)" }]);
+    expect(models.errors).toEqual([
+      { path: "config.models", message: "no model name is in both runs (base: reasoner; head: other)" },
+    ]);
   });
 
   it("runs on an uploaded dataset are paired on its items (read back: datasets never change); once it is deleted, only the figures", async () => {
@@ -136,7 +187,10 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     const upload = await send("POST", "/v1/reasoning-quality/datasets", key, {
       name: "sums",
       format: "json",
-      items: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => ({ question: `What is ${i} + ${i}?`, answer: String(2 * i) })),
+      items: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => ({
+        question: `What is ${i} + ${i}?`,
+        answer: String(2 * i),
+      })),
     });
     expect(upload.status).toBe(201);
     const { id } = (await upload.json()) as { id: string };
@@ -146,7 +200,14 @@ describe("GET /v1/compare (reasoning-quality)", () => {
     expect(c.paired).toBe(true);
     const cq = byName(c, "reasoner.correctness");
     // Every item correct in base and wrong in head: 12 discordant pairs one way, McNemar p = 2 · 2⁻¹².
-    expect(cq).toMatchObject({ base: 1, head: 0, delta: -1, method: "newcombe-paired", p_value: 2 / 4096, verdict: "regressed" });
+    expect(cq).toMatchObject({
+      base: 1,
+      head: 0,
+      delta: -1,
+      method: "newcombe-paired",
+      p_value: 2 / 4096,
+      verdict: "regressed",
+    });
     expect(cq.ci95![1]).toBeLessThan(0);
     expect(c.flipped).toHaveLength(12);
     expect(c.flipped.every((f) => f.base === "correct" && f.head === "wrong")).toBe(true);

@@ -10,7 +10,6 @@ import { moverDifference } from "../../src/engines/stats/index.ts";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
 import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
 
-
 async function rplRun(key: string, body: Record<string, unknown>): Promise<RunJson> {
   const res = await send("POST", "/v1/rpl/runs", key, { B: 200, ...body });
   const text = await res.text();
@@ -20,19 +19,20 @@ async function rplRun(key: string, body: Record<string, unknown>): Promise<RunJs
   return run;
 }
 
-
-async function rplWinner(key: string, a: string, b: string): Promise<{ dimension: string | null; winner: { run_id: string | null; rule: string } }> {
+async function rplWinner(
+  key: string,
+  a: string,
+  b: string,
+): Promise<{ dimension: string | null; winner: { run_id: string | null; rule: string } }> {
   const res = await send("GET", `/v1/rpl/compare?runs=${a},${b}`, key);
   expect(res.status).toBe(200);
   return (await res.json()) as { dimension: string | null; winner: { run_id: string | null; rule: string } };
 }
 
-
 /** The MOVER limits of h − b from each estimate's own interval (Zou & Donner 2008), written out again. */
 function mover(b: number, [lb, ub]: number[], h: number, [lh, uh]: number[]): [number, number] {
   return [h - b - Math.sqrt((h - lh) ** 2 + (ub - b) ** 2), h - b + Math.sqrt((uh - h) ** 2 + (b - lb) ** 2)];
 }
-
 
 describe("moverDifference", () => {
   it("with Wilson limits it is Newcombe's method 10: his example 56/70 − 48/80 gives 0.0524 to 0.3339", () => {
@@ -87,10 +87,23 @@ describe("GET /v1/compare (rpl)", () => {
     const steady = `rpl-steady-${Date.now()}`;
     await registerScenario(env.FAKE_OPENAI_URL, {
       id: steady,
-      text: JSON.stringify({ prob_true: 0.7, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [] }),
+      text: JSON.stringify({
+        prob_true: 0.7,
+        confidence_self: 0.6,
+        assumptions: [],
+        reasoning_bullets: ["a", "b", "c"],
+        contrary_considerations: ["x", "y"],
+        ambiguity_flags: [],
+      }),
     });
     const claim = "Compare claim two.";
-    const a = await rplRun(key, { claim, model: steady, provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-compare-0000000000" }, K: 8, R: 2 });
+    const a = await rplRun(key, {
+      claim,
+      model: steady,
+      provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-compare-0000000000" },
+      K: 8,
+      R: 2,
+    });
     const b = await rplRun(key, { claim, model: "sim:rpl", K: 8, R: 2 });
     const [ra, rb] = [a.result.aggregates, b.result.aggregates];
     expect(ra.ci_width).toBe(0);
@@ -99,8 +112,19 @@ describe("GET /v1/compare (rpl)", () => {
 
     const c = await comparison(key, a.id, b.id);
     const width = byName(c, "ci_width");
-    expect(width).toMatchObject({ base: 0, head: rb.ci_width, higher_is_better: false, ci95: null, method: "none", verdict: "regressed" });
-    expect(byName(c, "stability_score")).toMatchObject({ base: ra.stability_score, head: rb.stability_score, ci95: null });
+    expect(width).toMatchObject({
+      base: 0,
+      head: rb.ci_width,
+      higher_is_better: false,
+      ci95: null,
+      method: "none",
+      verdict: "regressed",
+    });
+    expect(byName(c, "stability_score")).toMatchObject({
+      base: ra.stability_score,
+      head: rb.stability_score,
+      ci95: null,
+    });
     expect(byName(c, "pqs")).toMatchObject({ base: a.result.quality.pqs, head: b.result.quality.pqs, ci95: null });
     expect(c.verdict).toBe("regressed");
 
@@ -113,7 +137,11 @@ describe("GET /v1/compare (rpl)", () => {
     // Never a verdict: a prior that moves is not better or worse. Whether it moved is in details.
     expect(p.verdict).toBe("no_change");
     const moved = expected[0] > 0 || expected[1] < 0;
-    expect(c.details.prob_true_rpl).toEqual({ two_sided: true, moved, direction: moved ? (p.delta! > 0 ? "up" : "down") : null });
+    expect(c.details.prob_true_rpl).toEqual({
+      two_sided: true,
+      moved,
+      direction: moved ? (p.delta! > 0 ? "up" : "down") : null,
+    });
 
     const original = await rplWinner(key, a.id, b.id);
     expect(original.dimension).toBe("model");
@@ -142,14 +170,19 @@ describe("GET /v1/compare (rpl)", () => {
     const c = await rplRun(key, { ...base, claim: "Compare claim three.", K: 4 });
     const d = await rplRun(key, { ...base, claim: "Compare claim three.", K: 4, model: "sim:rpl-other" });
     const claim = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${b.id}`, key), 422);
-    expect(claim.errors).toEqual([{ path: "config.claim", message: 'base has "Compare claim three.", head "Compare claim four."' }]);
+    expect(claim.errors).toEqual([
+      { path: "config.claim", message: 'base has "Compare claim three.", head "Compare claim four."' },
+    ]);
     const k = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${c.id}`, key), 422);
     expect(k.errors).toEqual([{ path: "config.K", message: "base has 2, head 4" }]);
     // The model may vary alone; with K it cannot, and both are named (as GET /v1/rpl/compare names them).
     const two = await problem(await send("GET", `/v1/compare?base=${a.id}&head=${d.id}`, key), 422);
     expect(two.errors!.map((e) => e.path).sort()).toEqual(["config.K", "config.model"]);
-    expect(two.errors!.find((e) => e.path === "config.model")!.message).toBe('base has "sim:rpl", head "sim:rpl-other"');
+    expect(two.errors!.find((e) => e.path === "config.model")!.message).toBe(
+      'base has "sim:rpl", head "sim:rpl-other"',
+    );
     // GET /v1/rpl/compare refuses the same pairs.
-    for (const other of [b, c, d]) await problem(await send("GET", `/v1/rpl/compare?runs=${a.id},${other.id}`, key), 422);
+    for (const other of [b, c, d])
+      await problem(await send("GET", `/v1/rpl/compare?runs=${a.id},${other.id}`, key), 422);
   });
 });

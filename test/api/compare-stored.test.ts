@@ -24,20 +24,57 @@ async function post(key: string, path: string, body: Record<string, unknown>): P
 
 // 30 items: 20 reasoning, 10 robustness, as in compare-reasoning-quality.test.ts.
 const DATASET = { synthetic: { seed: 42, num_reasoning: 20, num_adversarial: 0, num_robustness: 10 } };
-const reasoner = (name: string, accuracy: number) => ({ name, model: "sim:reasoner", simulator: { accuracy, verbosity: 3, variation: 0.2 } });
-const rq = (key: string, body: Record<string, unknown>) => succeeded(key, startRq(key, { datasets: [DATASET], K: 2, P: 1, seed: 5, ...body }));
+const reasoner = (name: string, accuracy: number) => ({
+  name,
+  model: "sim:reasoner",
+  simulator: { accuracy, verbosity: 3, variation: 0.2 },
+});
+const rq = (key: string, body: Record<string, unknown>) =>
+  succeeded(key, startRq(key, { datasets: [DATASET], K: 2, P: 1, seed: 5, ...body }));
 
 // 12 items of 4 labels, as in compare-judge.test.ts.
-const EXPECTED = ["KEEP", "REJECT", "SPLIT", "MERGE", "KEEP", "REJECT", "KEEP", "SPLIT", "REJECT", "MERGE", "KEEP", "REJECT"];
+const EXPECTED = [
+  "KEEP",
+  "REJECT",
+  "SPLIT",
+  "MERGE",
+  "KEEP",
+  "REJECT",
+  "KEEP",
+  "SPLIT",
+  "REJECT",
+  "MERGE",
+  "KEEP",
+  "REJECT",
+];
 const ITEMS = EXPECTED.map((expected, i) => ({ id: `item-${i}`, query: `Question number ${i}?`, expected }));
 const critic = (name: string, simulator: Record<string, unknown> = {}) => ({ name, model: "sim:critic", simulator });
-const judge = (key: string, body: Record<string, unknown>) => succeeded(key, post(key, "/v1/judge/runs", { items: ITEMS, ...body }));
+const judge = (key: string, body: Record<string, unknown>) =>
+  succeeded(key, post(key, "/v1/judge/runs", { items: ITEMS, ...body }));
 
-const cd = (key: string, body: Record<string, unknown>) => succeeded(key, startRun(key, { model: "sim:agent", n_replays: 5, concurrency: 4, seed: 7, n_queries: 8, ...body }));
-const rpl = (key: string, body: Record<string, unknown>) => succeeded(key, post(key, "/v1/rpl/runs", { B: 200, claim: "Compare claim one.", model: "sim:rpl", K: 4, R: 2, seed: "7", ...body }));
+const cd = (key: string, body: Record<string, unknown>) =>
+  succeeded(key, startRun(key, { model: "sim:agent", n_replays: 5, concurrency: 4, seed: 7, n_queries: 8, ...body }));
+const rpl = (key: string, body: Record<string, unknown>) =>
+  succeeded(
+    key,
+    post(key, "/v1/rpl/runs", {
+      B: 200,
+      claim: "Compare claim one.",
+      model: "sim:rpl",
+      K: 4,
+      R: 2,
+      seed: "7",
+      ...body,
+    }),
+  );
 
 /** The API's answer and the oracle's for the same query. */
-async function both(t: { key: string; tenantId: string }, base: string, head: string, q: { confidence?: number; min_effect?: number } = {}) {
+async function both(
+  t: { key: string; tenantId: string },
+  base: string,
+  head: string,
+  q: { confidence?: number; min_effect?: number } = {},
+) {
   const query = `${q.confidence === undefined ? "" : `&confidence=${q.confidence}`}${q.min_effect === undefined ? "" : `&min_effect=${q.min_effect}`}`;
   const api = await comparison(t.key, base, head, query);
   const oracle = await oracleComparison(env, t.tenantId, { base, head, ...q });
@@ -49,11 +86,29 @@ const objectKeys = async (prefix: string) => (await env.RESULTS.list({ prefix })
 describe("GET /v1/compare from kept per-item scores", () => {
   it("answers what the samples-based comparers answered: reasoning-quality, judge, chain-determinism, rpl", async () => {
     const t = await newTenant();
-    const [a, b] = [await rq(t.key, { models: [reasoner("reasoner", 0.9), reasoner("steady", 0.7)] }), await rq(t.key, { models: [reasoner("reasoner", 0.5), reasoner("steady", 0.7), reasoner("newcomer", 0.6)] })];
-    const backed = { ls: { method: "model", model: "sim:checker" }, ss: { method: "embeddings", model: "sim:embedder" } };
-    const [c, d] = [await rq(t.key, { models: [reasoner("reasoner", 0.8)], ...backed }), await rq(t.key, { models: [reasoner("reasoner", 0.4)], ...backed })];
-    const [h, r] = [await judge(t.key, { critics: [critic("a"), critic("b"), critic("c", { noise: 0.3 })], seed: 3 }), await judge(t.key, { critics: [critic("a"), critic("b", { noise: 0.5 }), critic("c", { bias: { label: "REJECT", rate: 0.6 } })], seed: 3 })];
-    const [s, v] = [await cd(t.key, { simulator: { divergence: 0.2 } }), await cd(t.key, { simulator: { divergence: 0.7 } })];
+    const [a, b] = [
+      await rq(t.key, { models: [reasoner("reasoner", 0.9), reasoner("steady", 0.7)] }),
+      await rq(t.key, { models: [reasoner("reasoner", 0.5), reasoner("steady", 0.7), reasoner("newcomer", 0.6)] }),
+    ];
+    const backed = {
+      ls: { method: "model", model: "sim:checker" },
+      ss: { method: "embeddings", model: "sim:embedder" },
+    };
+    const [c, d] = [
+      await rq(t.key, { models: [reasoner("reasoner", 0.8)], ...backed }),
+      await rq(t.key, { models: [reasoner("reasoner", 0.4)], ...backed }),
+    ];
+    const [h, r] = [
+      await judge(t.key, { critics: [critic("a"), critic("b"), critic("c", { noise: 0.3 })], seed: 3 }),
+      await judge(t.key, {
+        critics: [critic("a"), critic("b", { noise: 0.5 }), critic("c", { bias: { label: "REJECT", rate: 0.6 } })],
+        seed: 3,
+      }),
+    ];
+    const [s, v] = [
+      await cd(t.key, { simulator: { divergence: 0.2 } }),
+      await cd(t.key, { simulator: { divergence: 0.7 } }),
+    ];
     const [p, q] = [await rpl(t.key, {}), await rpl(t.key, { seed: "8" })];
 
     const cases: [string, string, { confidence?: number; min_effect?: number }][] = [
@@ -71,14 +126,20 @@ describe("GET /v1/compare from kept per-item scores", () => {
       expect(api, `${base} → ${head} ${JSON.stringify(query)}`).toEqual(oracle);
       // The bootstraps were exercised: some interval of each reasoning-quality and judge pair has a width.
       if (api.evaluator === "reasoning-quality" || api.evaluator === "judge") {
-        expect(api.metrics.some((m) => m.method === "paired-bootstrap" && m.ci95 !== null && m.ci95[0] < m.ci95[1]), `${base} → ${head}`).toBe(true);
+        expect(
+          api.metrics.some((m) => m.method === "paired-bootstrap" && m.ci95 !== null && m.ci95[0] < m.ci95[1]),
+          `${base} → ${head}`,
+        ).toBe(true);
       }
     }
   });
 
   it("never reads the samples, and keeps each answer under both runs' prefixes", async () => {
     const t = await newTenant();
-    const [a, b] = [await rq(t.key, { models: [reasoner("reasoner", 0.9)] }), await rq(t.key, { models: [reasoner("reasoner", 0.5)] })];
+    const [a, b] = [
+      await rq(t.key, { models: [reasoner("reasoner", 0.9)] }),
+      await rq(t.key, { models: [reasoner("reasoner", 0.5)] }),
+    ];
     expect(await objectKeys(`runs/${a.id}/item-scores`)).toEqual([basisKey(a.id)]);
     const oracle = await oracleComparison(env, t.tenantId, { base: a.id, head: b.id, confidence: 0.9 });
 
@@ -101,7 +162,10 @@ describe("GET /v1/compare from kept per-item scores", () => {
 
   it("builds the scores of a run aggregated before they were kept from its result, once, where the comparer can", async () => {
     const t = await newTenant();
-    const [h, r] = [await judge(t.key, { critics: [critic("a"), critic("b"), critic("c", { noise: 0.4 })], seed: 1 }), await judge(t.key, { critics: [critic("a"), critic("b", { noise: 0.4 }), critic("c", { noise: 0.4 })], seed: 1 })];
+    const [h, r] = [
+      await judge(t.key, { critics: [critic("a"), critic("b"), critic("c", { noise: 0.4 })], seed: 1 }),
+      await judge(t.key, { critics: [critic("a"), critic("b", { noise: 0.4 }), critic("c", { noise: 0.4 })], seed: 1 }),
+    ];
     const kept = await (await env.RESULTS.get(basisKey(h.id)))!.text();
     await env.RESULTS.delete(basisKey(h.id));
     const { api, oracle } = await both(t, h.id, r.id);

@@ -36,7 +36,9 @@ async function deliver(messages: UnitMessage[]): Promise<void> {
 }
 
 async function samplesOf(key: string, runId: string): Promise<{ unit_id: string; attempts: number }[]> {
-  const page = (await (await send("GET", `/v1/runs/${runId}/samples?limit=100`, key)).json()) as { data: { unit_id: string; attempts: number }[] };
+  const page = (await (await send("GET", `/v1/runs/${runId}/samples?limit=100`, key)).json()) as {
+    data: { unit_id: string; attempts: number }[];
+  };
   return page.data;
 }
 
@@ -80,24 +82,27 @@ describe("recovery after a crash", () => {
     expect(stats).toMatchObject({ received: 4, in_flight: 0 });
   });
 
-  it.each(["DB", "UNIT_QUEUE"] as const)("carries on within seconds a run whose coordinator crashed during its start (at its first use of %s)", async (binding) => {
-    // Crashed when it writes the run's `running` status to D1, or when it first dispatches: its plan is
-    // stored (the creating request takes such a run as started), and nothing but the coordinator's
-    // own alarm can carry it on.
-    const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ agent: { calls: 1 } }, "startcrash");
-    const runId = await startCrashing(tenantId, model, { nReplays: 2, concurrency: 2 }, binding);
-    const run = await waitForRun(key, runId);
-    expect(run.status).toBe("succeeded");
-    expect(run.progress).toEqual({ done: 2, failed: 0, total: 2 });
-    // D1 was told it started, by the alarm if the crash came first.
-    expect((run as RunJson & { started_at: string | null }).started_at).not.toBeNull();
-    const samples = await samplesOf(key, runId);
-    expect(samples.map((s) => [s.unit_id, s.attempts]).sort()).toEqual([
-      ["q0.r0", 1],
-      ["q0.r1", 1],
-    ]);
-  });
+  it.each(["DB", "UNIT_QUEUE"] as const)(
+    "carries on within seconds a run whose coordinator crashed during its start (at its first use of %s)",
+    async (binding) => {
+      // Crashed when it writes the run's `running` status to D1, or when it first dispatches: its plan is
+      // stored (the creating request takes such a run as started), and nothing but the coordinator's
+      // own alarm can carry it on.
+      const { key, tenantId } = await newTenant();
+      const model = await fakeScenario({ agent: { calls: 1 } }, "startcrash");
+      const runId = await startCrashing(tenantId, model, { nReplays: 2, concurrency: 2 }, binding);
+      const run = await waitForRun(key, runId);
+      expect(run.status).toBe("succeeded");
+      expect(run.progress).toEqual({ done: 2, failed: 0, total: 2 });
+      // D1 was told it started, by the alarm if the crash came first.
+      expect((run as RunJson & { started_at: string | null }).started_at).not.toBeNull();
+      const samples = await samplesOf(key, runId);
+      expect(samples.map((s) => [s.unit_id, s.attempts]).sort()).toEqual([
+        ["q0.r0", 1],
+        ["q0.r1", 1],
+      ]);
+    },
+  );
 
   it("resumes a finish whose coordinator crashed during the aggregate within seconds of the restart", async () => {
     const { key } = await newTenant();
@@ -110,12 +115,23 @@ describe("recovery after a crash", () => {
       P: 0,
       seed: 7,
       concurrency: 3,
-      ss: { method: "embeddings", model: emb, provider: { base_url: fakeUrl(), api_key: "sk-embed-key-5678" }, batch_size: 64 },
+      ss: {
+        method: "embeddings",
+        model: emb,
+        provider: { base_url: fakeUrl(), api_key: "sk-embed-key-5678" },
+        batch_size: 64,
+      },
     });
-    await vi.waitFor(async () => expect(await scenarioStats(fakeUrl(), emb)).toMatchObject({ received: 1, held: 1 }), WAIT);
+    await vi.waitFor(
+      async () => expect(await scenarioStats(fakeUrl(), emb)).toMatchObject({ received: 1, held: 1 }),
+      WAIT,
+    );
     await crash(coordinator(created.id));
     // The restarted coordinator runs the finish again: its aggregate asks for the embeddings again.
-    await vi.waitFor(async () => expect((await scenarioStats(fakeUrl(), emb)).received).toBeGreaterThanOrEqual(2), WAIT);
+    await vi.waitFor(
+      async () => expect((await scenarioStats(fakeUrl(), emb)).received).toBeGreaterThanOrEqual(2),
+      WAIT,
+    );
     await releaseScenario(fakeUrl(), emb);
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");

@@ -18,7 +18,11 @@ const production = { ...env, ALLOW_LOOPBACK_DESTINATIONS: undefined } as unknown
 async function post(path: string, key: string, body: unknown, withEnv: Env = env): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://assay.test${path}`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+    new Request(`http://assay.test${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }),
     withEnv,
     ctx,
   );
@@ -50,7 +54,10 @@ describe("POST /v1/chain-determinism/runs", () => {
     ["https://api.example.com/v1?api_key=sk-live-123", "must not carry credentials in its query string (api_key)"],
   ])("refuses provider.base_url %s, naming the field", async (base_url, message) => {
     const { key } = await newTenant();
-    const res = await post("/v1/chain-determinism/runs", key, { model: "m", provider: { base_url, api_key: "sk-test-key" } });
+    const res = await post("/v1/chain-determinism/runs", key, {
+      model: "m",
+      provider: { base_url, api_key: "sk-test-key" },
+    });
     expect(await errorsOf(res)).toEqual([{ path: "provider.base_url", message }]);
   });
 
@@ -76,8 +83,18 @@ describe("POST /v1/chain-determinism/runs", () => {
   it("under the production setting, refuses a loopback webhook_url in every spelling", async () => {
     const { key } = await newTenant();
     await send("POST", "/v1/webhooks/secret", key);
-    for (const spelling of ["https://[::ffff:127.0.0.1]/", "https://2130706433/", "https://localhost./", env.WEBHOOK_RECEIVER_URL + "/hooks/x"]) {
-      const res = await post("/v1/chain-determinism/runs", key, { model: "sim:agent", webhook_url: spelling }, production);
+    for (const spelling of [
+      "https://[::ffff:127.0.0.1]/",
+      "https://2130706433/",
+      "https://localhost./",
+      env.WEBHOOK_RECEIVER_URL + "/hooks/x",
+    ]) {
+      const res = await post(
+        "/v1/chain-determinism/runs",
+        key,
+        { model: "sim:agent", webhook_url: spelling },
+        production,
+      );
       expect(await errorsOf(res), spelling).toEqual([{ path: "webhook_url", message: LOOPBACK_REFUSED }]);
     }
   });
@@ -89,13 +106,26 @@ describe("POST /v1/judge/runs", () => {
 
   it("names the critic whose base_url is refused", async () => {
     const { key } = await newTenant();
-    const res = await post("/v1/judge/runs", key, { items, critics: [critic("a", "https://api.example.com/v1"), critic("b", "http://[fe80::1]/v1")] });
-    expect(await errorsOf(res)).toEqual([{ path: "critics.1.provider.base_url", message: "link-local address fe80::1 is not allowed" }]);
+    const res = await post("/v1/judge/runs", key, {
+      items,
+      critics: [critic("a", "https://api.example.com/v1"), critic("b", "http://[fe80::1]/v1")],
+    });
+    expect(await errorsOf(res)).toEqual([
+      { path: "critics.1.provider.base_url", message: "link-local address fe80::1 is not allowed" },
+    ]);
   });
 
   it("under the production setting, refuses a loopback endpoint (the API's own port, the inspector's)", async () => {
     const { key } = await newTenant();
-    const res = await post("/v1/judge/runs", key, { items, critics: [critic("api", "http://127.0.0.1:8787/v1"), critic("inspector", "http://localhost:9229/json")] }, production);
+    const res = await post(
+      "/v1/judge/runs",
+      key,
+      {
+        items,
+        critics: [critic("api", "http://127.0.0.1:8787/v1"), critic("inspector", "http://localhost:9229/json")],
+      },
+      production,
+    );
     expect(await errorsOf(res)).toEqual([
       { path: "critics.0.provider.base_url", message: LOOPBACK_REFUSED },
       { path: "critics.1.provider.base_url", message: LOOPBACK_REFUSED },
@@ -150,7 +180,10 @@ describe("a model call under the production setting", () => {
   it("is not sent to a loopback endpoint", async () => {
     const scenario = await fakeScenario({ text: "ok" }, "dest");
     const chat = createOpenAIClient({ baseURL: env.FAKE_OPENAI_URL, allowLoopback: false, maxRetries: 0 });
-    const err = await chat.chat({ model: scenario, messages: [{ role: "user", content: "hi" }] }).then(() => null, (e: unknown) => e);
+    const err = await chat.chat({ model: scenario, messages: [{ role: "user", content: "hi" }] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: "APIConnectionError", kind: "bad_request" });
     expect((err as Error).message).toContain(LOOPBACK_REFUSED);
     expect((await scenarioStats(env.FAKE_OPENAI_URL, scenario)).received).toBe(0);

@@ -67,7 +67,8 @@ async function follow(path: string, headers: Record<string, string>, maxConnecti
     connections.push(events);
     for (const e of events) {
       if (e.id !== undefined) last = e.id;
-      if (e.event === "unit" || e.event === "progress" || e.event === "final") seen.push({ event: e.event, data: JSON.parse(e.data!) });
+      if (e.event === "unit" || e.event === "progress" || e.event === "final")
+        seen.push({ event: e.event, data: JSON.parse(e.data!) });
     }
     const end = events.at(-1)!;
     if (end.event === "final" || end.event === "unauthenticated") return { seen, connections, last: last!, end };
@@ -79,7 +80,10 @@ async function follow(path: string, headers: Record<string, string>, maxConnecti
   throw new Error(`no final event after ${maxConnections} connections`);
 }
 
-const progress = (done: number, failed: number, total: number, status: string): Seen => ({ event: "progress", data: { done, failed, total, status } });
+const progress = (done: number, failed: number, total: number, status: string): Seen => ({
+  event: "progress",
+  data: { done, failed, total, status },
+});
 
 /**
  * A run (a bare D1 row: no coordinator, so only the script moves it) that ends 1–3 units a minute
@@ -96,7 +100,9 @@ async function hourLongRun(tenantId: string, clock: ScriptedClock) {
   let done = 0;
   let failed = 0;
   const insert = (run: string, unit: string, status: string) =>
-    env.DB.prepare("INSERT INTO samples (run_id, unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, 1, '{}', NULL, ?) RETURNING seq")
+    env.DB.prepare(
+      "INSERT INTO samples (run_id, unit_id, status, attempts, output, error, created_at) VALUES (?, ?, ?, 1, '{}', NULL, ?) RETURNING seq",
+    )
       .bind(run, unit, status, clock.now())
       .first<{ seq: number }>();
   for (let m = 0; m < minutes; m++) {
@@ -115,7 +121,9 @@ async function hourLongRun(tenantId: string, clock: ScriptedClock) {
     });
   }
   clock.at((minutes + 1) * MINUTE, async () => {
-    await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?").bind(clock.now(), runId).run();
+    await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?")
+      .bind(clock.now(), runId)
+      .run();
     expected.push(progress(done, failed, total, "succeeded"));
   });
   return { runId, expected, total };
@@ -127,34 +135,39 @@ describe("GET /v1/runs/{id}/events over an hour", () => {
   it.each([
     ["the production budget", undefined],
     ["a budget forced down to 12 queries", 12],
-  ])("with %s: every connection stays within it, and the events across reconnects are exactly the run's", async (_, queries) => {
-    const { key, tenantId } = await newTenant("events-hour");
-    const clock = new ScriptedClock();
-    setEventStreamSeams({ clock, queries });
-    const { runId, expected } = await hourLongRun(tenantId, clock);
-    resetHighWater();
+  ])(
+    "with %s: every connection stays within it, and the events across reconnects are exactly the run's",
+    async (_, queries) => {
+      const { key, tenantId } = await newTenant("events-hour");
+      const clock = new ScriptedClock();
+      setEventStreamSeams({ clock, queries });
+      const { runId, expected } = await hourLongRun(tenantId, clock);
+      resetHighWater();
 
-    const { seen, connections, last } = await follow(`/v1/runs/${runId}/events`, { Authorization: `Bearer ${key}` });
+      const { seen, connections, last } = await follow(`/v1/runs/${runId}/events`, { Authorization: `Bearer ${key}` });
 
-    const budget = queries ?? EVENT_STREAM_LIMITS.queries;
-    // No invocation of this isolate made more D1 queries than one stream may (the platform counter
-    // would have thrown at 1,001; each stream stops itself at its budget).
-    expect(highWater().d1Queries.count).toBeLessThanOrEqual(budget);
-    expect(highWater().d1Queries.count).toBeGreaterThan(0);
-    // An hour does not fit one connection: at the production budget, 15 minutes each at most.
-    expect(connections.length).toBeGreaterThanOrEqual(queries ? 20 : 4);
-    expect(clock.now() - clock.start).toBeGreaterThanOrEqual(61 * MINUTE);
+      const budget = queries ?? EVENT_STREAM_LIMITS.queries;
+      // No invocation of this isolate made more D1 queries than one stream may (the platform counter
+      // would have thrown at 1,001; each stream stops itself at its budget).
+      expect(highWater().d1Queries.count).toBeLessThanOrEqual(budget);
+      expect(highWater().d1Queries.count).toBeGreaterThan(0);
+      // An hour does not fit one connection: at the production budget, 15 minutes each at most.
+      expect(connections.length).toBeGreaterThanOrEqual(queries ? 20 : 4);
+      expect(clock.now() - clock.start).toBeGreaterThanOrEqual(61 * MINUTE);
 
-    const final = seen.pop()!;
-    expect(final.event).toBe("final");
-    expect(final.data).toMatchObject({ id: runId, status: "succeeded" });
-    expect(seen).toEqual(expected);
+      const final = seen.pop()!;
+      expect(final.event).toBe("final");
+      expect(final.data).toMatchObject({ id: runId, status: "succeeded" });
+      expect(seen).toEqual(expected);
 
-    // Reconnecting after the final event gives nothing more: a 204, not the final event again.
-    const after = await call(`/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${key}`, "Last-Event-ID": last } });
-    expect(after.status).toBe(204);
-    expect(await after.text()).toBe("");
-  });
+      // Reconnecting after the final event gives nothing more: a 204, not the final event again.
+      const after = await call(`/v1/runs/${runId}/events`, {
+        headers: { Authorization: `Bearer ${key}`, "Last-Event-ID": last },
+      });
+      expect(after.status).toBe(204);
+      expect(await after.text()).toBe("");
+    },
+  );
 
   it("resumes from any event's id with every unit after it, once, and from a bare sequence number", async () => {
     const { key, tenantId } = await newTenant("events-resume");
@@ -166,7 +179,8 @@ describe("GET /v1/runs/{id}/events over an hour", () => {
     // Every event's id, replayed: a new connection from it sends exactly what came after it.
     const ids: { id: string; index: number }[] = [];
     let index = 0;
-    for (const c of whole.connections) for (const e of c) if (e.id !== undefined) ids.push({ id: e.id, index: index++ });
+    for (const c of whole.connections)
+      for (const e of c) if (e.id !== undefined) ids.push({ id: e.id, index: index++ });
     expect(ids).toHaveLength(whole.seen.length);
     // Progress is the run's state, not a log: a resumed stream sends the units after the id, then the
     // progress as it is now (unless the id's own progress is that), then the final event.
@@ -181,14 +195,19 @@ describe("GET /v1/runs/{id}/events over an hour", () => {
     // A client that kept only a unit's sequence number (the id's form before progress had one) gets
     // the units after it, the current progress and the final event.
     const units = whole.seen.filter((e) => e.event === "unit").map((e) => e.data as { seq: number });
-    const res = await call(`/v1/runs/${runId}/events`, { headers: { ...auth, "Last-Event-ID": String(units.at(-3)!.seq) } });
+    const res = await call(`/v1/runs/${runId}/events`, {
+      headers: { ...auth, "Last-Event-ID": String(units.at(-3)!.seq) },
+    });
     expect(parseSse(await res.text()).flatMap((e) => e.event ?? [])).toEqual(["unit", "unit", "progress", "final"]);
   });
 
   it("answers a Last-Event-ID it did not write with a 400 naming the header", async () => {
     const { key, tenantId } = await newTenant("events-bad-id");
     const runId = await insertRunRow(tenantId, { status: "running" });
-    const p = await problem(await call(`/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${key}`, "Last-Event-ID": "12_x" } }), 400);
+    const p = await problem(
+      await call(`/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${key}`, "Last-Event-ID": "12_x" } }),
+      400,
+    );
     expect(p.errors).toEqual([{ path: "Last-Event-ID", message: expect.any(String) }]);
   });
 });
@@ -200,13 +219,19 @@ describe("a stream re-checks its credential", () => {
   async function runEndingAt(tenantId: string, clock: ScriptedClock, endsAt: number) {
     const runId = await insertRunRow(tenantId, { status: "running" });
     clock.at(endsAt, async () => {
-      await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = total, finished_at = ? WHERE id = ?").bind(clock.now(), runId).run();
+      await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = total, finished_at = ? WHERE id = ?")
+        .bind(clock.now(), runId)
+        .run();
     });
     return runId;
   }
 
   async function signIn(key: string) {
-    const res = await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json", Origin: ORIGIN }, body: JSON.stringify({ api_key: key }) });
+    const res = await call("/v1/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: ORIGIN },
+      body: JSON.stringify({ api_key: key }),
+    });
     expect(res.status).toBe(201);
     const token = /assay_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1];
     return { cookie: `assay_session=${token}`, token, csrf: ((await res.json()) as { csrf_token: string }).csrf_token };
@@ -223,7 +248,11 @@ describe("a stream re-checks its credential", () => {
     });
     const { seen, end } = await follow(`/v1/runs/${runId}/events`, { Authorization: `Bearer ${key}` });
     expect(end.event).toBe("unauthenticated");
-    expect(JSON.parse(end.data!)).toMatchObject({ type: "/problems/unauthenticated", status: 401, detail: expect.stringContaining("revoked") });
+    expect(JSON.parse(end.data!)).toMatchObject({
+      type: "/problems/unauthenticated",
+      status: 401,
+      detail: expect.stringContaining("revoked"),
+    });
     expect(clock.now()).toBeGreaterThan(revokedAt);
     expect(clock.now() - revokedAt).toBeLessThanOrEqual(bound);
     expect(seen.map((e) => e.event)).not.toContain("final");
@@ -239,7 +268,10 @@ describe("a stream re-checks its credential", () => {
     const { cookie, csrf } = await signIn(key);
     const signedOutAt = clock.start + 20_000;
     clock.at(20_000, async () => {
-      const out = await call("/v1/session", { method: "DELETE", headers: { Cookie: cookie, "X-CSRF-Token": csrf, Origin: ORIGIN } });
+      const out = await call("/v1/session", {
+        method: "DELETE",
+        headers: { Cookie: cookie, "X-CSRF-Token": csrf, Origin: ORIGIN },
+      });
       expect(out.status).toBeLessThan(300);
     });
     const { seen, end } = await follow(`/v1/runs/${runId}/events`, { Cookie: cookie });
@@ -258,8 +290,12 @@ describe("a stream re-checks its credential", () => {
     const { cookie, token } = await signIn(key);
     // The session's end brought forward to 45 s after the clock's start.
     const expiresAt = clock.start + 45_000;
-    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").bind(expiresAt, hash).run();
+    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?")
+      .bind(expiresAt, hash)
+      .run();
     const { seen, end } = await follow(`/v1/runs/${runId}/events`, { Cookie: cookie });
     expect(end.event).toBe("unauthenticated");
     // Ended at the expiry itself: the stream plans a check for that moment.

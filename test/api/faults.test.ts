@@ -5,7 +5,12 @@ import { env } from "cloudflare:workers";
 import { registerScenario, recordedRequests, type Scenario } from "../support/fake-openai.ts";
 import { newTenant, send, startRun, waitForRun, type RunJson } from "./helpers.ts";
 
-type SampleJson = { unit_id: string; status: string; error: string | null; output: { row: { error_category: string | null; n_tool_calls: number }; turns: unknown[] } };
+type SampleJson = {
+  unit_id: string;
+  status: string;
+  error: string | null;
+  output: { row: { error_category: string | null; n_tool_calls: number }; turns: unknown[] };
+};
 
 let n = 0;
 async function scenario(s: Omit<Scenario, "id">): Promise<string> {
@@ -15,7 +20,8 @@ async function scenario(s: Omit<Scenario, "id">): Promise<string> {
 }
 
 async function samplesOf(key: string, run: RunJson): Promise<SampleJson[]> {
-  return ((await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: SampleJson[] }).data;
+  return ((await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: SampleJson[] })
+    .data;
 }
 
 /** One query, `replays` replays against the fake endpoint with model = scenario id. */
@@ -35,7 +41,10 @@ async function runAgainst(model: string, opts: Record<string, unknown> = {}) {
 
 describe("model endpoint faults", () => {
   it("500 then 200: retried, and the turn is counted once", async () => {
-    const id = await scenario({ agent: { calls: 2 }, faults: [{ on: { turn: 0, attempt: 1 }, respond: { status: 500 } }] });
+    const id = await scenario({
+      agent: { calls: 2 },
+      faults: [{ on: { turn: 0, attempt: 1 }, respond: { status: 500 } }],
+    });
     const { run, samples } = await runAgainst(id);
     expect(run.status).toBe("succeeded");
     expect(samples).toHaveLength(1);
@@ -48,7 +57,9 @@ describe("model endpoint faults", () => {
   });
 
   it("429 with Retry-After: waits at least that long before retrying", async () => {
-    const id = await scenario({ faults: [{ on: { turn: 0, attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }] });
+    const id = await scenario({
+      faults: [{ on: { turn: 0, attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }],
+    });
     const { samples } = await runAgainst(id);
     expect(samples[0].status).toBe("succeeded");
     const [first, second] = await recordedRequests(env.FAKE_OPENAI_URL, id);
@@ -94,7 +105,9 @@ describe("model endpoint faults", () => {
     expect(run.status).toBe("failed");
     expect(samples).toHaveLength(1);
     expect(samples[0].status).toBe("failed");
-    expect(samples[0].error).toMatch(/^the unit's output is \d+ bytes, over the 1900000-byte limit of a stored sample$/);
+    expect(samples[0].error).toMatch(
+      /^the unit's output is \d+ bytes, over the 1900000-byte limit of a stored sample$/,
+    );
     expect(samples[0].output.row.error_category).toContain("over the 1900000-byte limit");
   });
 
@@ -114,7 +127,9 @@ describe("model endpoint faults", () => {
     // Issue "A suite you can trust": the error names the host and the cause. workerd reports a
     // refused connection as "Network connection lost.", so refused and closed are named together.
     for (const s of samples) {
-      expect(s.output.row.error_category).toMatch(/^api_error: APIConnectionError: Connection error: could not reach 127\.0\.0\.1:9 \(connection refused or closed by the host/);
+      expect(s.output.row.error_category).toMatch(
+        /^api_error: APIConnectionError: Connection error: could not reach 127\.0\.0\.1:9 \(connection refused or closed by the host/,
+      );
     }
     expect(run.status).toBe("failed");
     expect(JSON.stringify({ run, samples })).not.toContain("sk-secret-never-shown");
@@ -153,7 +168,13 @@ describe("model endpoint faults", () => {
 describe("where the result claims the harness's summary format", () => {
   it("writes its float fields as json.dumps does: 0.0, not 0", async () => {
     const { key } = await newTenant();
-    const created = await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2, simulator: { divergence: 0 } });
+    const created = await startRun(key, {
+      model: "sim:agent",
+      n_queries: 1,
+      n_replays: 2,
+      min_success: 2,
+      simulator: { divergence: 0 },
+    });
     await waitForRun(key, created.id, 30_000);
     const text = await (await send("GET", `/v1/runs/${created.id}`, key)).text();
     // Two identical replays: measurable, not diverged, so rate 0/1 = 0.0 and Wilson (0, 1) gives

@@ -77,7 +77,8 @@ export async function waitForRun(key: string, id: string, timeoutMs = 120_000): 
   const until = Math.min(started + timeoutMs, testEnds);
   for (;;) {
     const res = await send("GET", `/v1/runs/${id}`, key);
-    if (res.status !== 200) throw new Error(`waitForRun: GET /v1/runs/${id} answered ${res.status}: ${await res.text()}`);
+    if (res.status !== 200)
+      throw new Error(`waitForRun: GET /v1/runs/${id} answered ${res.status}: ${await res.text()}`);
     const run = (await res.json()) as RunJson;
     if (["succeeded", "failed", "canceled"].includes(run.status)) return run;
     if (Date.now() > until) {
@@ -89,7 +90,11 @@ export async function waitForRun(key: string, id: string, timeoutMs = 120_000): 
 }
 
 /** Creates a chain-determinism run and returns its JSON (asserting 202). */
-export async function startRun(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<RunJson> {
+export async function startRun(
+  key: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<RunJson> {
   const res = await call("/v1/chain-determinism/runs", {
     method: "POST",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers },
@@ -123,7 +128,13 @@ export async function fakeScenario(s: Omit<Scenario, "id">, prefix = "scn"): Pro
  */
 export async function insertRunRow(
   tenantId: string,
-  row: { status?: "queued" | "running"; createdAt?: Date; webhookUrl?: string | null; total?: number; done?: number } = {},
+  row: {
+    status?: "queued" | "running";
+    createdAt?: Date;
+    webhookUrl?: string | null;
+    total?: number;
+    done?: number;
+  } = {},
 ): Promise<string> {
   const id = newId("run", (row.createdAt ?? new Date()).getTime());
   await insertRun(openDb(env.DB), {

@@ -7,19 +7,26 @@ import { call, newTenant, problem } from "./helpers.ts";
 const CREATE_ROUTES = ["/v1/chain-determinism/runs", "/v1/rpl/runs", "/v1/judge/runs", "/v1/reasoning-quality/runs"];
 
 describe("Idempotency-Key on the routes that create runs", () => {
-  it.each(CREATE_ROUTES)("%s takes a key of LIMITS.idempotencyKeyChars characters and refuses one more, naming the header", async (route) => {
-    const { key } = await newTenant();
-    // An empty body is refused whatever the key, so no run is made: the header's own error is what differs.
-    const paths = async (idempotencyKey: string) => {
-      const res = await call(route, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
-        body: "{}",
-      });
-      return (await problem(res, 400)).errors!.map((e) => e.path);
-    };
-    expect(LIMITS.idempotencyKeyChars).toBe(255);
-    expect(await paths("k".repeat(LIMITS.idempotencyKeyChars))).not.toContain("idempotency-key");
-    expect(await paths("k".repeat(LIMITS.idempotencyKeyChars + 1))).toContain("idempotency-key");
-  });
+  it.each(CREATE_ROUTES)(
+    "%s takes a key of LIMITS.idempotencyKeyChars characters and refuses one more, naming the header",
+    async (route) => {
+      const { key } = await newTenant();
+      // An empty body is refused whatever the key, so no run is made: the header's own error is what differs.
+      const paths = async (idempotencyKey: string) => {
+        const res = await call(route, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${key}`,
+            "Content-Type": "application/json",
+            "Idempotency-Key": idempotencyKey,
+          },
+          body: "{}",
+        });
+        return (await problem(res, 400)).errors!.map((e) => e.path);
+      };
+      expect(LIMITS.idempotencyKeyChars).toBe(255);
+      expect(await paths("k".repeat(LIMITS.idempotencyKeyChars))).not.toContain("idempotency-key");
+      expect(await paths("k".repeat(LIMITS.idempotencyKeyChars + 1))).toContain("idempotency-key");
+    },
+  );
 });

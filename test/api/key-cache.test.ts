@@ -43,7 +43,7 @@ describe("verified keys at the edge", () => {
     const stored = await env.KEY_CACHE.get(kvName(hash));
     expect(stored).not.toContain(key);
     expect(JSON.parse(stored!)).toMatchObject({ tenant_id: tenantId, key_id: keyId });
-    expect(((await env.KEY_CACHE.list()).keys.map((k) => k.name)).some((n) => n.includes(key))).toBe(false);
+    expect((await env.KEY_CACHE.list()).keys.map((k) => k.name).some((n) => n.includes(key))).toBe(false);
 
     // D1 no longer finds the key by its hash: whatever still accepts it is a cache.
     await env.DB.prepare("UPDATE api_keys SET key_hash = ? WHERE id = ?").bind(`moved-${hash}`, keyId).run();
@@ -74,7 +74,9 @@ describe("verified keys at the edge", () => {
 describe("revocation delay", () => {
   it("the bound is max(KV entry lifetime, isolate memory), and covers the usual propagation", () => {
     expect(KEY_CACHE_LIMITS.revocationBoundSeconds * 1000).toBe(Math.max(kvTtlMs, isolateTtlMs));
-    expect(isolateTtlMs + KEY_CACHE_LIMITS.kvPropagationSeconds * 1000).toBeLessThanOrEqual(KEY_CACHE_LIMITS.revocationBoundSeconds * 1000);
+    expect(isolateTtlMs + KEY_CACHE_LIMITS.kvPropagationSeconds * 1000).toBeLessThanOrEqual(
+      KEY_CACHE_LIMITS.revocationBoundSeconds * 1000,
+    );
   });
 
   it("refuses a revoked key at once here, and in an isolate that cached it once its memory expires", async () => {
@@ -107,13 +109,20 @@ describe("revocation delay", () => {
     expect(await late.at(kvTtlMs - isolateTtlMs).verify(key)).toMatchObject({ keyId }); // read from the stale KV entry
     expect(await late.at(kvTtlMs - 1).verify(key)).toMatchObject({ keyId }); // its memory of it
     expect(await late.at(kvTtlMs).verify(key)).toBeUndefined();
-    expect(await otherIsolate(t0).at(kvTtlMs - 1).verify(key)).toMatchObject({ keyId });
+    expect(
+      await otherIsolate(t0)
+        .at(kvTtlMs - 1)
+        .verify(key),
+    ).toMatchObject({ keyId });
     expect(await otherIsolate(t0).at(kvTtlMs).verify(key)).toBeUndefined(); // the entry's own deadline, not KV's delete
   });
 
   it("refuses a revoked key that was never used, at once, and caches nothing for it", async () => {
     const { key } = await newTenant();
-    const created = (await (await send("POST", "/v1/keys", key, { name: "unused" })).json()) as { id: string; key: string };
+    const created = (await (await send("POST", "/v1/keys", key, { name: "unused" })).json()) as {
+      id: string;
+      key: string;
+    };
     expect((await send("DELETE", `/v1/keys/${created.id}`, key)).status).toBe(200);
     expect((await problem(await send("GET", "/v1/keys", created.key), 401)).detail).toBe(UNKNOWN);
     expect(await otherIsolate(Date.now()).at(0).verify(created.key)).toBeUndefined();
@@ -122,8 +131,12 @@ describe("revocation delay", () => {
 
   it("the operator's revocation also forgets the key here and in KV", async () => {
     const { tenantId } = await newTenant();
-    const created = (await (await send("POST", `/v1/admin/tenants/${tenantId}/keys`, ADMIN_TOKEN, { name: "ops" })).json()) as { id: string; key: string };
-    expect((await send("POST", "/v1/vrty/score", created.key, { prompt: "a b c", response: "a b c d" })).status).toBe(200);
+    const created = (await (
+      await send("POST", `/v1/admin/tenants/${tenantId}/keys`, ADMIN_TOKEN, { name: "ops" })
+    ).json()) as { id: string; key: string };
+    expect((await send("POST", "/v1/vrty/score", created.key, { prompt: "a b c", response: "a b c d" })).status).toBe(
+      200,
+    );
     expect(await env.KEY_CACHE.get(kvName(await sha256Hex(created.key)))).not.toBeNull();
     expect((await send("DELETE", `/v1/admin/keys/${created.id}`, ADMIN_TOKEN)).status).toBe(200);
     expect(await env.KEY_CACHE.get(kvName(await sha256Hex(created.key)))).toBeNull();

@@ -15,10 +15,25 @@ const API_KEY = "sk-lane-handover-0000";
 const provider = () => ({ base_url: env.FAKE_OPENAI_URL, api_key: API_KEY });
 const TURNS = 25;
 
-type Row = { tool_call_sequence: unknown[]; final_answer: unknown; n_tool_calls: number; error_category: string | null; run_idx: number };
+type Row = {
+  tool_call_sequence: unknown[];
+  final_answer: unknown;
+  n_tool_calls: number;
+  error_category: string | null;
+  run_idx: number;
+};
 type Sample = { unit_id: string; status: string; output: { row: Row; turns: unknown[]; requests: number } };
 
-const request = (model: string, replays: number) => ({ model, provider: provider(), n_queries: 1, n_replays: replays, max_turns: TURNS + 5, timeout_s: 1, concurrency: replays, min_success: 2 });
+const request = (model: string, replays: number) => ({
+  model,
+  provider: provider(),
+  n_queries: 1,
+  n_replays: replays,
+  max_turns: TURNS + 5,
+  timeout_s: 1,
+  concurrency: replays,
+  min_success: 2,
+});
 
 /** A run of `replays` replays of TURNS turns each (24 tool calls, then the final answer) against its own scenario. */
 async function replayRun(key: string, replays: number) {
@@ -26,8 +41,16 @@ async function replayRun(key: string, replays: number) {
   const run = await startRun(key, request(model, replays));
   const ended = (await waitForRun(key, run.id)) as RunJson & { calls: { requests: number; retries: number } };
   const samples = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=100`, key)).json()) as { data: Sample[] };
-  const lanes = await Promise.all(Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).invocations()));
-  return { ended, model, samples: samples.data.sort((a, b) => a.unit_id.localeCompare(b.unit_id)), lanes, stats: await scenarioStats(env.FAKE_OPENAI_URL, model) };
+  const lanes = await Promise.all(
+    Array.from({ length: replays }, (_, i) => env.UNITS.getByName(`${run.id}:${i}`).invocations()),
+  );
+  return {
+    ended,
+    model,
+    samples: samples.data.sort((a, b) => a.unit_id.localeCompare(b.unit_id)),
+    lanes,
+    stats: await scenarioStats(env.FAKE_OPENAI_URL, model),
+  };
 }
 
 let undo: (() => void) | null = null;
@@ -73,7 +96,11 @@ describe("a lane's invocation budget", () => {
     const split = await replayRun(key, 1);
     expect(split.ended.status).toBe("succeeded");
     expect(split.lanes[0].handovers).toBeGreaterThanOrEqual(3);
-    expect(split.samples[0].output.row).toMatchObject({ n_tool_calls: TURNS, final_answer: "done", error_category: null });
+    expect(split.samples[0].output.row).toMatchObject({
+      n_tool_calls: TURNS,
+      final_answer: "done",
+      error_category: null,
+    });
     expect(split.stats.received).toBe(TURNS);
   });
 
@@ -87,7 +114,9 @@ describe("a lane's invocation budget", () => {
     const run = await startRun(key, request(model, 1));
     await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
     const lane = env.UNITS.getByName(`${run.id}:0`);
-    await runInDurableObject(lane, (_, state) => state.abort("crashed by the test")).catch((e: Error) => expect(e.message).toMatch(/crashed by the test/));
+    await runInDurableObject(lane, (_, state) => state.abort("crashed by the test")).catch((e: Error) =>
+      expect(e.message).toMatch(/crashed by the test/),
+    );
     await releaseScenario(env.FAKE_OPENAI_URL, model);
     const ended = await waitForRun(key, run.id);
     expect(ended.status).toBe("succeeded");
@@ -110,7 +139,9 @@ describe("a lane's invocation budget", () => {
     const body = await problem(res, 400);
     expect(body.errors?.[0]).toMatchObject({ path: "timeout_s" });
     expect(body.errors?.[0].message).toMatch(/at most 240/);
-    expect((await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 240 })).status).toBe(202);
+    expect((await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", timeout_s: 240 })).status).toBe(
+      202,
+    );
   });
 });
 
@@ -119,7 +150,15 @@ describe("the endpoint limiter off the hot path", () => {
     const { key, tenantId } = await newTenant();
     // Two lanes, each two replays of 30 turns: 60 calls per lane.
     const model = await fakeScenario({ agent: { calls: 29 }, record: false }, "lease");
-    const run = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 4, max_turns: 30, concurrency: 2, min_success: 2 });
+    const run = await startRun(key, {
+      model,
+      provider: provider(),
+      n_queries: 1,
+      n_replays: 4,
+      max_turns: 30,
+      concurrency: 2,
+      min_success: 2,
+    });
     await waitForRun(key, run.id);
     const calls = (await scenarioStats(env.FAKE_OPENAI_URL, model)).received;
     expect(calls).toBe(120);

@@ -13,13 +13,26 @@ import { receivedHooks } from "../support/webhook-receiver.ts";
 import { call, send, tenantWithHook, WAIT, waitForRun, type RunJson } from "./helpers.ts";
 
 const INLINE_BYTES = 262_144;
-const critics = [{ name: "a", model: "sim:critic" }, { name: "b", model: "sim:critic", simulator: { noise: 0.4 } }];
-const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `item-${i}`, query: `Is claim number ${i} supported by the record?`, expected: i % 3 ? "KEEP" : "REJECT" }));
+const critics = [
+  { name: "a", model: "sim:critic" },
+  { name: "b", model: "sim:critic", simulator: { noise: 0.4 } },
+];
+const items = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `item-${i}`,
+    query: `Is claim number ${i} supported by the record?`,
+    expected: i % 3 ? "KEEP" : "REJECT",
+  }));
 
 type Run = RunJson & { result_url: string | null; result_size_bytes: number | null };
 
 async function judgeRun(key: string, n: number, webhookUrl: string): Promise<{ run: Run; bytes: number }> {
-  const created = await send("POST", "/v1/judge/runs", key, { items: items(n), critics, concurrency: 100, webhook_url: webhookUrl });
+  const created = await send("POST", "/v1/judge/runs", key, {
+    items: items(n),
+    critics,
+    concurrency: 100,
+    webhook_url: webhookUrl,
+  });
   expect(created.status, await created.clone().text()).toBe(202);
   const { id } = (await created.json()) as Run;
   await waitForRun(key, id, 55_000);
@@ -32,7 +45,10 @@ async function judgeRun(key: string, n: number, webhookUrl: string): Promise<{ r
 async function allSamples(key: string, id: string): Promise<StoredSample[]> {
   const out: StoredSample[] = [];
   for (let after = ""; ; ) {
-    const page = (await (await send("GET", `/v1/runs/${id}/samples?limit=100${after}`, key)).json()) as { data: any[]; next_cursor: string | null };
+    const page = (await (await send("GET", `/v1/runs/${id}/samples?limit=100${after}`, key)).json()) as {
+      data: any[];
+      next_cursor: string | null;
+    };
     out.push(...page.data.map((s) => ({ unitId: s.unit_id, status: s.status, output: s.output, error: s.error })));
     if (!page.next_cursor) return out;
     after = `&after=${page.next_cursor}`;
@@ -91,10 +107,20 @@ describe("GET /v1/runs/{id}/result", () => {
     const contested = await send("GET", `/v1/judge/runs/${run.id}/contested?limit=5`, key);
     expect(contested.status).toBe(200);
     const page = (await contested.json()) as { data: { id: string }[] };
-    const wantContested = (JSON.parse(body).items as { id: string; contested: string[] }[]).filter((it) => it.contested.length).slice(0, 5).map((it) => it.id);
+    const wantContested = (JSON.parse(body).items as { id: string; contested: string[] }[])
+      .filter((it) => it.contested.length)
+      .slice(0, 5)
+      .map((it) => it.id);
     expect(page.data.map((d) => d.id)).toEqual(wantContested);
-    const ndjson = await call(`/v1/runs/${run.id}/samples`, { headers: { Authorization: `Bearer ${key}`, Accept: "application/x-ndjson" } });
-    expect(new TextDecoder().decode(await ndjson.arrayBuffer()).trimEnd().split("\n")).toHaveLength(3_000);
+    const ndjson = await call(`/v1/runs/${run.id}/samples`, {
+      headers: { Authorization: `Bearer ${key}`, Accept: "application/x-ndjson" },
+    });
+    expect(
+      new TextDecoder()
+        .decode(await ndjson.arrayBuffer())
+        .trimEnd()
+        .split("\n"),
+    ).toHaveLength(3_000);
     const compared = await send("GET", `/v1/compare?base=${run.id}&head=${run.id}`, key);
     expect(compared.status, await compared.clone().text()).toBe(200);
     expect(((await compared.json()) as { verdict: string }).verdict).toBe("no_change");
@@ -113,7 +139,9 @@ describe("GET /v1/runs/{id}/result", () => {
 
   it("is a 409 before the run ends and a 404 for another tenant's run", async () => {
     const { key, url } = await tenantWithHook("early");
-    const created = (await (await send("POST", "/v1/judge/runs", key, { items: items(400), critics, concurrency: 1, webhook_url: url })).json()) as Run;
+    const created = (await (
+      await send("POST", "/v1/judge/runs", key, { items: items(400), critics, concurrency: 1, webhook_url: url })
+    ).json()) as Run;
     expect(created.result_url).toBeNull();
     expect((await send("GET", `/v1/runs/${created.id}/result`, key)).status).toBe(409);
     const other = await tenantWithHook("other");

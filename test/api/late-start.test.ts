@@ -6,7 +6,11 @@ import { env } from "cloudflare:workers";
 import { openDb } from "../../src/db/client.ts";
 import { createRun, type NewRun } from "../../src/runs/creation/create.ts";
 import { LOST_START_ERROR, START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
-import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import {
+  chainDeterminism,
+  DEFAULT_SUITE,
+  type ChainDeterminismRunConfig,
+} from "../../src/evaluators/chain-determinism/index.ts";
 import type { StartRun } from "../../src/runs/coordinator/types.ts";
 import { insertRunRow, newTenant, send, waitForRun, type RunJson } from "./helpers.ts";
 
@@ -34,11 +38,24 @@ const coordinator = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId));
 
 async function lateStart(runId: string, tenantId: string): Promise<void> {
   const { config, unitIds } = simRun();
-  const start: StartRun = { runId, tenantId, evaluator: "chain-determinism", config, unitIds, concurrency: 1, leaseMs: 60_000, secretEnc: null };
+  const start: StartRun = {
+    runId,
+    tenantId,
+    evaluator: "chain-determinism",
+    config,
+    unitIds,
+    concurrency: 1,
+    leaseMs: 60_000,
+    secretEnc: null,
+  };
   await coordinator(runId).start(start);
 }
 
-const d1Status = async (id: string) => ((await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(id).first()) as { status: string; error: string | null });
+const d1Status = async (id: string) =>
+  (await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(id).first()) as {
+    status: string;
+    error: string | null;
+  };
 
 describe("a start that arrives late", () => {
   it("does not revive a run canceled before its coordinator got it", async () => {
@@ -77,10 +94,20 @@ describe("an Idempotency-Key replay of a run whose start did not get through", (
     // The first request's coordinator cannot be reached at all (not for the start, nor to ask about it):
     // the run is stored, and left queued for a replay or the sweep.
     const unreachable = () => Promise.reject(new Error("network connection lost"));
-    const cutOff = { ...env, RUNS: { idFromName: (n: string) => env.RUNS.idFromName(n), get: () => ({ start: unreachable, abandon: unreachable }) } } as unknown as Env;
+    const cutOff = {
+      ...env,
+      RUNS: {
+        idFromName: (n: string) => env.RUNS.idFromName(n),
+        get: () => ({ start: unreachable, abandon: unreachable }),
+      },
+    } as unknown as Env;
     const first = await createRun(cutOff, openDb(env.DB), tenantId, request).catch((e: unknown) => e);
     expect(String(first)).toMatch(/could not be started/);
-    const [row] = (await env.DB.prepare("SELECT id, status FROM runs WHERE tenant_id = ?").bind(tenantId).all<{ id: string; status: string }>()).results;
+    const [row] = (
+      await env.DB.prepare("SELECT id, status FROM runs WHERE tenant_id = ?")
+        .bind(tenantId)
+        .all<{ id: string; status: string }>()
+    ).results;
     expect(row.status).toBe("queued");
 
     const replay = await createRun(env, openDb(env.DB), tenantId, request);

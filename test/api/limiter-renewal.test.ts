@@ -8,7 +8,10 @@ import { WAIT } from "./helpers.ts";
 
 const LEASE = 60_000;
 let n = 0;
-const fresh = async (shard = 0, shards = 1) => env.LIMITERS.getByName(await limiterName(`tenant-renewal-${n++}`, "https://api.example.com/v1", "sk-x", shard, shards));
+const fresh = async (shard = 0, shards = 1) =>
+  env.LIMITERS.getByName(
+    await limiterName(`tenant-renewal-${n++}`, "https://api.example.com/v1", "sk-x", shard, shards),
+  );
 
 describe("EndpointLimiter.renew", () => {
   it("keeps the same permit while nobody waits, and counts the successes it reports", async () => {
@@ -56,7 +59,9 @@ describe("EndpointLimiter.renew", () => {
 describe("limiter shards", () => {
   it("each shard owns its share of the window, named apart from the unsharded limiter", async () => {
     expect(await limiterName("t", "https://e/v1/", "k", 0, 1)).toBe(await limiterName("t", "https://e/v1", "k"));
-    expect(await limiterName("t", "https://e/v1", "k", 1, 2)).not.toBe(await limiterName("t", "https://e/v1", "k", 0, 2));
+    expect(await limiterName("t", "https://e/v1", "k", 1, 2)).not.toBe(
+      await limiterName("t", "https://e/v1", "k", 0, 2),
+    );
     const shard = await fresh(1, 4);
     // 16 to start and 100 at most, split four ways: 4 and 25.
     expect((await shard.inspect()).limit).toBe(4);

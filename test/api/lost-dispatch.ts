@@ -9,7 +9,11 @@ import { insertRun } from "../../src/db/runs.ts";
 import { newId } from "../../src/ids.ts";
 import { encryptSecret } from "../../src/secrets.ts";
 import { PROVIDER_SECRET, type ModelSettings } from "../../src/providers/index.ts";
-import { chainDeterminism, DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
+import {
+  chainDeterminism,
+  DEFAULT_SUITE,
+  type ChainDeterminismRunConfig,
+} from "../../src/evaluators/chain-determinism/index.ts";
 
 /** A lease no test waits out: a run that ends was recovered without it. */
 export const LEASE_MS = 10 * 60_000;
@@ -28,7 +32,13 @@ async function startWith(
   { nReplays, concurrency }: RunShape,
   bindings: (state: DurableObjectState) => Partial<Env>,
 ): Promise<{ runId: string; thrown: unknown }> {
-  const settings: ModelSettings = { model, provider: { base_url: env.FAKE_OPENAI_URL }, timeout_s: 60, seed: null, simulator: null };
+  const settings: ModelSettings = {
+    model,
+    provider: { base_url: env.FAKE_OPENAI_URL },
+    timeout_s: 60,
+    seed: null,
+    simulator: null,
+  };
   const publicConfig = {
     ...settings,
     suite: { id: "default", name: "assay default", sha256: "" },
@@ -60,7 +70,16 @@ async function startWith(
     const fake = bindings(state);
     self.env = new Proxy(real, { get: (target, p) => (p in fake ? fake[p as keyof Env] : Reflect.get(target, p)) });
     try {
-      await instance.start({ runId, tenantId, evaluator: "chain-determinism", config, unitIds, concurrency, leaseMs: LEASE_MS, secretEnc });
+      await instance.start({
+        runId,
+        tenantId,
+        evaluator: "chain-determinism",
+        config,
+        unitIds,
+        concurrency,
+        leaseMs: LEASE_MS,
+        secretEnc,
+      });
     } catch (err) {
       thrown = err;
     } finally {
@@ -75,13 +94,19 @@ async function startWith(
  * instead, as a server killed right after the 202 loses what its in-memory local queue held (in
  * production, a failed `sendBatch`). Only that dispatch loses its messages; later ones go through.
  */
-export async function startWithLostDispatch(tenantId: string, model: string, shape: RunShape): Promise<{ runId: string; lost: UnitMessage[] }> {
+export async function startWithLostDispatch(
+  tenantId: string,
+  model: string,
+  shape: RunShape,
+): Promise<{ runId: string; lost: UnitMessage[] }> {
   const lost: UnitMessage[] = [];
   const lossyQueue = {
     send: async (body: UnitMessage) => void lost.push(body),
     sendBatch: async (messages: Iterable<{ body: UnitMessage }>) => void lost.push(...[...messages].map((m) => m.body)),
   };
-  const { runId, thrown } = await startWith(tenantId, model, shape, () => ({ UNIT_QUEUE: lossyQueue as unknown as Env["UNIT_QUEUE"] }));
+  const { runId, thrown } = await startWith(tenantId, model, shape, () => ({
+    UNIT_QUEUE: lossyQueue as unknown as Env["UNIT_QUEUE"],
+  }));
   if (thrown) throw thrown;
   return { runId, lost };
 }
@@ -92,7 +117,12 @@ export async function startWithLostDispatch(tenantId: string, model: string, sha
  * dispatch. As in production, where the output gate holds a request until the storage writes before
  * it are durable, the crash comes once they are (`storage.sync()`), so it loses only memory.
  */
-export async function startCrashing(tenantId: string, model: string, shape: RunShape, binding: "DB" | "UNIT_QUEUE"): Promise<string> {
+export async function startCrashing(
+  tenantId: string,
+  model: string,
+  shape: RunShape,
+  binding: "DB" | "UNIT_QUEUE",
+): Promise<string> {
   const { runId, thrown } = await startWith(tenantId, model, shape, (state) => {
     const crash = async (): Promise<never> => {
       await state.storage.sync();
@@ -104,6 +134,7 @@ export async function startCrashing(tenantId: string, model: string, shape: RunS
     const fake = binding === "DB" ? { prepare: () => statement, batch: crash } : { send: crash, sendBatch: crash };
     return { [binding]: fake as unknown as Env[typeof binding] };
   });
-  if (!String(thrown).includes("crashed by the test")) throw new Error(`the start did not crash as planned: ${String(thrown)}`);
+  if (!String(thrown).includes("crashed by the test"))
+    throw new Error(`the start did not crash as planned: ${String(thrown)}`);
   return runId;
 }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { call } from "./helpers.ts";
 
-type Operation = { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }>; requestBody?: unknown };
+type Operation = {
+  security?: unknown[];
+  responses: Record<string, { content?: Record<string, unknown> }>;
+  requestBody?: unknown;
+};
 
 describe("GET /openapi.json", () => {
   it("is OpenAPI 3.1 and documents every route with its errors", async () => {
@@ -9,7 +13,9 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, Operation>> };
     expect(doc.openapi).toBe("3.1.0");
-    const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    );
     expect(ops.length).toBeGreaterThanOrEqual(15);
     for (const { path, method, op } of ops) {
       const where = `${method.toUpperCase()} ${path}`;

@@ -36,12 +36,20 @@ const wide = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({ ok: false }),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorPlugin<{ bytes: number; concurrency?: number; webhook_url?: string }, { bytes: number }, { pad: string }>;
+} satisfies EvaluatorPlugin<
+  { bytes: number; concurrency?: number; webhook_url?: string },
+  { bytes: number },
+  { pad: string }
+>;
 
 evaluators.register(wide);
 const app = createApp();
 const fetchApp = (path: string, init: RequestInit) =>
-  app.fetch(new Request(`http://assay.test${path}`, init), env, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);
+  app.fetch(new Request(`http://assay.test${path}`, init), env, {
+    waitUntil: () => {},
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext);
 
 describe("a finish that meets a value too large to store", () => {
   it("ends the run failed at once, naming what was too large", async () => {

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { openDb } from "../../src/db/client.ts";
-import { currentUsage, highWater, invocation, PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
+import {
+  currentUsage,
+  highWater,
+  invocation,
+  PlatformLimitError,
+  platformLimitOf,
+  resetHighWater,
+} from "../../src/platform/invocation.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { guardStoredSize } from "../../src/platform/storage-guard.ts";
 import { countedEnv } from "../../src/platform/counted-env.ts";
@@ -94,7 +101,11 @@ describe("subrequests per invocation", () => {
     resetHighWater();
     const { key } = await newTenant();
     // A request that reaches the coordinator: creating a run.
-    const res = await send("POST", "/v1/chain-determinism/runs", key, { model: "sim:agent", n_queries: 1, n_replays: 2 });
+    const res = await send("POST", "/v1/chain-determinism/runs", key, {
+      model: "sim:agent",
+      n_queries: 1,
+      n_replays: 2,
+    });
     expect(res.status).toBe(202);
     expect(highWater().subrequests.count).toBeGreaterThan(highWater().d1Queries.count);
   });
@@ -107,6 +118,8 @@ describe("stored sizes", () => {
     expect(() => guardStoredSize("durableObjectValueBytes", "the run's config", limit + 1)).toThrow(
       /the run's config is 2,000,001 bytes, over what a Durable Object storage value may hold/,
     );
-    expect(() => guardStoredSize("d1RowBytes", "sample u-1", 3_000_000)).toThrow(/sample u-1 is 3,000,000 bytes, over what a D1 row may hold/);
+    expect(() => guardStoredSize("d1RowBytes", "sample u-1", 3_000_000)).toThrow(
+      /sample u-1 is 3,000,000 bytes, over what a D1 row may hold/,
+    );
   });
 });

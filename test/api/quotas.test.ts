@@ -7,9 +7,23 @@ import { runInDurableObject } from "cloudflare:test";
 import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
 import { runCron } from "../support/cron.ts";
-import { ADMIN_TOKEN, call, fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT } from "./helpers.ts";
+import {
+  ADMIN_TOKEN,
+  call,
+  fakeScenario,
+  insertRunRow,
+  newTenant,
+  problem,
+  send,
+  startRun,
+  waitForRun,
+  WAIT,
+} from "./helpers.ts";
 
-type Quotas = Record<"runs_per_minute" | "concurrent_runs" | "units_per_day" | "stored_bytes" | "heavy_reads_per_minute", number>;
+type Quotas = Record<
+  "runs_per_minute" | "concurrent_runs" | "units_per_day" | "stored_bytes" | "heavy_reads_per_minute",
+  number
+>;
 type TenantQuotas = { tenant_id: string; quotas: Quotas; overrides: Partial<Quotas>; defaults: Quotas };
 
 async function setQuotas(tenantId: string, patch: Record<string, number | null>): Promise<TenantQuotas> {
@@ -20,10 +34,13 @@ async function setQuotas(tenantId: string, patch: Record<string, number | null>)
 
 /** A chain-determinism run on the simulator: n_queries × n_replays units. */
 const simRun = (units = 2) => ({ model: "sim:agent", n_queries: 1, n_replays: units });
-const create = (key: string, body: Record<string, unknown> = simRun()) => send("POST", "/v1/chain-determinism/runs", key, body);
+const create = (key: string, body: Record<string, unknown> = simRun()) =>
+  send("POST", "/v1/chain-determinism/runs", key, body);
 
 async function runCount(tenantId: string): Promise<number> {
-  return ((await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE tenant_id = ?").bind(tenantId).first()) as { n: number }).n;
+  return (
+    (await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE tenant_id = ?").bind(tenantId).first()) as { n: number }
+  ).n;
 }
 
 /** A 429 quota-exceeded naming `quota` with `limit`; returns its Retry-After (null when absent). */
@@ -52,7 +69,13 @@ async function age(tenantId: string, ms: number): Promise<void> {
 /** A run that stays running: its one model call is held by the fake endpoint until released. */
 async function heldRun(key: string): Promise<{ id: string; model: string }> {
   const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "quota");
-  const run = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 1, concurrency: 1 });
+  const run = await startRun(key, {
+    model,
+    provider: { base_url: env.FAKE_OPENAI_URL },
+    n_queries: 1,
+    n_replays: 1,
+    concurrency: 1,
+  });
   await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
   return { id: run.id, model };
 }
@@ -77,10 +100,24 @@ describe("runs_per_minute", () => {
     await setQuotas(tenantId, { runs_per_minute: 2 });
     expect((await create(key)).status).toBe(202);
     // A second version of the tenant's own, so the request makes two runs.
-    const bank = { kind: "rpl", name: "q", version: "v2", system: "Estimate.\n", user_template: 'Claim: "{CLAIM}"\n', paraphrases: ["P1 {CLAIM}", "P2 {CLAIM}", "P3 {CLAIM}"] };
+    const bank = {
+      kind: "rpl",
+      name: "q",
+      version: "v2",
+      system: "Estimate.\n",
+      user_template: 'Claim: "{CLAIM}"\n',
+      paraphrases: ["P1 {CLAIM}", "P2 {CLAIM}", "P3 {CLAIM}"],
+    };
     const pushed = await send("POST", "/v1/prompts", key, bank);
     expect(pushed.status).toBe(201);
-    const res = await send("POST", "/v1/rpl/runs", key, { claim: "Claim C.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1", "q@v2"] });
+    const res = await send("POST", "/v1/rpl/runs", key, {
+      claim: "Claim C.",
+      model: "sim:rpl",
+      K: 2,
+      R: 2,
+      B: 100,
+      prompt_version: ["rpl-assay-v1", "q@v2"],
+    });
     expect(await refused(res, "runs_per_minute", 2)).toBeGreaterThanOrEqual(1);
     expect(await runCount(tenantId)).toBe(1);
   });
@@ -88,7 +125,12 @@ describe("runs_per_minute", () => {
   it("does not count a replay with the same Idempotency-Key", async () => {
     const { tenantId, key } = await newTenant();
     await setQuotas(tenantId, { runs_per_minute: 1 });
-    const again = () => call("/v1/chain-determinism/runs", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": "q-1" }, body: JSON.stringify(simRun()) });
+    const again = () =>
+      call("/v1/chain-determinism/runs", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": "q-1" },
+        body: JSON.stringify(simRun()),
+      });
     const first = (await (await again()).json()) as { id: string };
     const replay = await again();
     expect(replay.status).toBe(202);
@@ -99,14 +141,34 @@ describe("runs_per_minute", () => {
 describe("a request refused after validation", () => {
   type Used = Record<"runs_per_minute" | "concurrent_runs" | "units_per_day", number>;
   const used = async (key: string): Promise<Used> => {
-    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<keyof Used, { used: number }> }).quotas;
-    return { runs_per_minute: q.runs_per_minute.used, concurrent_runs: q.concurrent_runs.used, units_per_day: q.units_per_day.used };
+    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<keyof Used, { used: number }> })
+      .quotas;
+    return {
+      runs_per_minute: q.runs_per_minute.used,
+      concurrent_runs: q.concurrent_runs.used,
+      units_per_day: q.units_per_day.used,
+    };
   };
   /** An rpl A/B request (two runs) on a second prompt version of the tenant's own. */
   const abRequest = async (key: string, extra: Record<string, unknown>) => {
-    const bank = { kind: "rpl", name: "q", version: "v2", system: "Estimate.\n", user_template: 'Claim: "{CLAIM}"\n', paraphrases: ["P1 {CLAIM}", "P2 {CLAIM}", "P3 {CLAIM}"] };
+    const bank = {
+      kind: "rpl",
+      name: "q",
+      version: "v2",
+      system: "Estimate.\n",
+      user_template: 'Claim: "{CLAIM}"\n',
+      paraphrases: ["P1 {CLAIM}", "P2 {CLAIM}", "P3 {CLAIM}"],
+    };
     expect((await send("POST", "/v1/prompts", key, bank)).status).toBe(201);
-    return send("POST", "/v1/rpl/runs", key, { claim: "Claim C.", model: "sim:rpl", K: 2, R: 2, B: 100, prompt_version: ["rpl-assay-v1", "q@v2"], ...extra });
+    return send("POST", "/v1/rpl/runs", key, {
+      claim: "Claim C.",
+      model: "sim:rpl",
+      K: 2,
+      R: 2,
+      B: 100,
+      prompt_version: ["rpl-assay-v1", "q@v2"],
+      ...extra,
+    });
   };
 
   it.each([
@@ -192,11 +254,29 @@ describe("follow-up runs", () => {
   it("counts an rpl auto run's follow-up stages against units_per_day without refusing them", async () => {
     const { tenantId, key } = await newTenant();
     // Answers that swing between 0.1 and 0.9: wide CIs fail the width gate at every stage, so S1 escalates twice.
-    const answer = (p: number) => JSON.stringify({ prob_true: p, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [] });
+    const answer = (p: number) =>
+      JSON.stringify({
+        prob_true: p,
+        confidence_self: 0.6,
+        assumptions: [],
+        reasoning_bullets: ["a", "b", "c"],
+        contrary_considerations: ["x", "y"],
+        ambiguity_flags: [],
+      });
     const model = `quota-auto-${crypto.randomUUID()}`;
-    const faults = Array.from({ length: 120 }, (_, i) => ({ on: { nth: i + 1 }, respond: { content: answer(i % 2 ? 0.9 : 0.1) } }));
+    const faults = Array.from({ length: 120 }, (_, i) => ({
+      on: { nth: i + 1 },
+      respond: { content: answer(i % 2 ? 0.9 : 0.1) },
+    }));
     await registerScenario(env.FAKE_OPENAI_URL, { id: model, text: answer(0.5), faults });
-    const body = { claim: "Auto Q.", model, provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-test-key-00000000" }, preset: "auto", B: 200, concurrency: 8 };
+    const body = {
+      claim: "Auto Q.",
+      model,
+      provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-rpl-test-key-00000000" },
+      preset: "auto",
+      B: 200,
+      concurrency: 8,
+    };
     // The day's quota is exactly the first stage (8 templates × 2 replicates): its follow-ups go past it,
     // as the admitted run's continuation.
     const stage1 = 8 * 2;
@@ -208,7 +288,11 @@ describe("follow-up runs", () => {
     const s2 = await waitForRun(key, (s1.result as { next_run_id: string }).next_run_id, 30_000);
     const s3 = await waitForRun(key, (s2.result as { next_run_id: string }).next_run_id, 30_000);
     expect([s2.status, s3.status]).toEqual(["succeeded", "succeeded"]);
-    const q = ((await (await send("GET", "/v1/usage", key)).json()) as { quotas: Record<string, { limit: number; used: number }> }).quotas;
+    const q = (
+      (await (await send("GET", "/v1/usage", key)).json()) as {
+        quotas: Record<string, { limit: number; used: number }>;
+      }
+    ).quotas;
     expect(q.units_per_day).toEqual({ limit: stage1, used: s1.progress.total + s2.progress.total + s3.progress.total });
     // Past its quota, the tenant's own next run is refused.
     await refused(await create(key, simRun(1)), "units_per_day", stage1);
@@ -219,7 +303,9 @@ describe("stored_bytes", () => {
   it("refuses a run once the tenant stores its quota, without Retry-After, saying what to delete; deleting makes room", async () => {
     const { tenantId, key } = await newTenant();
     const stored = await insertRunRow(tenantId);
-    await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?").bind(Date.now(), stored).run();
+    await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?")
+      .bind(Date.now(), stored)
+      .run();
     const usage = (await (await send("GET", "/v1/usage", key)).json()) as { bytes: { total: number } };
     expect(usage.bytes.total).toBeGreaterThan(0);
     await setQuotas(tenantId, { stored_bytes: usage.bytes.total });
@@ -239,10 +325,15 @@ describe("heavy_reads_per_minute", () => {
     await setQuotas(tenantId, { heavy_reads_per_minute: 1 });
     const run = await insertRunRow(tenantId);
     expect((await send("GET", `/v1/compare?base=${run}&head=${run}`, key)).status).not.toBe(429);
-    const retry = await refused(await send("GET", `/v1/compare?base=${run}&head=${run}`, key), "heavy_reads_per_minute", 1);
+    const retry = await refused(
+      await send("GET", `/v1/compare?base=${run}&head=${run}`, key),
+      "heavy_reads_per_minute",
+      1,
+    );
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
-    for (const path of [`/v1/runs/${run}`, "/v1/runs", `/v1/runs/${run}/samples`, "/v1/usage"]) expect((await send("GET", path, key)).status).toBe(200);
+    for (const path of [`/v1/runs/${run}`, "/v1/runs", `/v1/runs/${run}/samples`, "/v1/usage"])
+      expect((await send("GET", path, key)).status).toBe(200);
     await age(tenantId, 60_000);
     expect((await send("GET", `/v1/compare?base=${run}&head=${run}`, key)).status).not.toBe(429);
   });
@@ -258,14 +349,20 @@ describe("heavy_reads_per_minute", () => {
     const { tenantId, key } = await newTenant();
     await setQuotas(tenantId, { heavy_reads_per_minute: 0 });
     const run = await insertRunRow(tenantId);
-    await refused(await call(path(run), { headers: { Authorization: `Bearer ${key}`, ...headers } }), "heavy_reads_per_minute", 0);
+    await refused(
+      await call(path(run), { headers: { Authorization: `Bearer ${key}`, ...headers } }),
+      "heavy_reads_per_minute",
+      0,
+    );
   });
 });
 
 describe("GET/PUT /v1/admin/tenants/{tenant_id}/quotas", () => {
   it("shows the defaults, sets a quota, and resets it with null", async () => {
     const { tenantId } = await newTenant();
-    const initial = (await (await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)).json()) as TenantQuotas;
+    const initial = (await (
+      await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)
+    ).json()) as TenantQuotas;
     expect(initial.overrides).toEqual({});
     expect(initial.quotas).toEqual(initial.defaults);
     const set = await setQuotas(tenantId, { runs_per_minute: 7, heavy_reads_per_minute: 3 });
@@ -273,17 +370,23 @@ describe("GET/PUT /v1/admin/tenants/{tenant_id}/quotas", () => {
     expect(set.overrides).toEqual({ runs_per_minute: 7, heavy_reads_per_minute: 3 });
     const reset = await setQuotas(tenantId, { runs_per_minute: null });
     expect(reset.overrides).toEqual({ heavy_reads_per_minute: 3 });
-    expect(((await (await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)).json()) as TenantQuotas).quotas.runs_per_minute).toBe(initial.defaults.runs_per_minute);
+    expect(
+      ((await (await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)).json()) as TenantQuotas).quotas
+        .runs_per_minute,
+    ).toBe(initial.defaults.runs_per_minute);
   });
 
-  it.each([[{ runs_per_minute: -1 }], [{ runs_per_minute: 1.5 }], [{ concurrent_runs: "3" }], [{ runs_per_minute: 1_000_000 }], [{ nope: 1 }]])(
-    "refuses %j naming the field",
-    async (body) => {
-      const { tenantId } = await newTenant();
-      const p = await problem(await send("PUT", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN, body), 400);
-      expect(p.errors!.map((e) => e.path)).toEqual([Object.keys(body)[0]]);
-    },
-  );
+  it.each([
+    [{ runs_per_minute: -1 }],
+    [{ runs_per_minute: 1.5 }],
+    [{ concurrent_runs: "3" }],
+    [{ runs_per_minute: 1_000_000 }],
+    [{ nope: 1 }],
+  ])("refuses %j naming the field", async (body) => {
+    const { tenantId } = await newTenant();
+    const p = await problem(await send("PUT", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN, body), 400);
+    expect(p.errors!.map((e) => e.path)).toEqual([Object.keys(body)[0]]);
+  });
 
   it("answers 404 for an unknown tenant and 401 without the operator token", async () => {
     const { key } = await newTenant();
@@ -298,8 +401,13 @@ describe("GET /v1/usage", () => {
     const { tenantId, key } = await newTenant();
     await setQuotas(tenantId, { runs_per_minute: 5 });
     await create(key, simRun(3));
-    const u = (await (await send("GET", "/v1/usage", key)).json()) as { bytes: { total: number }; quotas: Record<string, { limit: number; used: number }> };
-    const defaults = ((await (await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)).json()) as TenantQuotas).defaults;
+    const u = (await (await send("GET", "/v1/usage", key)).json()) as {
+      bytes: { total: number };
+      quotas: Record<string, { limit: number; used: number }>;
+    };
+    const defaults = (
+      (await (await send("GET", `/v1/admin/tenants/${tenantId}/quotas`, ADMIN_TOKEN)).json()) as TenantQuotas
+    ).defaults;
     expect(u.quotas.runs_per_minute).toEqual({ limit: 5, used: 1 });
     expect(u.quotas.units_per_day).toEqual({ limit: defaults.units_per_day, used: 3 });
     expect(u.quotas.stored_bytes).toEqual({ limit: defaults.stored_bytes, used: u.bytes.total });

@@ -22,7 +22,15 @@ function leaks(text: string, key: string): boolean {
   const json = (s: string) => JSON.stringify(s).slice(1, -1);
   for (let o = 0; o + n <= key.length; o++) {
     const part = key.slice(o, o + n);
-    const forms = [part, json(part), json(json(part)), json(json(json(part))), encodeURIComponent(part), pyStrRepr(part).slice(1, -1), json(pyStrRepr(part).slice(1, -1))];
+    const forms = [
+      part,
+      json(part),
+      json(json(part)),
+      json(json(json(part))),
+      encodeURIComponent(part),
+      pyStrRepr(part).slice(1, -1),
+      json(pyStrRepr(part).slice(1, -1)),
+    ];
     if (forms.some((f) => text.includes(f))) return true;
   }
   return false;
@@ -53,15 +61,28 @@ const provider = (api_key = KEY) => ({ base_url: env.FAKE_OPENAI_URL, api_key })
 /** A chain-determinism run of one query against `model`, waited for. */
 async function cdRun(model: string, replays = 2) {
   const { key, tenantId } = await newTenant();
-  const created = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: replays, min_success: 2, timeout_s: 5 });
+  const created = await startRun(key, {
+    model,
+    provider: provider(),
+    n_queries: 1,
+    n_replays: replays,
+    min_success: 2,
+    timeout_s: 5,
+  });
   const run = await waitForRun(key, created.id, 40_000);
   return { run, all: await everything(key, tenantId, run) };
 }
 
 describe("a key echoed in an error body", () => {
   it.each<[string, FaultRule["respond"]]>([
-    ["JSON-escaped, then written by Python's repr", { status: 401, body: { error: { message: "Incorrect API key provided: {{key}}", code: "invalid_api_key" } } }],
-    ["as a JSON string inside the message", { status: 400, body: { error: { message: '{"Authorization": "Bearer {{key_json}}"}' } } }],
+    [
+      "JSON-escaped, then written by Python's repr",
+      { status: 401, body: { error: { message: "Incorrect API key provided: {{key}}", code: "invalid_api_key" } } },
+    ],
+    [
+      "as a JSON string inside the message",
+      { status: 400, body: { error: { message: '{"Authorization": "Bearer {{key_json}}"}' } } },
+    ],
     ["URL-encoded", { status: 403, raw: '{"error": {"message": "denied: /v1/chat?key={{key_url}}"}}' }],
     ["in halves", { status: 401, body: { error: { message: "key {{key_head}}", param: "{{key_tail}}" } } }],
   ])("%s: not in the run, samples, events or D1", async (_, respond) => {
@@ -76,13 +97,16 @@ describe("a key echoed in an error body", () => {
 // These need the lane to redact every outcome (redactOutcome) and the cache (redactingCache).
 describe("a key repeated in a model's successful answer", () => {
   it("chain-determinism: rationale and tool arguments", async () => {
-    const model = await fakeScenario({
-      echo_key: true,
-      faults: [
-        { on: { turn: 0 }, respond: { arguments: '{"term": "{{key_json}}", "n": 1.0}' } },
-        { on: { turn: 1 }, respond: { content: "Done with {{key}}; also {{key_head}}\n{{key_tail}}" } },
-      ],
-    }, "redact");
+    const model = await fakeScenario(
+      {
+        echo_key: true,
+        faults: [
+          { on: { turn: 0 }, respond: { arguments: '{"term": "{{key_json}}", "n": 1.0}' } },
+          { on: { turn: 1 }, respond: { content: "Done with {{key}}; also {{key_head}}\n{{key_tail}}" } },
+        ],
+      },
+      "redact",
+    );
     const { run, all } = await cdRun(model);
     expect(run.status).toBe("succeeded");
     // Both replays redacted alike: one sequence, no divergence.
@@ -93,12 +117,23 @@ describe("a key repeated in a model's successful answer", () => {
 
   it("rpl: the reply's text and the parsed answer, in the samples and the tenant's cache", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({
-      echo_key: true,
-      text: '{"prob_true": 0.6, "note": "{{key_json}}"}',
-      faults: [{ on: { nth: 1 }, respond: { content: "No JSON here, only {{key}}" } }],
-    }, "redact");
-    const created = await send("POST", "/v1/rpl/runs", key, { claim: "Water is wet.", model, provider: provider(), K: 4, R: 1, B: 200, concurrency: 1 });
+    const model = await fakeScenario(
+      {
+        echo_key: true,
+        text: '{"prob_true": 0.6, "note": "{{key_json}}"}',
+        faults: [{ on: { nth: 1 }, respond: { content: "No JSON here, only {{key}}" } }],
+      },
+      "redact",
+    );
+    const created = await send("POST", "/v1/rpl/runs", key, {
+      claim: "Water is wet.",
+      model,
+      provider: provider(),
+      K: 4,
+      R: 1,
+      B: 200,
+      concurrency: 1,
+    });
     expect(created.status).toBe(202);
     const run = await waitForRun(key, ((await created.json()) as RunJson).id, 40_000);
     expect(run.status).toBe("succeeded");
@@ -108,7 +143,10 @@ describe("a key repeated in a model's successful answer", () => {
 
   it("judge: a critic's reasoning and raw response, with the critic's own key", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ echo_key: true, text: '{"kind": "KEEP", "confidence": 0.9, "reasoning": "my key is {{key_json}}"}' }, "redact");
+    const model = await fakeScenario(
+      { echo_key: true, text: '{"kind": "KEEP", "confidence": 0.9, "reasoning": "my key is {{key_json}}"}' },
+      "redact",
+    );
     const created = await send("POST", "/v1/judge/runs", key, {
       items: [{ id: "a", query: "Is water wet?" }],
       critics: [{ name: "leaky", model, provider: provider(CRITIC_KEY) }],
@@ -121,7 +159,10 @@ describe("a key repeated in a model's successful answer", () => {
 
   it("reasoning-quality: the answer's text", async () => {
     const { key, tenantId } = await newTenant();
-    const model = await fakeScenario({ echo_key: true, text: "Step 1: my key is {{key}}. Step 2: so the answer is 4." }, "redact");
+    const model = await fakeScenario(
+      { echo_key: true, text: "Step 1: my key is {{key}}. Step 2: so the answer is 4." },
+      "redact",
+    );
     const created = await startRq(key, {
       models: [{ name: "leaky", model, provider: provider() }],
       datasets: [{ synthetic: { num_reasoning: 1, num_adversarial: 0, num_robustness: 0 } }],

@@ -13,13 +13,19 @@ describe("GET /v1/runs/{run_id}/report.csv in every locale", () => {
     const halves = [PAYLOADS.slice(0, 8), PAYLOADS.slice(8)];
     const runs = await Promise.all(
       halves.map(async (names) =>
-        waitForRun(key, (await startRq(key, {
-          models: names.map((name, i) => ({ name, model: "sim:reasoner", simulator: { accuracy: 0.2 + i / 20 } })),
-          datasets: [{ synthetic: { num_reasoning: 2, num_adversarial: 0, num_robustness: 0 } }],
-          K: 2,
-          P: 0,
-          strategies: Object.fromEntries(PAYLOADS.map((p) => [p, { correctness: 1, efficiency: 1 }])),
-        })).id, 60_000),
+        waitForRun(
+          key,
+          (
+            await startRq(key, {
+              models: names.map((name, i) => ({ name, model: "sim:reasoner", simulator: { accuracy: 0.2 + i / 20 } })),
+              datasets: [{ synthetic: { num_reasoning: 2, num_adversarial: 0, num_robustness: 0 } }],
+              K: 2,
+              P: 0,
+              strategies: Object.fromEntries(PAYLOADS.map((p) => [p, { correctness: 1, efficiency: 1 }])),
+            })
+          ).id,
+          60_000,
+        ),
       ),
     );
     const rows: string[][] = [];
@@ -29,7 +35,10 @@ describe("GET /v1/runs/{run_id}/report.csv in every locale", () => {
       expect(res.status).toBe(200);
       const csv = await res.text();
       for (const [reader, cells] of Object.entries(cellsByReader(csv))) {
-        expect(cells.map(formulaCell).filter((c) => c !== null), reader).toEqual([]);
+        expect(
+          cells.map(formulaCell).filter((c) => c !== null),
+          reader,
+        ).toEqual([]);
       }
       const own = (parse(csv, { delimiter: "," }) as string[][]).slice(1);
       expect(new Set(own.map((r) => unguard(r[0])))).toEqual(new Set(halves[i]));

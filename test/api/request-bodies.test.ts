@@ -15,7 +15,11 @@ const deepArray = (n: number) => "[".repeat(n) + "]".repeat(n);
 
 /** A raw (already serialized) JSON body with a bearer token, and any extra headers. */
 function post(path: string, token: string, body: BodyInit, headers: Record<string, string> = {}): Promise<Response> {
-  return call(path, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers }, body });
+  return call(path, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers },
+    body,
+  });
 }
 
 async function compress(text: string, format: "gzip" | "deflate"): Promise<Uint8Array> {
@@ -40,13 +44,17 @@ describe("JSON request bodies: nesting", () => {
     expect(p.errors).toHaveLength(1);
     // Levels: the body 1, items 2, items.0 3, context 4, and context.a…a (k a's) 4 + k: the first
     // container past the limit (level 65) is named, items.0.context and 61 a's.
-    expect(p.errors![0]).toEqual({ path: ["items", "0", "context", ...Array(LIMITS.jsonDepth - 3).fill("a")].join("."), message: depthMessage });
+    expect(p.errors![0]).toEqual({
+      path: ["items", "0", "context", ...Array(LIMITS.jsonDepth - 3).fill("a")].join("."),
+      message: depthMessage,
+    });
     expect(await runCount(key)).toBe(0);
   });
 
   it("refuses a suite whose tool parameters nest 3,500 levels, so no run on it can crash", async () => {
     const { key } = await newTenant();
-    const tool = (name: string, parameters: string) => `{"type":"function","function":{"name":"${name}","parameters":${parameters}}}`;
+    const tool = (name: string, parameters: string) =>
+      `{"type":"function","function":{"name":"${name}","parameters":${parameters}}}`;
     const body = `{"name":"deep","suite":{"system_prompt":"s","stubs":{"t":"ok"},"queries":[{"query_id":"q","user":"u"}],"tools":[${tool("t", deepObject(3500))},${tool("final_answer", '{"type":"object","properties":{"answer":{"type":"string"}}}')}]}}`;
     const p = await problem(await post("/v1/chain-determinism/suites", key, body), 400);
     expect(p.errors![0].path).toMatch(/^suite\.tools\.0\.function\.parameters\.a\.a\./);
@@ -80,7 +88,11 @@ describe("JSON request bodies: nesting", () => {
     const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => op.requestBody)
-        .map(([method, op]) => ({ method, path: path.replace(/\{[^}]+\}/g, "none"), admin: op.security?.some((s) => "adminToken" in s) ?? false })),
+        .map(([method, op]) => ({
+          method,
+          path: path.replace(/\{[^}]+\}/g, "none"),
+          admin: op.security?.some((s) => "adminToken" in s) ?? false,
+        })),
     );
     expect(routes.length).toBeGreaterThanOrEqual(12);
     const failures: string[] = [];
@@ -91,7 +103,10 @@ describe("JSON request bodies: nesting", () => {
         body: `{"deep":${deepArray(LIMITS.jsonDepth + 10)}}`,
       });
       const text = await res.text();
-      const ok = res.status === 400 && JSON.parse(text).errors?.[0]?.message === depthMessage && JSON.parse(text).errors[0].path.startsWith("deep.0.0");
+      const ok =
+        res.status === 400 &&
+        JSON.parse(text).errors?.[0]?.message === depthMessage &&
+        JSON.parse(text).errors[0].path.startsWith("deep.0.0");
       if (!ok) failures.push(`${r.method} ${r.path}: ${res.status} ${text.slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
@@ -108,21 +123,31 @@ describe("JSON request bodies: repeated keys", () => {
 
   it("refuses a repeated key at any depth, also when written with an escape", async () => {
     const { key } = await newTenant();
-    const p = await problem(await post("/v1/vrty/score/batch", key, '{"pairs":[{"prompt":"a","response":"b"},{"prompt":"a","\\u0070rompt":"c","response":"d"}]}'), 400);
+    const p = await problem(
+      await post(
+        "/v1/vrty/score/batch",
+        key,
+        '{"pairs":[{"prompt":"a","response":"b"},{"prompt":"a","\\u0070rompt":"c","response":"d"}]}',
+      ),
+      400,
+    );
     expect(p.errors).toEqual([{ path: "pairs.1.prompt", message: "duplicate key" }]);
   });
 });
 
 describe("JSON request bodies: Content-Encoding", () => {
-  it.each(["gzip", "x-gzip", "deflate", "GZIP"])("decodes a %s body to the same answer as the plain one", async (coding) => {
-    const { key } = await newTenant();
-    const plain = await send("POST", "/v1/vrty/score", key, PAIR);
-    expect(plain.status).toBe(200);
-    const body = await compress(JSON.stringify(PAIR), coding.toLowerCase() === "deflate" ? "deflate" : "gzip");
-    const res = await post("/v1/vrty/score", key, body, { "Content-Encoding": coding });
-    expect(res.status, await res.clone().text()).toBe(200);
-    expect(await res.text()).toBe(await plain.text());
-  });
+  it.each(["gzip", "x-gzip", "deflate", "GZIP"])(
+    "decodes a %s body to the same answer as the plain one",
+    async (coding) => {
+      const { key } = await newTenant();
+      const plain = await send("POST", "/v1/vrty/score", key, PAIR);
+      expect(plain.status).toBe(200);
+      const body = await compress(JSON.stringify(PAIR), coding.toLowerCase() === "deflate" ? "deflate" : "gzip");
+      const res = await post("/v1/vrty/score", key, body, { "Content-Encoding": coding });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await res.text()).toBe(await plain.text());
+    },
+  );
 
   it("reads `identity` as no coding", async () => {
     const { key } = await newTenant();
@@ -130,18 +155,24 @@ describe("JSON request bodies: Content-Encoding", () => {
     expect(res.status).toBe(200);
   });
 
-  it.each(["br", "zstd", "compress", "gzip, gzip", "deflate, br"])("refuses Content-Encoding %s with 415 naming it", async (coding) => {
-    const { key } = await newTenant();
-    const res = await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Encoding": coding });
-    const p = await problem(res, 415);
-    expect(p.type).toBe("/problems/unsupported-media-type");
-    expect(p.detail).toContain(`'${coding}'`);
-    expect(res.headers.get("accept-encoding")).toBe("gzip, deflate");
-  });
+  it.each(["br", "zstd", "compress", "gzip, gzip", "deflate, br"])(
+    "refuses Content-Encoding %s with 415 naming it",
+    async (coding) => {
+      const { key } = await newTenant();
+      const res = await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Encoding": coding });
+      const p = await problem(res, 415);
+      expect(p.type).toBe("/problems/unsupported-media-type");
+      expect(p.detail).toContain(`'${coding}'`);
+      expect(res.headers.get("accept-encoding")).toBe("gzip, deflate");
+    },
+  );
 
   it("answers a body that is not the gzip it claims with 400", async () => {
     const { key } = await newTenant();
-    const p = await problem(await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Encoding": "gzip" }), 400);
+    const p = await problem(
+      await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Encoding": "gzip" }),
+      400,
+    );
     expect(p.type).toBe("/problems/malformed-json");
     expect(p.detail).toContain("not valid gzip");
   });
@@ -176,21 +207,26 @@ describe("JSON request bodies: Content-Encoding", () => {
 });
 
 describe("JSON request bodies: media type and size", () => {
-  it.each(["application/json; charset=utf-8", "APPLICATION/JSON; charset=UTF-8", "application/vnd.api+json"])("reads a body sent as %s", async (type) => {
-    const { key } = await newTenant();
-    expect((await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Type": type })).status).toBe(200);
-  });
-
-  // These passed the guard but not the route's own media-type gate, whose 415 came out as /problems/internal.
-  it.each(["application/json;", "application/json ; charset=utf-8", "application/json; charset", "application/a_b+json"])(
-    "refuses %s with a 415 problem naming it",
+  it.each(["application/json; charset=utf-8", "APPLICATION/JSON; charset=UTF-8", "application/vnd.api+json"])(
+    "reads a body sent as %s",
     async (type) => {
       const { key } = await newTenant();
-      const p = await problem(await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Type": type }), 415);
-      expect(p.type).toBe("/problems/unsupported-media-type");
-      expect(p.detail).toContain(`'${type}'`);
+      expect((await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Type": type })).status).toBe(200);
     },
   );
+
+  // These passed the guard but not the route's own media-type gate, whose 415 came out as /problems/internal.
+  it.each([
+    "application/json;",
+    "application/json ; charset=utf-8",
+    "application/json; charset",
+    "application/a_b+json",
+  ])("refuses %s with a 415 problem naming it", async (type) => {
+    const { key } = await newTenant();
+    const p = await problem(await post("/v1/vrty/score", key, JSON.stringify(PAIR), { "Content-Type": type }), 415);
+    expect(p.type).toBe("/problems/unsupported-media-type");
+    expect(p.detail).toContain(`'${type}'`);
+  });
 
   it("applies the size limit to a streamed body that declares no Content-Length", async () => {
     const { key } = await newTenant();
@@ -202,9 +238,16 @@ describe("JSON request bodies: media type and size", () => {
         controller.close();
       },
     });
-    const req = new Request("http://assay.test/v1/vrty/score", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body });
+    const req = new Request("http://assay.test/v1/vrty/score", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body,
+    });
     expect(req.headers.get("content-length")).toBeNull();
-    const p = await problem(await call("/v1/vrty/score", { method: req.method, headers: req.headers, body: req.body }), 413);
+    const p = await problem(
+      await call("/v1/vrty/score", { method: req.method, headers: req.headers, body: req.body }),
+      413,
+    );
     expect(p.detail).toContain(`${LIMITS.bodyBytes} bytes`);
   });
 });
@@ -221,14 +264,19 @@ describe("JSON request bodies: empty and non-object", () => {
     const { key } = await newTenant();
     const p = await problem(await post("/v1/vrty/score", key, '{"prompt": "a",\n "response": }'), 400);
     expect(p.type).toBe("/problems/malformed-json");
-    expect(p.detail).toBe("The request body is not valid JSON: unexpected '}' where a value was expected at line 2, column 14.");
+    expect(p.detail).toBe(
+      "The request body is not valid JSON: unexpected '}' where a value was expected at line 2, column 14.",
+    );
   });
 
-  it.each(["[]", '"x"', "1", "null", "true", '[{"prompt":"a","response":"b"}]'])("answers the top-level value %s with 400 naming the body", async (text) => {
-    const { key } = await newTenant();
-    const p = await problem(await post("/v1/vrty/score", key, text), 400);
-    expect(p.type).toBe("/problems/validation");
-    expect(p.errors!.map((e) => e.path)).toEqual(["body"]);
-    expect(p.errors![0].message).toMatch(/expected object/);
-  });
+  it.each(["[]", '"x"', "1", "null", "true", '[{"prompt":"a","response":"b"}]'])(
+    "answers the top-level value %s with 400 naming the body",
+    async (text) => {
+      const { key } = await newTenant();
+      const p = await problem(await post("/v1/vrty/score", key, text), 400);
+      expect(p.type).toBe("/problems/validation");
+      expect(p.errors!.map((e) => e.path)).toEqual(["body"]);
+      expect(p.errors![0].message).toMatch(/expected object/);
+    },
+  );
 });

@@ -17,11 +17,14 @@ async function runCron(now?: number): Promise<void> {
 /** An ended run row that finished `daysAgo` days ago (no coordinator behind it, as after a lost start). */
 async function endedRun(tenantId: string, daysAgo: number): Promise<string> {
   const id = await insertRunRow(tenantId);
-  await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?").bind(Date.now() - daysAgo * DAY, id).run();
+  await env.DB.prepare("UPDATE runs SET status = 'succeeded', finished_at = ? WHERE id = ?")
+    .bind(Date.now() - daysAgo * DAY, id)
+    .run();
   return id;
 }
 
-const exists = async (id: string) => (await env.DB.prepare("SELECT id FROM runs WHERE id = ?").bind(id).first()) !== null;
+const exists = async (id: string) =>
+  (await env.DB.prepare("SELECT id FROM runs WHERE id = ?").bind(id).first()) !== null;
 
 async function setRetention(key: string, days: number | null): Promise<void> {
   const res = await send("PUT", "/v1/settings", key, { retention_days: days });
@@ -68,7 +71,10 @@ describe("retention, applied by the cron", () => {
     const defaultOld = await endedRun(byDefault.tenantId, 31);
     const defaultNew = await endedRun(byDefault.tenantId, 29);
     // Not ended: never deleted, whatever its age.
-    const running = await insertRunRow(short.tenantId, { status: "running", createdAt: new Date(Date.now() - 10 * DAY) });
+    const running = await insertRunRow(short.tenantId, {
+      status: "running",
+      createdAt: new Date(Date.now() - 10 * DAY),
+    });
 
     await runCron();
     expect(await exists(shortOld)).toBe(false);
@@ -83,7 +89,10 @@ describe("GET /v1/usage", () => {
     const { key } = await newTenant();
     // What it stores; `quotas` (issue 30) is test/api/quotas.test.ts's.
     const stored = async () => {
-      const { quotas: _quotas, ...rest } = (await (await send("GET", "/v1/usage", key)).json()) as Record<string, unknown>;
+      const { quotas: _quotas, ...rest } = (await (await send("GET", "/v1/usage", key)).json()) as Record<
+        string,
+        unknown
+      >;
       return rest;
     };
     expect(await stored()).toEqual({ runs: 0, samples: 0, bytes: { d1: 0, r2: 0, total: 0 } });
@@ -97,16 +106,24 @@ describe("GET /v1/usage", () => {
     const utf8 = (s: string | null) => new TextEncoder().encode(s ?? "").length;
     let d1 = 0;
     for (const run of runs) {
-      const samples = await env.DB.prepare("SELECT output, error FROM samples WHERE run_id = ?").bind(run.id).all<{ output: string | null; error: string | null }>();
+      const samples = await env.DB.prepare("SELECT output, error FROM samples WHERE run_id = ?")
+        .bind(run.id)
+        .all<{ output: string | null; error: string | null }>();
       for (const s of samples.results) d1 += utf8(s.output) + utf8(s.error);
-      const row = (await env.DB.prepare("SELECT config FROM runs WHERE id = ?").bind(run.id).first()) as { config: string };
+      const row = (await env.DB.prepare("SELECT config FROM runs WHERE id = ?").bind(run.id).first()) as {
+        config: string;
+      };
       d1 += utf8(row.config);
       d1 += utf8(await (await send("GET", `/v1/runs/${run.id}/result`, key)).text());
     }
     expect(await stored()).toEqual({ runs: 2, samples: 5, bytes: { d1, r2: 0, total: d1 } });
 
     expect((await send("DELETE", `/v1/runs/${runs[0].id}`, key)).status).toBe(204);
-    const after = (await (await send("GET", "/v1/usage", key)).json()) as { runs: number; samples: number; bytes: { d1: number } };
+    const after = (await (await send("GET", "/v1/usage", key)).json()) as {
+      runs: number;
+      samples: number;
+      bytes: { d1: number };
+    };
     expect([after.runs, after.samples]).toEqual([1, 3]);
     expect(after.bytes.d1).toBeLessThan(d1);
   });
@@ -114,7 +131,9 @@ describe("GET /v1/usage", () => {
   it("counts a result stored in R2 as R2 bytes", async () => {
     const { key, tenantId } = await newTenant();
     const id = await endedRun(tenantId, 0);
-    await env.DB.prepare("UPDATE runs SET result_key = ?, result_bytes = 300000 WHERE id = ?").bind(`runs/${id}/result-x.json`, id).run();
+    await env.DB.prepare("UPDATE runs SET result_key = ?, result_bytes = 300000 WHERE id = ?")
+      .bind(`runs/${id}/result-x.json`, id)
+      .run();
     const usage = (await (await send("GET", "/v1/usage", key)).json()) as { bytes: { r2: number } };
     expect(usage.bytes.r2).toBe(300_000);
   });

@@ -29,7 +29,9 @@ async function storedSamples(runId: string) {
 }
 
 async function storedRunCalls(runId: string): Promise<Calls> {
-  return (await env.DB.prepare("SELECT call_requests AS requests, call_retries AS retries, call_rate_limited AS rate_limited FROM runs WHERE id = ?")
+  return (await env.DB.prepare(
+    "SELECT call_requests AS requests, call_retries AS retries, call_rate_limited AS rate_limited FROM runs WHERE id = ?",
+  )
     .bind(runId)
     .first<Calls>())!;
 }
@@ -38,13 +40,32 @@ describe("model calls, retries and 429s", () => {
   it("counts each sample's requests, retries and 429s, and the run's totals, when every request is first answered 429", async () => {
     const { key } = await newTenant();
     // Each distinct request is answered 429 once, then answered: every call takes two requests.
-    const model = await fakeScenario({ agent: { calls: 1 }, faults: [{ on: { attempt: 1 }, respond: RATE_LIMITED }] }, "r429");
+    const model = await fakeScenario(
+      { agent: { calls: 1 }, faults: [{ on: { attempt: 1 }, respond: RATE_LIMITED }] },
+      "r429",
+    );
     // Two queries of one replay each: distinct conversations, so each request's first attempt is the 429.
-    const created = await startRun(key, { model, provider: provider(), n_queries: 2, n_replays: 1, min_success: 2, concurrency: 1 });
+    const created = await startRun(key, {
+      model,
+      provider: provider(),
+      n_queries: 2,
+      n_replays: 1,
+      min_success: 2,
+      concurrency: 1,
+    });
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");
     // A replay of one tool call is two calls (the tool call, the final answer), each a 429 and then an answer.
-    expect((await storedSamples(run.id)).map(({ unit_id, status, attempts, requests, retries, rate_limited }) => ({ unit_id, status, attempts, requests, retries, rate_limited }))).toEqual([
+    expect(
+      (await storedSamples(run.id)).map(({ unit_id, status, attempts, requests, retries, rate_limited }) => ({
+        unit_id,
+        status,
+        attempts,
+        requests,
+        retries,
+        rate_limited,
+      })),
+    ).toEqual([
       { unit_id: "q0.r0", status: "succeeded", attempts: 1, requests: 4, retries: 2, rate_limited: 2 },
       { unit_id: "q1.r0", status: "succeeded", attempts: 1, requests: 4, retries: 2, rate_limited: 2 },
     ]);
@@ -57,7 +78,14 @@ describe("model calls, retries and 429s", () => {
   it("a sample that failed for rate limits says how many requests it made and how many were 429s", async () => {
     const { key } = await newTenant();
     const model = await fakeScenario({ agent: { calls: 1 }, faults: [{ respond: RATE_LIMITED }] }, "r429all");
-    const created = await startRun(key, { model, provider: provider(), n_queries: 1, n_replays: 2, min_success: 2, concurrency: 1 });
+    const created = await startRun(key, {
+      model,
+      provider: provider(),
+      n_queries: 1,
+      n_replays: 2,
+      min_success: 2,
+      concurrency: 1,
+    });
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("failed");
     const samples = await storedSamples(run.id);
@@ -81,15 +109,26 @@ describe("model calls, retries and 429s", () => {
     const [first] = lost;
     await runInDurableObject(env.RUNS.get(env.RUNS.idFromName(runId)), async (instance: RunCoordinator) => {
       expect(await instance.unitContext(first.unitId, first.attempt)).not.toBeNull();
-      expect(await instance.unitFailed(first.unitId, first.attempt, "Error: the lane's execution threw", { requests: 3, retries: 2, rateLimited: 2 })).toBeNull();
+      expect(
+        await instance.unitFailed(first.unitId, first.attempt, "Error: the lane's execution threw", {
+          requests: 3,
+          retries: 2,
+          rateLimited: 2,
+        }),
+      ).toBeNull();
     });
     // The retry after its backoff goes through the Queue to the lane, which runs it against the endpoint.
     const run = await waitForRun(key, runId);
     expect(run.error).toBeNull();
     expect(run.status).toBe("succeeded");
-    expect((await storedSamples(runId)).map(({ attempts, requests, retries, rate_limited }) => ({ attempts, requests, retries, rate_limited }))).toEqual([
-      { attempts: 2, requests: 3 + 2, retries: 2, rate_limited: 2 },
-    ]);
+    expect(
+      (await storedSamples(runId)).map(({ attempts, requests, retries, rate_limited }) => ({
+        attempts,
+        requests,
+        retries,
+        rate_limited,
+      })),
+    ).toEqual([{ attempts: 2, requests: 3 + 2, retries: 2, rate_limited: 2 }]);
     expect(await storedRunCalls(runId)).toEqual({ requests: 5, retries: 2, rate_limited: 2 });
     expect((await scenarioStats(fakeUrl(), model)).received).toBe(2);
   });
@@ -97,14 +136,22 @@ describe("model calls, retries and 429s", () => {
   it("a run's totals count its aggregate's calls too", async () => {
     const { key } = await newTenant();
     // The aggregate's one embeddings request is answered 429 once, then answered.
-    const emb = await fakeScenario({ embedding: [1, 0], faults: [{ on: { attempt: 1 }, respond: RATE_LIMITED }] }, "raggr");
+    const emb = await fakeScenario(
+      { embedding: [1, 0], faults: [{ on: { attempt: 1 }, respond: RATE_LIMITED }] },
+      "raggr",
+    );
     const created = await startRq(key, {
       models: [{ name: "s", model: "sim:reasoner", simulator: { accuracy: 0.5, variation: 1, verbosity: 3 } }],
       datasets: [{ synthetic: { num_reasoning: 2, num_adversarial: 0, num_robustness: 0 } }],
       K: 2,
       P: 0,
       seed: 7,
-      ss: { method: "embeddings", model: emb, provider: { base_url: fakeUrl(), api_key: "sk-embed-key-5678" }, batch_size: 64 },
+      ss: {
+        method: "embeddings",
+        model: emb,
+        provider: { base_url: fakeUrl(), api_key: "sk-embed-key-5678" },
+        batch_size: 64,
+      },
     });
     const run = await waitForRun(key, created.id);
     expect(run.status).toBe("succeeded");

@@ -14,14 +14,25 @@ import { openDb } from "../../src/db/client.ts";
 import worker from "../../src/index.ts";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { LOST_START_ERROR, START_GRACE_MS, sweepLostStarts } from "../../src/runs/recovery/recover.ts";
-import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, waitForRun, WAIT, type RunJson, tenantWithHook, hookEvents } from "./helpers.ts";
+import {
+  fakeScenario,
+  insertRunRow,
+  newTenant,
+  problem,
+  send,
+  startRun,
+  waitForRun,
+  WAIT,
+  type RunJson,
+  tenantWithHook,
+  hookEvents,
+} from "./helpers.ts";
 
-const getRun = async (key: string, id: string) => (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson & { finished_at: string | null };
+const getRun = async (key: string, id: string) =>
+  (await (await send("GET", `/v1/runs/${id}`, key)).json()) as RunJson & { finished_at: string | null };
 
 /** A creation time the grace period of a start has passed for (a second to spare). */
 const pastGrace = () => new Date(Date.now() - START_GRACE_MS - 1000);
-
-
 
 /** A test evaluator with one unit whose id is `id_chars` long. */
 const longUnit = {
@@ -44,13 +55,21 @@ const longUnit = {
   parseOutput: (text) => JSON.parse(text),
   failureOutput: () => ({}),
   exportLine: (sample) => sample.output,
-} satisfies EvaluatorPlugin<{ id_chars: number; concurrency?: number; webhook_url?: string }, { id_chars: number }, Record<string, never>>;
+} satisfies EvaluatorPlugin<
+  { id_chars: number; concurrency?: number; webhook_url?: string },
+  { id_chars: number },
+  Record<string, never>
+>;
 
 evaluators.register(longUnit);
 // Made after the registration, so it routes the toy's POST /runs.
 const app = createApp();
 const fetchApp = (path: string, init: RequestInit) =>
-  app.fetch(new Request(`http://assay.test${path}`, init), env, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);
+  app.fetch(new Request(`http://assay.test${path}`, init), env, {
+    waitUntil: () => {},
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext);
 
 describe("POST …/runs when the coordinator refuses the start", () => {
   it("ends the run failed saying why, answers 500 naming it, and its Idempotency-Key replay returns that failed run", async () => {
@@ -74,7 +93,9 @@ describe("POST …/runs when the coordinator refuses the start", () => {
     const run = await getRun(key, runId!);
     expect(run.status).toBe("failed");
     // The id as JSON: 2,100,000 characters, its quotes and the array's brackets.
-    expect(run.error).toMatch(/^the run could not be started: a piece of the plan \(unit ids 1 to 1\) is 2,100,004 bytes, over what a Durable Object storage value may hold/);
+    expect(run.error).toMatch(
+      /^the run could not be started: a piece of the plan \(unit ids 1 to 1\) is 2,100,004 bytes, over what a Durable Object storage value may hold/,
+    );
     expect(run.finished_at).not.toBeNull();
     expect(run.progress).toEqual({ done: 0, failed: 0, total: 1 });
 
@@ -130,9 +151,18 @@ describe("a run whose start was lost (row written, coordinator never started)", 
     // A real run, held at its first model request, with its row set back to an old `queued` (as if the
     // coordinator's own D1 write were late): its coordinator has the run, so no read ends it.
     const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 });
-    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 2, concurrency: 1, min_success: 2 });
+    const created = await startRun(key, {
+      model,
+      provider: { base_url: env.FAKE_OPENAI_URL },
+      n_queries: 1,
+      n_replays: 2,
+      concurrency: 1,
+      min_success: 2,
+    });
     await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
-    await env.DB.prepare("UPDATE runs SET status = 'queued', created_at = ? WHERE id = ?").bind(pastGrace().getTime(), created.id).run();
+    await env.DB.prepare("UPDATE runs SET status = 'queued', created_at = ? WHERE id = ?")
+      .bind(pastGrace().getTime(), created.id)
+      .run();
     // Whatever the coordinator writes to the row meanwhile, the read does not end the run.
     expect(["queued", "running"]).toContain((await getRun(key, created.id)).status);
     await releaseScenario(env.FAKE_OPENAI_URL, model);
@@ -145,7 +175,10 @@ describe("a run whose start was lost (row written, coordinator never started)", 
     const ctx = createExecutionContext();
     await worker.scheduled!(createScheduledController({ cron: "* * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
-    const row = (await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(lost).first()) as { status: string; error: string };
+    const row = (await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(lost).first()) as {
+      status: string;
+      error: string;
+    };
     expect(row).toEqual({ status: "failed", error: LOST_START_ERROR });
   });
 
@@ -157,7 +190,11 @@ describe("a run whose start was lost (row written, coordinator never started)", 
     const fresh = await insertRunRow(a.tenantId);
     const running = await insertRunRow(b.tenantId, { status: "running", createdAt: pastGrace() });
     // Read through D1, not the API, whose reads would settle the runs themselves.
-    const status = async (id: string) => (await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(id).first()) as { status: string; error: string | null };
+    const status = async (id: string) =>
+      (await env.DB.prepare("SELECT status, error FROM runs WHERE id = ?").bind(id).first()) as {
+        status: string;
+        error: string | null;
+      };
 
     expect(await sweepLostStarts(env, openDb(env.DB))).toBeGreaterThanOrEqual(2);
     expect(await status(lostA)).toEqual({ status: "failed", error: LOST_START_ERROR });

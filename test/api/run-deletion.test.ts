@@ -4,15 +4,36 @@
 // is finished by the cron.
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import worker from "../../src/index.ts";
 import { openDb } from "../../src/db/client.ts";
 import { markRunDeleting } from "../../src/db/lifetime.ts";
-import { deleteRunData, QueryBudget, REQUEST_DELETION_QUERIES, SAMPLES_PER_STATEMENT, TICK_DELETION_QUERIES } from "../../src/runs/lifetime/delete.ts";
+import {
+  deleteRunData,
+  QueryBudget,
+  REQUEST_DELETION_QUERIES,
+  SAMPLES_PER_STATEMENT,
+  TICK_DELETION_QUERIES,
+} from "../../src/runs/lifetime/delete.ts";
 import { highWater, resetHighWater } from "../../src/platform/invocation.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { releaseScenario, scenarioStats } from "../support/fake-openai.ts";
-import { fakeScenario, insertRunRow, newTenant, problem, send, startRun, WAIT, waitForRun, type RunJson } from "./helpers.ts";
+import {
+  fakeScenario,
+  insertRunRow,
+  newTenant,
+  problem,
+  send,
+  startRun,
+  WAIT,
+  waitForRun,
+  type RunJson,
+} from "./helpers.ts";
 
 const coordinator = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId));
 
@@ -27,8 +48,17 @@ async function finishedRun(key: string, headers: Record<string, string> = {}): P
 /** Rows D1 holds of a run, read past the API (which hides a run being deleted). */
 async function d1Rows(runId: string): Promise<{ runs: number; samples: number; deliveries: number; keys: number }> {
   const count = async (table: string) =>
-    ((await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = ?`).bind(runId).first()) as { n: number }).n;
-  return { runs: await count("runs"), samples: await count("samples"), deliveries: await count("webhook_deliveries"), keys: await count("idempotency_keys") };
+    (
+      (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = ?`)
+        .bind(runId)
+        .first()) as { n: number }
+    ).n;
+  return {
+    runs: await count("runs"),
+    samples: await count("samples"),
+    deliveries: await count("webhook_deliveries"),
+    keys: await count("idempotency_keys"),
+  };
 }
 
 /** Two webhook delivery records of the run, as attempts to deliver its final event leave them. */
@@ -46,7 +76,9 @@ async function addDeliveries(runId: string, tenantId: string): Promise<void> {
 async function coordinatorStorage(runId: string): Promise<{ rows: Record<string, unknown[]>; alarm: number | null }> {
   return runInDurableObject(coordinator(runId), async (_, state) => {
     const tables = state.storage.sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'")
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'",
+      )
       .toArray()
       .map((t) => t.name);
     const rows: Record<string, unknown[]> = {};
@@ -98,7 +130,11 @@ describe("DELETE /v1/runs/{run_id}", () => {
     expect(left.alarm).toBeNull();
     expect(left.rows).toEqual({ kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }] });
     // The key no longer names the deleted run: the same request makes a new one.
-    const again = await startRun(key, { model: "sim:agent", n_queries: 2, n_replays: 3, concurrency: 2 }, { "Idempotency-Key": "delete-me" });
+    const again = await startRun(
+      key,
+      { model: "sim:agent", n_queries: 2, n_replays: 3, concurrency: 2 },
+      { "Idempotency-Key": "delete-me" },
+    );
     expect(again.id).not.toBe(run.id);
   });
 
@@ -122,7 +158,10 @@ describe("DELETE /v1/runs/{run_id}", () => {
     expect((await send("DELETE", `/v1/runs/${run.id}`, key)).status).toBe(204);
 
     expect(await keysUnder(`runs/${run.id}/`)).toEqual([]);
-    expect(await keysUnder(`runs/${base}/`)).toEqual([`runs/${base}/compare/${other}/v1/0.95-0.json`, `runs/${base}/result.json`]);
+    expect(await keysUnder(`runs/${base}/`)).toEqual([
+      `runs/${base}/compare/${other}/v1/0.95-0.json`,
+      `runs/${base}/result.json`,
+    ]);
     expect(await keysUnder(`runs/${run.id}x/`)).toEqual([`runs/${run.id}x/result.json`]);
   });
 
@@ -161,14 +200,20 @@ describe("DELETE /v1/runs/{run_id}", () => {
 /** An ended run row with `n` samples written straight into D1 (as many as a large run's, without running it). */
 async function runWithSamples(tenantId: string, n: number): Promise<string> {
   const id = await insertRunRow(tenantId, { total: n });
-  await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = ?, finished_at = ? WHERE id = ?").bind(n, Date.now(), id).run();
+  await env.DB.prepare("UPDATE runs SET status = 'succeeded', done = ?, finished_at = ? WHERE id = ?")
+    .bind(n, Date.now(), id)
+    .run();
   // 25 rows of 4 parameters per statement (D1 binds at most 100), 100 statements per batch.
   const rows = (k: number) => Array.from({ length: k }, () => "(?, ?, 'succeeded', 1, '{}', ?)").join(", ");
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < n; i += 25) {
     const k = Math.min(25, n - i);
     const values = Array.from({ length: k }, (_, j) => [id, `u${i + j}`, Date.now()]).flat();
-    statements.push(env.DB.prepare(`INSERT INTO samples (run_id, unit_id, status, attempts, output, created_at) VALUES ${rows(k)}`).bind(...values));
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO samples (run_id, unit_id, status, attempts, output, created_at) VALUES ${rows(k)}`,
+      ).bind(...values),
+    );
   }
   for (let i = 0; i < statements.length; i += 100) await env.DB.batch(statements.slice(i, i + 100));
   return id;
@@ -207,7 +252,9 @@ describe("a deletion at the largest size", () => {
     const res = await send("DELETE", `/v1/runs/${id}`, key);
     expect(res.status).toBe(202);
     // What the request could remove: a chunk per query of its budget, less the deliveries' query.
-    expect((await d1Rows(id)).samples).toBe(LIMITS.unitsPerRun - (REQUEST_DELETION_QUERIES - 1) * SAMPLES_PER_STATEMENT);
+    expect((await d1Rows(id)).samples).toBe(
+      LIMITS.unitsPerRun - (REQUEST_DELETION_QUERIES - 1) * SAMPLES_PER_STATEMENT,
+    );
     await runCron();
     expect(await d1Rows(id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
     // Both invocations stayed far inside production's 1,000 queries (src/platform/invocation.ts
@@ -245,17 +292,28 @@ describe("a deletion cut short", () => {
     await env.DB.prepare("UPDATE runs SET deleted_at = ? WHERE id = ?").bind(Date.now(), run.id).run();
     await runCron();
     expect(await d1Rows(run.id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
-    expect((await coordinatorStorage(run.id)).rows).toEqual({ kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }] });
+    expect((await coordinatorStorage(run.id)).rows).toEqual({
+      kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }],
+    });
   });
 
   it("answers 202 while the coordinator still holds the run, and the cron deletes it once the coordinator lets go", async () => {
     const { key } = await newTenant();
     const model = await fakeScenario({ agent: { calls: 1 }, hold_after: 0 }, "held");
-    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 2, concurrency: 1, min_success: 2 });
+    const created = await startRun(key, {
+      model,
+      provider: { base_url: env.FAKE_OPENAI_URL },
+      n_queries: 1,
+      n_replays: 2,
+      concurrency: 1,
+      min_success: 2,
+    });
     await vi.waitFor(async () => expect((await scenarioStats(env.FAKE_OPENAI_URL, model)).held).toBe(1), WAIT);
     // D1 shows the run ended while its coordinator is still running it: the moment between a finish's
     // D1 write and its own end, held open here.
-    await env.DB.prepare("UPDATE runs SET status = 'canceled', finished_at = ? WHERE id = ?").bind(Date.now(), created.id).run();
+    await env.DB.prepare("UPDATE runs SET status = 'canceled', finished_at = ? WHERE id = ?")
+      .bind(Date.now(), created.id)
+      .run();
 
     const res = await send("DELETE", `/v1/runs/${created.id}`, key);
     expect(res.status).toBe(202);
@@ -271,6 +329,8 @@ describe("a deletion cut short", () => {
     await releaseScenario(env.FAKE_OPENAI_URL, model);
     await runCron();
     expect(await d1Rows(created.id)).toEqual({ runs: 0, samples: 0, deliveries: 0, keys: 0 });
-    expect((await coordinatorStorage(created.id)).rows).toEqual({ kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }] });
+    expect((await coordinatorStorage(created.id)).rows).toEqual({
+      kv: [{ k: "lifecycle", v: JSON.stringify({ kind: "abandoned", as: "canceled" }) }],
+    });
   });
 });

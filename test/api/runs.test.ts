@@ -6,7 +6,13 @@ import { call, newTenant, problem, send, startRun, waitForRun, type RunJson } fr
 describe("POST /v1/chain-determinism/runs with the simulator", () => {
   it("runs every replay and aggregates like the original harness", async () => {
     const { key } = await newTenant();
-    const created = await startRun(key, { model: "sim:agent", n_queries: 3, n_replays: 6, concurrency: 4, simulator: { divergence: 0.5 } });
+    const created = await startRun(key, {
+      model: "sim:agent",
+      n_queries: 3,
+      n_replays: 6,
+      concurrency: 4,
+      simulator: { divergence: 0.5 },
+    });
     expect(created.progress.total).toBe(18);
     expect(created.links.events).toBe(`/v1/runs/${created.id}/events`);
     const run = await waitForRun(key, created.id);
@@ -37,7 +43,14 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     // agent.calls 2: a replay is three requests (two tool calls, then final_answer); with concurrency 1
     // replay 0 takes requests 1–3, and replay 1's first request is held.
     await registerScenario(env.FAKE_OPENAI_URL, { id: model, agent: { calls: 2 }, hold_after: 3 });
-    const created = await startRun(key, { model, provider: { base_url: env.FAKE_OPENAI_URL }, n_queries: 1, n_replays: 3, concurrency: 1, min_success: 2 });
+    const created = await startRun(key, {
+      model,
+      provider: { base_url: env.FAKE_OPENAI_URL },
+      n_queries: 1,
+      n_replays: 3,
+      concurrency: 1,
+      min_success: 2,
+    });
     const midway = await vi.waitFor(
       async () => {
         const run = (await (await send("GET", `/v1/runs/${created.id}`, key)).json()) as RunJson;
@@ -64,19 +77,39 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
   it("returns samples as pages and as NDJSON rows in the harness's format", async () => {
     const { key } = await newTenant();
     const run = await waitForRun(key, (await startRun(key, { model: "sim:agent", n_queries: 1, n_replays: 5 })).id);
-    const first = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=3`, key)).json()) as { data: { unit_id: string; output: any }[]; next_cursor: string; has_more: boolean };
+    const first = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=3`, key)).json()) as {
+      data: { unit_id: string; output: any }[];
+      next_cursor: string;
+      has_more: boolean;
+    };
     expect(first.data).toHaveLength(3);
     expect(first.has_more).toBe(true);
-    const second = (await (await send("GET", `/v1/runs/${run.id}/samples?limit=3&after=${first.next_cursor}`, key)).json()) as { data: unknown[]; has_more: boolean };
+    const second = (await (
+      await send("GET", `/v1/runs/${run.id}/samples?limit=3&after=${first.next_cursor}`, key)
+    ).json()) as { data: unknown[]; has_more: boolean };
     expect(second.data).toHaveLength(2);
     expect(second.has_more).toBe(false);
     expect(first.data[0].output.turns.length).toBeGreaterThan(0);
 
-    const res = await call(`/v1/runs/${run.id}/samples`, { headers: { Authorization: `Bearer ${key}`, Accept: "application/x-ndjson" } });
+    const res = await call(`/v1/runs/${run.id}/samples`, {
+      headers: { Authorization: `Bearer ${key}`, Accept: "application/x-ndjson" },
+    });
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
-    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(5);
-    expect(Object.keys(lines[0])).toEqual(["tool_call_sequence", "final_answer", "rationale", "n_tool_calls", "error_category", "query_id", "query_type", "run_idx"]);
+    expect(Object.keys(lines[0])).toEqual([
+      "tool_call_sequence",
+      "final_answer",
+      "rationale",
+      "n_tool_calls",
+      "error_category",
+      "query_id",
+      "query_type",
+      "run_idx",
+    ]);
     expect(lines.map((l) => l.run_idx).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 
@@ -101,9 +134,13 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     const r2 = await startRun(a.key, { model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2 });
     await waitForRun(a.key, r1.id);
     await waitForRun(a.key, r2.id);
-    const page = (await (await send("GET", "/v1/runs?limit=1&evaluator=chain-determinism&status=succeeded", a.key)).json()) as { data: { id: string }[]; next_cursor: string };
+    const page = (await (
+      await send("GET", "/v1/runs?limit=1&evaluator=chain-determinism&status=succeeded", a.key)
+    ).json()) as { data: { id: string }[]; next_cursor: string };
     expect(page.data.map((r) => r.id)).toEqual([r2.id]);
-    const next = (await (await send("GET", `/v1/runs?limit=1&after=${page.next_cursor}`, a.key)).json()) as { data: { id: string }[] };
+    const next = (await (await send("GET", `/v1/runs?limit=1&after=${page.next_cursor}`, a.key)).json()) as {
+      data: { id: string }[];
+    };
     expect(next.data.map((r) => r.id)).toEqual([r1.id]);
     expect(((await (await send("GET", "/v1/runs", b.key)).json()) as { data: unknown[] }).data).toEqual([]);
     await problem(await send("GET", `/v1/runs/${r1.id}`, b.key), 404);
@@ -137,7 +174,10 @@ describe("POST /v1/chain-determinism/runs with the simulator", () => {
     ];
     for (const [body, path] of cases) {
       const p = await problem(await send("POST", "/v1/chain-determinism/runs", key, body), 400);
-      expect(p.errors!.map((e) => e.path), JSON.stringify(body)).toContain(path);
+      expect(
+        p.errors!.map((e) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 

@@ -17,8 +17,18 @@ import {
   type NliLabel,
   type SsBackend,
 } from "../../src/engines/reasoning-quality/index.ts";
-import { evaluateKept, keepItem, keptModel, type KeptItem } from "../../src/evaluators/reasoning-quality/aggregate-items.ts";
-import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../src/evaluators/reasoning-quality/index.ts";
+import {
+  evaluateKept,
+  keepItem,
+  keptModel,
+  type KeptItem,
+} from "../../src/evaluators/reasoning-quality/aggregate-items.ts";
+import {
+  aggregateRq,
+  reasoningQuality,
+  type RqRunConfig,
+  type RqOutput,
+} from "../../src/evaluators/reasoning-quality/index.ts";
 import { callKeys, plansOf } from "../../src/evaluators/reasoning-quality/units.ts";
 import type { StoredSample } from "../../src/runs/plugin/types.ts";
 
@@ -30,7 +40,9 @@ const items = generateSynthetic({ seed: 5, numReasoning: 10, numAdversarial: 3, 
 
 function config(over: Partial<RqRunConfig> = {}): RqRunConfig {
   return {
-    models: [{ name: "A", model: "A", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null }],
+    models: [
+      { name: "A", model: "A", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null },
+    ],
     items: items as RqRunConfig["items"],
     metrics: { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 2 },
     matcher: "canonical",
@@ -57,7 +69,13 @@ function outputsOf(cfg: RqRunConfig, i: number, rnd: () => number): Map<string, 
     const answer = r < 0.6 ? items[i].answer : r < 0.8 ? "42" : "no idea";
     const text = `Step one of ${i}. ${rnd() < 0.5 ? `Step one of ${i} is not wrong.` : "Then more."} ${"word ".repeat(Math.floor(rnd() * 15))}The answer is ${answer}.`;
     const pairs = stepPairs(storedTrace(splitSteps(text, "legacy_dot")));
-    const base = { model: "A", item: i, call: key, usage: null, output_tokens: rnd() < 0.3 ? null : Math.floor(rnd() * 90) };
+    const base = {
+      model: "A",
+      item: i,
+      call: key,
+      usage: null,
+      output_tokens: rnd() < 0.3 ? null : Math.floor(rnd() * 90),
+    };
     if (rnd() < 0.15) out.set(key, { ...base, ok: false, text: null, output_tokens: null, error: "boom" });
     else
       out.set(key, {
@@ -66,14 +84,30 @@ function outputsOf(cfg: RqRunConfig, i: number, rnd: () => number): Map<string, 
         text,
         error: null,
         ...(key === "p" && cfg.ls.method === "model"
-          ? { nli: { labels: pairs.map((_, k) => (k === 0 && i % 5 === 0 ? null : rnd() < 0.2 ? "contradiction" : "entailment") as NliLabel | null), errors: [], calls: 1, failed_calls: 0, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } }
+          ? {
+              nli: {
+                labels: pairs.map(
+                  (_, k) =>
+                    (k === 0 && i % 5 === 0 ? null : rnd() < 0.2 ? "contradiction" : "entailment") as NliLabel | null,
+                ),
+                errors: [],
+                calls: 1,
+                failed_calls: 0,
+                usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+              },
+            }
           : {}),
       });
   }
   return out;
 }
 
-const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined => (!o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" });
+const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
+  !o
+    ? undefined
+    : o.ok
+      ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens }
+      : { ok: false, error: o.error ?? "failed" };
 
 const embed = (failAfter: number) => {
   let calls = 0;
@@ -82,19 +116,63 @@ const embed = (failAfter: number) => {
     return texts.map((t) => [(t.length % 7) + 1, (t.length % 5) + 1, 1]);
   };
 };
-const lsModel = (fallback: "lexical" | "none" | "neutral") => ({ method: "model", model: "checker", base_url: "http://e", batch_size: 8, timeout_s: 5, fallback }) as RqRunConfig["ls"];
+const lsModel = (fallback: "lexical" | "none" | "neutral") =>
+  ({
+    method: "model",
+    model: "checker",
+    base_url: "http://e",
+    batch_size: 8,
+    timeout_s: 5,
+    fallback,
+  }) as RqRunConfig["ls"];
 
 describe("reasoning-quality's kept items", () => {
   it.each<[string, Partial<RqRunConfig>, (labels: (NliLabel | null)[][]) => LsBackend, () => SsBackend]>([
     ["lexical LS, Jaccard SS", {}, () => ({ method: "lexical" }), () => ({ method: "jaccard" })],
     ["no LS, no SS, legacy7", { matcher: "legacy7" }, () => ({ method: "none" }), () => ({ method: "none" })],
-    ["recorded labels, lexical fallback", { ls: lsModel("lexical") }, (labels) => ({ method: "model", labels, fallback: "lexical", name: "checker" }), () => ({ method: "jaccard" })],
-    ["recorded labels, no fallback", { ls: lsModel("neutral") }, (labels) => ({ method: "model", labels, fallback: "neutral", name: "checker" }), () => ({ method: "jaccard" })],
-    ["embeddings", {}, () => ({ method: "lexical" }), () => ({ method: "embeddings", embed: embed(1e9), batchSize: 8, fallback: "jaccard", name: "emb" })],
-    ["embeddings failing midway", {}, () => ({ method: "lexical" }), () => ({ method: "embeddings", embed: embed(3), batchSize: 8, fallback: "none", name: "emb" })],
+    [
+      "recorded labels, lexical fallback",
+      { ls: lsModel("lexical") },
+      (labels) => ({ method: "model", labels, fallback: "lexical", name: "checker" }),
+      () => ({ method: "jaccard" }),
+    ],
+    [
+      "recorded labels, no fallback",
+      { ls: lsModel("neutral") },
+      (labels) => ({ method: "model", labels, fallback: "neutral", name: "checker" }),
+      () => ({ method: "jaccard" }),
+    ],
+    [
+      "embeddings",
+      {},
+      () => ({ method: "lexical" }),
+      () => ({ method: "embeddings", embed: embed(1e9), batchSize: 8, fallback: "jaccard", name: "emb" }),
+    ],
+    [
+      "embeddings failing midway",
+      {},
+      () => ({ method: "lexical" }),
+      () => ({ method: "embeddings", embed: embed(3), batchSize: 8, fallback: "none", name: "emb" }),
+    ],
   ])("agree with evaluateRecords: %s", async (_, over, ls, ss) => {
     const ssMethod = ss().method;
-    const cfg = config({ ...over, ...(ssMethod === "embeddings" ? { ss: { method: "embeddings", model: "emb", base_url: "http://e", batch_size: 8, timeout_s: 5, dimensions: null, baseline: null, fallback: "jaccard" } } : {}) } as Partial<RqRunConfig>);
+    const cfg = config({
+      ...over,
+      ...(ssMethod === "embeddings"
+        ? {
+            ss: {
+              method: "embeddings",
+              model: "emb",
+              base_url: "http://e",
+              batch_size: 8,
+              timeout_s: 5,
+              dimensions: null,
+              baseline: null,
+              fallback: "jaccard",
+            },
+          }
+        : {}),
+    } as Partial<RqRunConfig>);
     const rnd = lcg(11);
     const kept = keptModel(cfg);
     const records = [];
@@ -104,13 +182,31 @@ describe("reasoning-quality's kept items", () => {
       await keepItem(cfg, kept, i, outputs);
       const plan = plansOf(cfg)[i];
       const primary = outcome(outputs.get("p")) ?? { ok: false as const, error: "not run" };
-      records.push(buildRecord(items[i], plan, { primary, extras: plan.extras.map((c) => outcome(outputs.get(`r${c.run}`))), perturbations: plan.perturbations.map((c) => (c ? outcome(outputs.get(`x${c.slot}`)) : null)) }, { metrics: cfg.metrics }));
+      records.push(
+        buildRecord(
+          items[i],
+          plan,
+          {
+            primary,
+            extras: plan.extras.map((c) => outcome(outputs.get(`r${c.run}`))),
+            perturbations: plan.perturbations.map((c) => (c ? outcome(outputs.get(`x${c.slot}`)) : null)),
+          },
+          { metrics: cfg.metrics },
+        ),
+      );
       labels.push((outputs.get("p")?.nli?.labels ?? null) as (NliLabel | null)[]);
     }
     const table = mergeStrategies(resolveWeightTable(cfg.preset), cfg.custom_strategies);
-    const want = await evaluateRecords(records, { metrics: cfg.metrics, matcher: cfg.matcher, ls: ls(labels), ss: ss(), weights: table });
+    const want = await evaluateRecords(records, {
+      metrics: cfg.metrics,
+      matcher: cfg.matcher,
+      ls: ls(labels),
+      ss: ss(),
+      weights: table,
+    });
     const got = await evaluateKept(cfg, kept.items as KeptItem[], ls(labels), ss(), table);
-    const shown = (r: typeof want) => JSON.stringify([r.raw_metrics, r.aggregated, r.per_dataset, r.metadata, r.extensions, r.raw, r.per_item]);
+    const shown = (r: typeof want) =>
+      JSON.stringify([r.raw_metrics, r.aggregated, r.per_dataset, r.metadata, r.extensions, r.raw, r.per_item]);
     expect(shown(got)).toBe(shown(want));
     // The kept items hold no response text, except the traces SS embeddings batch.
     for (const item of kept.items) expect(item!.traces === null).toBe(ssMethod !== "embeddings");
@@ -120,7 +216,9 @@ describe("reasoning-quality's kept items", () => {
     const cfg = config();
     const rnd = lcg(3);
     const samples: StoredSample[] = [];
-    for (let i = 0; i < items.length; i++) for (const [key, o] of outputsOf(cfg, i, rnd)) samples.push({ unitId: `0:${i}:${key}`, status: o?.ok ? "succeeded" : "failed", output: o, error: null });
+    for (let i = 0; i < items.length; i++)
+      for (const [key, o] of outputsOf(cfg, i, rnd))
+        samples.push({ unitId: `0:${i}:${key}`, status: o?.ok ? "succeeded" : "failed", output: o, error: null });
     let passes = 0;
     const once: Iterable<StoredSample> = {
       *[Symbol.iterator]() {

@@ -22,7 +22,12 @@ describe("the generated SDK against the Worker", () => {
     expect(one.data!.composite).toBe(0.35);
     const table = await getIdfTable({ client, path: { table_id: "default" } });
     expect(one.data!.idf_sha256).toBe(table.data!.sha256);
-    const batch = await scoreVrtyBatch({ client, body: { pairs: [{ prompt: "a b", response: "a b" }, { prompt: "x" } as unknown as { prompt: string; response: string }] } });
+    const batch = await scoreVrtyBatch({
+      client,
+      body: {
+        pairs: [{ prompt: "a b", response: "a b" }, { prompt: "x" } as unknown as { prompt: string; response: string }],
+      },
+    });
     expect(batch.data!.succeeded).toBe(1);
     const bad = await scoreVrty({ client, body: { prompt: 1 as unknown as string, response: "x" } });
     expect(bad.response?.status).toBe(400);

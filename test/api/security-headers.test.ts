@@ -11,7 +11,9 @@ describe("securityHeaders", () => {
     .use(securityHeaders)
     .get("/page", (c) => c.html("<!doctype html><p>hi</p>"))
     .get("/json", (c) => c.json({ ok: true }))
-    .get("/radar.svg", (c) => c.body('<svg xmlns="http://www.w3.org/2000/svg"/>', 200, { "content-type": "image/svg+xml; charset=utf-8" }))
+    .get("/radar.svg", (c) =>
+      c.body('<svg xmlns="http://www.w3.org/2000/svg"/>', 200, { "content-type": "image/svg+xml; charset=utf-8" }),
+    )
     // Response.redirect's headers are immutable, as are those of a response passed through from fetch().
     .get("/passed-through", () => Response.redirect("http://assay.test/json", 302))
     .get("/boom", () => {

@@ -13,7 +13,11 @@ const { sessionsPerTenant } = SIGN_IN_LIMITS;
 const HOUR = 3_600_000;
 
 async function signIn(key: string): Promise<string> {
-  const res = await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ api_key: key }) });
+  const res = await call("/v1/session", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ api_key: key }),
+  });
   expect(res.status).toBe(201);
   return `assay_session=${/assay_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1]}`;
 }
@@ -21,7 +25,9 @@ async function signIn(key: string): Promise<string> {
 const sessionOf = (cookie: string) => call("/v1/session", { headers: { Cookie: cookie } });
 
 async function sessionsOf(tenantId: string): Promise<number> {
-  return (await env.DB.prepare("SELECT count(*) AS n FROM dashboard_sessions WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>())!.n;
+  return (await env.DB.prepare("SELECT count(*) AS n FROM dashboard_sessions WHERE tenant_id = ?")
+    .bind(tenantId)
+    .first<{ n: number }>())!.n;
 }
 
 describe("sessions per tenant", () => {
@@ -56,7 +62,9 @@ describe("expired sessions", () => {
     await createSession(db, key, longAgo);
     expect(await sessionsOf(tenantId)).toBe(3);
     await runCron();
-    const left = await env.DB.prepare("SELECT id FROM dashboard_sessions WHERE tenant_id = ?").bind(tenantId).all<{ id: string }>();
+    const left = await env.DB.prepare("SELECT id FROM dashboard_sessions WHERE tenant_id = ?")
+      .bind(tenantId)
+      .all<{ id: string }>();
     expect(left.results.map((r) => r.id)).toEqual([live.session.id]);
   });
 
@@ -67,8 +75,17 @@ describe("expired sessions", () => {
     const longAgo = new Date(Date.now() - (SESSION_HOURS + 1) * HOUR);
     // Seven expired sessions, straight into D1 (signing in past the bound would trim them).
     for (let i = 0; i < 7; i++) {
-      await env.DB.prepare("INSERT INTO dashboard_sessions (id, token_hash, tenant_id, key_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, 'x', ?, ?)")
-        .bind(`ses_expired_${tenantId}_${i}`, `hash-${tenantId}-${i}`, tenantId, keyId, longAgo.getTime(), longAgo.getTime() + SESSION_HOURS * HOUR)
+      await env.DB.prepare(
+        "INSERT INTO dashboard_sessions (id, token_hash, tenant_id, key_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, 'x', ?, ?)",
+      )
+        .bind(
+          `ses_expired_${tenantId}_${i}`,
+          `hash-${tenantId}-${i}`,
+          tenantId,
+          keyId,
+          longAgo.getTime(),
+          longAgo.getTime() + SESSION_HOURS * HOUR,
+        )
         .run();
     }
     // 2 statements of 3 rows: 6 go, 1 is left for the next tick, which takes it (a short statement ends the call).

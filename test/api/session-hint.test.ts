@@ -13,17 +13,26 @@ function cookieNamed(res: Response, name: string): string | undefined {
 describe("the dashboard's sign-in hint", () => {
   it("is set readable by the page's scripts beside the session, holds no secret, and sign-out clears it", async () => {
     const { key } = await newTenant("hint-acme");
-    const signIn = await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json", Origin: ORIGIN }, body: JSON.stringify({ api_key: key }) });
+    const signIn = await call("/v1/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: ORIGIN },
+      body: JSON.stringify({ api_key: key }),
+    });
     expect(signIn.status).toBe(201);
     const { csrf_token } = (await signIn.json()) as { csrf_token: string };
     const hint = cookieNamed(signIn, "assay_signed_in")!;
     const session = cookieNamed(signIn, "assay_session")!;
-    expect(hint.split("; ")).toEqual(expect.arrayContaining(["assay_signed_in=1", "Path=/", "SameSite=Strict", "Max-Age=43200"]));
+    expect(hint.split("; ")).toEqual(
+      expect.arrayContaining(["assay_signed_in=1", "Path=/", "SameSite=Strict", "Max-Age=43200"]),
+    );
     expect(hint).not.toContain("HttpOnly");
     // Only the session cookie authenticates: the hint alone is nobody.
     expect((await call("/v1/session", { headers: { Cookie: "assay_signed_in=1" } })).status).toBe(401);
     const sessionCookie = session.split(";")[0];
-    const signOut = await call("/v1/session", { method: "DELETE", headers: { Cookie: `${sessionCookie}; assay_signed_in=1`, Origin: ORIGIN, "X-CSRF-Token": csrf_token } });
+    const signOut = await call("/v1/session", {
+      method: "DELETE",
+      headers: { Cookie: `${sessionCookie}; assay_signed_in=1`, Origin: ORIGIN, "X-CSRF-Token": csrf_token },
+    });
     expect(signOut.status).toBe(204);
     const cleared = cookieNamed(signOut, "assay_signed_in")!;
     expect(cleared.split("; ")).toEqual(expect.arrayContaining(["assay_signed_in=", "Path=/", "Max-Age=0"]));

@@ -14,7 +14,10 @@ async function sha256Hex(text: string): Promise<string> {
 
 type Session = { object: string; tenant: { id: string; name: string }; csrf_token: string; expires_at: string };
 
-async function signIn(key: string, origin: string | null = ORIGIN): Promise<{ cookie: string; token: string; body: Session; setCookie: string }> {
+async function signIn(
+  key: string,
+  origin: string | null = ORIGIN,
+): Promise<{ cookie: string; token: string; body: Session; setCookie: string }> {
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (origin) headers.Origin = origin;
   const res = await call("/v1/session", { method: "POST", headers, body: JSON.stringify({ api_key: key }) });
@@ -33,7 +36,11 @@ function withCookie(cookie: string, method = "GET", extra: Record<string, string
 describe("POST /v1/session", () => {
   it("sets an HttpOnly, SameSite=Strict cookie for /v1 and answers the tenant and a CSRF token, never the key", async () => {
     const { key, tenantId } = await newTenant("session-acme");
-    const res = await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json", Origin: ORIGIN }, body: JSON.stringify({ api_key: key }) });
+    const res = await call("/v1/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: ORIGIN },
+      body: JSON.stringify({ api_key: key }),
+    });
     expect(res.status).toBe(201);
     const text = await res.text();
     expect(text).not.toContain(key);
@@ -52,33 +59,67 @@ describe("POST /v1/session", () => {
 
   it("adds Secure over HTTPS", async () => {
     const { key } = await newTenant();
-    const res = await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ api_key: key }) });
+    const res = await call("/v1/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ api_key: key }),
+    });
     // call() speaks plain http; an https request is built by hand.
     expect(res.status).toBe(201);
     const { exports } = await import("cloudflare:workers");
     const https = await exports.default.fetch(
-      new Request("https://assay.test/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ api_key: key }) }),
+      new Request("https://assay.test/v1/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ api_key: key }),
+      }),
     );
     expect(https.headers.get("set-cookie")).toContain("Secure");
   });
 
   it("refuses an unknown or revoked key, and a sign-in posted from another origin", async () => {
     const { key, keyId } = await newTenant();
-    await problem(await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ api_key: "assay_sk_nope" }) }), 401);
-    await problem(await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json", Origin: "https://evil.example" }, body: JSON.stringify({ api_key: key }) }), 401);
+    await problem(
+      await call("/v1/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ api_key: "assay_sk_nope" }),
+      }),
+      401,
+    );
+    await problem(
+      await call("/v1/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+        body: JSON.stringify({ api_key: key }),
+      }),
+      401,
+    );
     expect((await send("DELETE", `/v1/keys/${keyId}`, key)).status).toBe(200);
-    await problem(await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ api_key: key }) }), 401);
+    await problem(
+      await call("/v1/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ api_key: key }),
+      }),
+      401,
+    );
   });
 
   it("names a missing field", async () => {
-    const p = await problem(await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }), 400);
+    const p = await problem(
+      await call("/v1/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }),
+      400,
+    );
     expect(p.errors?.map((e) => e.path)).toEqual(["api_key"]);
   });
 
   it("stores only the token's hash", async () => {
     const { key } = await newTenant();
     const { token } = await signIn(key);
-    const rows = await env.DB.prepare("SELECT * FROM dashboard_sessions WHERE token_hash = ?").bind(await sha256Hex(token)).all();
+    const rows = await env.DB.prepare("SELECT * FROM dashboard_sessions WHERE token_hash = ?")
+      .bind(await sha256Hex(token))
+      .all();
     expect(rows.results).toHaveLength(1);
     expect(JSON.stringify(rows.results)).not.toContain(token);
     expect(JSON.stringify(rows.results)).not.toContain(key);
@@ -95,7 +136,9 @@ describe("a session cookie", () => {
     const runs = await call("/v1/runs", withCookie(cookie));
     expect(runs.status).toBe(200);
     const other = await newTenant("other");
-    const created = (await (await send("POST", "/v1/chain-determinism/runs", other.key, { model: "sim:agent", n_queries: 1, n_replays: 1 })).json()) as { id: string };
+    const created = (await (
+      await send("POST", "/v1/chain-determinism/runs", other.key, { model: "sim:agent", n_queries: 1, n_replays: 1 })
+    ).json()) as { id: string };
     await problem(await call(`/v1/runs/${created.id}`, withCookie(cookie)), 404);
     expect(tenantId).not.toBe(other.tenantId);
   });
@@ -105,10 +148,24 @@ describe("a session cookie", () => {
     const { cookie, body } = await signIn(key);
     const run = { model: "sim:agent", n_queries: 1, n_replays: 1 };
     await problem(await call("/v1/chain-determinism/runs", withCookie(cookie, "POST", {}, run)), 401);
-    await problem(await call("/v1/chain-determinism/runs", withCookie(cookie, "POST", { "X-CSRF-Token": "wrong" }, run)), 401);
-    await problem(await call("/v1/chain-determinism/runs", withCookie(cookie, "POST", { "X-CSRF-Token": body.csrf_token, Origin: "https://evil.example" }, run)), 401);
-    expect((await (await call("/v1/runs", withCookie(cookie))).json()) as { data: unknown[] }).toMatchObject({ data: [] });
-    const ok = await call("/v1/chain-determinism/runs", withCookie(cookie, "POST", { "X-CSRF-Token": body.csrf_token, Origin: ORIGIN }, run));
+    await problem(
+      await call("/v1/chain-determinism/runs", withCookie(cookie, "POST", { "X-CSRF-Token": "wrong" }, run)),
+      401,
+    );
+    await problem(
+      await call(
+        "/v1/chain-determinism/runs",
+        withCookie(cookie, "POST", { "X-CSRF-Token": body.csrf_token, Origin: "https://evil.example" }, run),
+      ),
+      401,
+    );
+    expect((await (await call("/v1/runs", withCookie(cookie))).json()) as { data: unknown[] }).toMatchObject({
+      data: [],
+    });
+    const ok = await call(
+      "/v1/chain-determinism/runs",
+      withCookie(cookie, "POST", { "X-CSRF-Token": body.csrf_token, Origin: ORIGIN }, run),
+    );
     expect(ok.status).toBe(202);
   });
 
@@ -127,7 +184,9 @@ describe("a session cookie", () => {
     const { key, keyId } = await newTenant();
     const revoked = await signIn(key);
     const expiring = await signIn(key);
-    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?").bind(Date.now() - 1, await sha256Hex(expiring.token)).run();
+    await env.DB.prepare("UPDATE dashboard_sessions SET expires_at = ? WHERE token_hash = ?")
+      .bind(Date.now() - 1, await sha256Hex(expiring.token))
+      .run();
     await problem(await call("/v1/runs", withCookie(expiring.cookie)), 401);
     expect((await call("/v1/runs", withCookie(revoked.cookie))).status).toBe(200);
     expect((await send("DELETE", `/v1/keys/${keyId}`, key)).status).toBe(200);

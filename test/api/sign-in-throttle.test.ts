@@ -152,10 +152,13 @@ describe("credentials sent at once", () => {
     const queries = vi.spyOn(env.DB, "prepare");
     const res = await Promise.all(Array.from({ length: 2 * failuresPerAddress }, () => signIn(address, wrongKey())));
 
-    const keyLookUps = queries.mock.calls.filter(([sql]) => /from "api_keys"/i.test(sql) && /"key_hash" = \?/.test(sql));
+    const keyLookUps = queries.mock.calls.filter(
+      ([sql]) => /from "api_keys"/i.test(sql) && /"key_hash" = \?/.test(sql),
+    );
     expect(keyLookUps).toHaveLength(failuresPerAddress);
     expect(res.filter((r) => r.status === 401)).toHaveLength(failuresPerAddress);
-    for (const r of res.filter((r) => r.status !== 401)) expect((await problem(r, 429)).detail).toContain("client address");
+    for (const r of res.filter((r) => r.status !== 401))
+      expect((await problem(r, 429)).detail).toContain("client address");
   });
 });
 

@@ -13,13 +13,22 @@ evaluators.register(toySum);
 // The app is made after the registration, so it routes the toy's POST /runs (the Worker's own app was
 // made at import, before it).
 const app = createApp();
-const fetchApp = (path: string, init: RequestInit) => app.fetch(new Request(`http://assay.test${path}`, init), env, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);
+const fetchApp = (path: string, init: RequestInit) =>
+  app.fetch(new Request(`http://assay.test${path}`, init), env, {
+    waitUntil: () => {},
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext);
 
 describe("a sixth evaluator registered from a test", () => {
   it("runs through create, units, aggregate and GET /v1/runs/{id}", async () => {
     const { key } = await newTenant("toy");
     const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
-    const created = await fetchApp("/v1/toy-sum/runs", { method: "POST", headers, body: JSON.stringify({ numbers: [1, 2, 3.5, 4], concurrency: 2 }) });
+    const created = await fetchApp("/v1/toy-sum/runs", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ numbers: [1, 2, 3.5, 4], concurrency: 2 }),
+    });
     expect(created.status).toBe(202);
     const run = (await created.json()) as { id: string; evaluator: string; config: unknown; links: { self: string } };
     expect(run.evaluator).toBe("toy-sum");
@@ -32,19 +41,27 @@ describe("a sixth evaluator registered from a test", () => {
     }, WAIT);
     expect(done.result).toEqual({ sum: 10.5, units: 4 });
     expect(done.progress).toEqual({ done: 4, failed: 0, total: 4 });
-    const samples = (await (await fetchApp(`${run.links.self}/samples`, { headers })).json()) as { data: { evaluator: string; output: unknown }[] };
+    const samples = (await (await fetchApp(`${run.links.self}/samples`, { headers })).json()) as {
+      data: { evaluator: string; output: unknown }[];
+    };
     expect(samples.data.map((s) => s.evaluator)).toEqual(["toy-sum", "toy-sum", "toy-sum", "toy-sum"]);
   });
 
   it("validates its request with its own schema and names the field", async () => {
     const { key } = await newTenant("toy2");
-    const res = await fetchApp("/v1/toy-sum/runs", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ numbers: [] }) });
+    const res = await fetchApp("/v1/toy-sum/runs", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ numbers: [] }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { errors: { path: string }[] }).errors[0].path).toBe("numbers");
   });
 
   it("is documented by the app that routes it", async () => {
-    const doc = (await (await fetchApp("/openapi.json", {})).json()) as { paths: Record<string, { post?: { operationId: string }; get?: { operationId: string } }> };
+    const doc = (await (await fetchApp("/openapi.json", {})).json()) as {
+      paths: Record<string, { post?: { operationId: string }; get?: { operationId: string } }>;
+    };
     expect(doc.paths["/v1/toy-sum/runs"]?.post?.operationId).toBe("createToySumRun");
     expect(doc.paths["/v1/toy-sum/about"]?.get?.operationId).toBe("getToySumAbout");
     expect(doc.paths["/v1/runs/{run_id}/sum.txt"]?.get?.operationId).toBe("getToySumText");
@@ -58,7 +75,9 @@ describe("a sixth evaluator registered from a test", () => {
     expect(await about.json()).toEqual({ evaluator: "toy-sum", units: "one per number" });
     expect((await fetchApp("/v1/toy-sum/about", {})).status).toBe(401);
 
-    const run = (await (await fetchApp("/v1/toy-sum/runs", { method: "POST", headers, body: JSON.stringify({ numbers: [2, 40] }) })).json()) as { id: string; links: { self: string } };
+    const run = (await (
+      await fetchApp("/v1/toy-sum/runs", { method: "POST", headers, body: JSON.stringify({ numbers: [2, 40] }) })
+    ).json()) as { id: string; links: { self: string } };
     await vi.waitFor(async () => {
       const body = (await (await fetchApp(run.links.self, { headers })).json()) as { status: string };
       if (body.status !== "succeeded") throw new Error(`still ${body.status}`);

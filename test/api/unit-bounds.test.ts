@@ -23,33 +23,79 @@ afterEach(() => {
 const MAX_TIMEOUT_S = 240;
 
 describe("creating a run whose one step could not fit in an invocation", () => {
-  const rq = (models: object[], ls: object | string = "lexical") => ({ models, ls, datasets: [{ synthetic: { num_reasoning: 1, num_adversarial: 0, num_robustness: 0 } }], K: 1, P: 0 });
+  const rq = (models: object[], ls: object | string = "lexical") => ({
+    models,
+    ls,
+    datasets: [{ synthetic: { num_reasoning: 1, num_adversarial: 0, num_robustness: 0 } }],
+    K: 1,
+    P: 0,
+  });
   const checker = (timeout_s: number) => ({ method: "model", model: "sim:checker", timeout_s });
   const cases: [string, string, (t: number) => object, string][] = [
-    ["rpl", "/v1/rpl/runs", (t) => ({ claim: "Water boils at 100 C at sea level.", model: "sim:rpl", timeout_s: t }), "timeout_s"],
-    ["judge", "/v1/judge/runs", (t) => ({ items: [{ id: "a", query: "q" }], critics: [{ name: "x", model: "sim:critic" }, { name: "y", model: "sim:critic", timeout_s: t }] }), "critics.1.timeout_s"],
-    ["reasoning-quality's model", "/v1/reasoning-quality/runs", (t) => rq([{ model: "sim:reasoner", timeout_s: t }]), "models.0.timeout_s"],
-    ["reasoning-quality's checker", "/v1/reasoning-quality/runs", (t) => rq([{ model: "sim:reasoner" }], checker(t)), "ls.timeout_s"],
+    [
+      "rpl",
+      "/v1/rpl/runs",
+      (t) => ({ claim: "Water boils at 100 C at sea level.", model: "sim:rpl", timeout_s: t }),
+      "timeout_s",
+    ],
+    [
+      "judge",
+      "/v1/judge/runs",
+      (t) => ({
+        items: [{ id: "a", query: "q" }],
+        critics: [
+          { name: "x", model: "sim:critic" },
+          { name: "y", model: "sim:critic", timeout_s: t },
+        ],
+      }),
+      "critics.1.timeout_s",
+    ],
+    [
+      "reasoning-quality's model",
+      "/v1/reasoning-quality/runs",
+      (t) => rq([{ model: "sim:reasoner", timeout_s: t }]),
+      "models.0.timeout_s",
+    ],
+    [
+      "reasoning-quality's checker",
+      "/v1/reasoning-quality/runs",
+      (t) => rq([{ model: "sim:reasoner" }], checker(t)),
+      "ls.timeout_s",
+    ],
     ["chain-determinism", "/v1/chain-determinism/runs", (t) => ({ model: "sim:agent", timeout_s: t }), "timeout_s"],
   ];
 
-  it.each(cases)("refuses %s past the largest timeout_s, naming the field, and accepts the largest", async (_, path, body, field) => {
-    const { key } = await newTenant();
-    const refused = await problem(await send("POST", path, key, body(MAX_TIMEOUT_S + 1)), 400);
-    expect(refused.errors?.map((e) => e.path)).toEqual([field]);
-    expect(refused.errors?.[0].message).toMatch(new RegExp(`at most ${MAX_TIMEOUT_S}\\b`));
-    const accepted = await send("POST", path, key, body(MAX_TIMEOUT_S));
-    expect(accepted.status).toBe(202);
-    // Ended before the next test: its lanes would read the clock a later test injects.
-    const run = (await accepted.json()) as RunJson;
-    await send("POST", `/v1/runs/${run.id}/cancel`, key);
-    await waitForRun(key, run.id);
-  });
+  it.each(cases)(
+    "refuses %s past the largest timeout_s, naming the field, and accepts the largest",
+    async (_, path, body, field) => {
+      const { key } = await newTenant();
+      const refused = await problem(await send("POST", path, key, body(MAX_TIMEOUT_S + 1)), 400);
+      expect(refused.errors?.map((e) => e.path)).toEqual([field]);
+      expect(refused.errors?.[0].message).toMatch(new RegExp(`at most ${MAX_TIMEOUT_S}\\b`));
+      const accepted = await send("POST", path, key, body(MAX_TIMEOUT_S));
+      expect(accepted.status).toBe(202);
+      // Ended before the next test: its lanes would read the clock a later test injects.
+      const run = (await accepted.json()) as RunJson;
+      await send("POST", `/v1/runs/${run.id}/cancel`, key);
+      await waitForRun(key, run.id);
+    },
+  );
 
   it("documents the largest timeout_s in the OpenAPI schema of every model call", async () => {
-    const doc = (await (await send("GET", "/openapi.json", undefined)).json()) as { components: { schemas: Record<string, { properties: Record<string, { maximum?: number; description?: string; items?: { $ref?: string } }> }> } };
+    const doc = (await (await send("GET", "/openapi.json", undefined)).json()) as {
+      components: {
+        schemas: Record<
+          string,
+          { properties: Record<string, { maximum?: number; description?: string; items?: { $ref?: string } }> }
+        >;
+      };
+    };
     const s = doc.components.schemas;
-    const fields = [s.RplRunRequest.properties.timeout_s, s.ChainDeterminismRunRequest.properties.timeout_s, s.LsModelBackend.properties.timeout_s];
+    const fields = [
+      s.RplRunRequest.properties.timeout_s,
+      s.ChainDeterminismRunRequest.properties.timeout_s,
+      s.LsModelBackend.properties.timeout_s,
+    ];
     for (const f of fields) {
       expect(f.maximum).toBe(MAX_TIMEOUT_S);
       expect(f.description).toContain(`at most ${MAX_TIMEOUT_S}`);
@@ -58,7 +104,11 @@ describe("creating a run whose one step could not fit in an invocation", () => {
 
   it("the one check refuses a step over an invocation's subrequests too, naming its field", () => {
     // 9,900 subrequests per invocation (10,000 less the lane's margin of 100).
-    const check = () => requireStepsFit([{ path: "a.timeout_s", what: "A step", cost: { ms: 1_000, subrequests: 9_901 } }, { path: "b.timeout_s", what: "Another", cost: { ms: 840_000, subrequests: 9_900 } }]);
+    const check = () =>
+      requireStepsFit([
+        { path: "a.timeout_s", what: "A step", cost: { ms: 1_000, subrequests: 9_901 } },
+        { path: "b.timeout_s", what: "Another", cost: { ms: 840_000, subrequests: 9_900 } },
+      ]);
     expect(check).toThrow(ApiError);
     try {
       check();
@@ -72,7 +122,10 @@ describe("a lane budgets each unit by what it may need", () => {
   const items = Array.from({ length: 20 }, (_, i) => ({ id: `i${i}`, query: `Is item ${i} fine?` }));
   /** A judge run of 20 items × 2 simulated critics (40 units) on one lane; its lane's hand-overs. */
   async function judgeRun(key: string, timeout_s: number) {
-    const critics = [{ name: "x", model: "sim:critic", timeout_s }, { name: "y", model: "sim:critic", timeout_s }];
+    const critics = [
+      { name: "x", model: "sim:critic", timeout_s },
+      { name: "y", model: "sim:critic", timeout_s },
+    ];
     const res = await send("POST", "/v1/judge/runs", key, { items, critics, concurrency: 1 });
     expect(res.status).toBe(202);
     const run = (await res.json()) as RunJson;
@@ -109,7 +162,13 @@ describe("reasoning-quality's contradiction checker in steps", () => {
 
   async function checkedRun(key: string) {
     const gen = await fakeScenario({ text: ANSWER }, "ubg");
-    const checker = await fakeScenario({ text: '{"labels": ["neutral"]}', answers: [{ contains: "FIRST: Step 3 holds\n", content: '{"labels": ["contradiction"]}' }] }, "ubc");
+    const checker = await fakeScenario(
+      {
+        text: '{"labels": ["neutral"]}',
+        answers: [{ contains: "FIRST: Step 3 holds\n", content: '{"labels": ["contradiction"]}' }],
+      },
+      "ubc",
+    );
     const run = await startRq(key, {
       models: [{ name: "m", model: gen, provider: { base_url: env.FAKE_OPENAI_URL }, timeout_s: 1 }],
       datasets: [{ synthetic: { num_reasoning: 1, num_adversarial: 0, num_robustness: 0 } }],
@@ -117,10 +176,18 @@ describe("reasoning-quality's contradiction checker in steps", () => {
       P: 0,
       concurrency: 1,
       // One pair per call: 20 calls, in rounds of 4.
-      ls: { method: "model", model: checker, provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-checker-key-1234" }, batch_size: 1, timeout_s: 1 },
+      ls: {
+        method: "model",
+        model: checker,
+        provider: { base_url: env.FAKE_OPENAI_URL, api_key: "sk-checker-key-1234" },
+        batch_size: 1,
+        timeout_s: 1,
+      },
     });
     const ended = await waitForRun(key, run.id);
-    const samples = (await (await send("GET", `/v1/runs/${run.id}/samples`, key)).json()) as { data: { unit_id: string; output: { nli?: { labels: unknown[]; calls: number } } }[] };
+    const samples = (await (await send("GET", `/v1/runs/${run.id}/samples`, key)).json()) as {
+      data: { unit_id: string; output: { nli?: { labels: unknown[]; calls: number } } }[];
+    };
     return {
       ended,
       samples: samples.data,

@@ -14,7 +14,17 @@ describe("POST /v1/vrty/score", () => {
     const body = (await res.json()) as Record<string, unknown>;
     // Nine keys, in code-unit order so the JSON is canonical ("completeness" < "composite").
     const keys = Object.keys(body);
-    expect([...keys].sort()).toEqual(["coherence", "completeness", "composite", "conciseness", "explanations", "idf_sha256", "relevance", "vrty_version", "weights"]);
+    expect([...keys].sort()).toEqual([
+      "coherence",
+      "completeness",
+      "composite",
+      "conciseness",
+      "explanations",
+      "idf_sha256",
+      "relevance",
+      "vrty_version",
+      "weights",
+    ]);
     expect(keys).toEqual([...keys].sort());
     const meta = (await (await send("GET", "/v1/vrty/idf-tables/default", key)).json()) as { sha256: string };
     expect(body.idf_sha256).toBe(meta.sha256);
@@ -28,19 +38,27 @@ describe("POST /v1/vrty/score", () => {
   it("is byte-identical for the same input, whatever the key order of the request", async () => {
     const { key } = await newTenant();
     const a = await (await send("POST", "/v1/vrty/score", key, { prompt: PROMPT, response: RESPONSE })).text();
-    const b = await (await send("POST", "/v1/vrty/score", key, { response: RESPONSE, idf_table: "default", prompt: PROMPT })).text();
+    const b = await (
+      await send("POST", "/v1/vrty/score", key, { response: RESPONSE, idf_table: "default", prompt: PROMPT })
+    ).text();
     expect(b).toBe(a);
   });
 
   it("400s a reference to an IDF table that does not exist, naming idf_table", async () => {
     const { key } = await newTenant();
-    const body = await problem(await send("POST", "/v1/vrty/score", key, { prompt: "a", response: "b", idf_table: "idf_nope" }), 400);
+    const body = await problem(
+      await send("POST", "/v1/vrty/score", key, { prompt: "a", response: "b", idf_table: "idf_nope" }),
+      400,
+    );
     expect(body.errors).toEqual([{ path: "idf_table", message: expect.stringContaining("idf_nope") }]);
   });
 
   it("400s text past the character limit, naming the field", async () => {
     const { key } = await newTenant();
-    const body = await problem(await send("POST", "/v1/vrty/score", key, { prompt: "a", response: "b ".repeat(100_001) }), 400);
+    const body = await problem(
+      await send("POST", "/v1/vrty/score", key, { prompt: "a", response: "b ".repeat(100_001) }),
+      400,
+    );
     expect(body.errors!.map((e) => e.path)).toEqual(["response"]);
   });
 });
@@ -58,7 +76,12 @@ describe("POST /v1/vrty/score/batch", () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as {
-      results: { index: number; id?: string; result?: Result; error?: { status: number; errors: { path: string }[] } }[];
+      results: {
+        index: number;
+        id?: string;
+        result?: Result;
+        error?: { status: number; errors: { path: string }[] };
+      }[];
       succeeded: number;
       failed: number;
     };
@@ -70,7 +93,9 @@ describe("POST /v1/vrty/score/batch", () => {
     expect(body.results[2].error!.status).toBe(400);
     // "Paris." shares no term with the prompt: 0.20 coherence + 0.15 conciseness (spec §8).
     expect(body.results[3].result!.composite).toBe(0.35);
-    const single = (await (await send("POST", "/v1/vrty/score", key, { prompt: PROMPT, response: RESPONSE })).json()) as Result;
+    const single = (await (
+      await send("POST", "/v1/vrty/score", key, { prompt: PROMPT, response: RESPONSE })
+    ).json()) as Result;
     expect(body.results[0].result).toEqual(single);
   });
 
@@ -96,7 +121,13 @@ describe("IDF tables", () => {
     const { key } = await newTenant();
     const created = await send("POST", "/v1/vrty/idf-tables", key, { name: "k8s", documents: docs });
     expect(created.status).toBe(201);
-    const table = (await created.json()) as { id: string; sha256: string; n_docs: number; n_terms: number; min_df: number };
+    const table = (await created.json()) as {
+      id: string;
+      sha256: string;
+      n_docs: number;
+      n_terms: number;
+      min_df: number;
+    };
     // Each short document is one pseudo-document (a document shorter than 200 tokens is its own only window).
     expect(table.n_docs).toBe(3);
     expect(table.min_df).toBe(1);
@@ -108,13 +139,17 @@ describe("IDF tables", () => {
     expect(got.sha256).toBe(table.sha256);
 
     const pair = { prompt: "How do Kubernetes pods get scheduled?", response: "The scheduler places pods on nodes." };
-    const custom = (await (await send("POST", "/v1/vrty/score", key, { ...pair, idf_table: table.id })).json()) as Result;
+    const custom = (await (
+      await send("POST", "/v1/vrty/score", key, { ...pair, idf_table: table.id })
+    ).json()) as Result;
     const builtIn = (await (await send("POST", "/v1/vrty/score", key, pair)).json()) as Result;
     expect(custom.idf_sha256).toBe(table.sha256);
     expect(builtIn.idf_sha256).not.toBe(table.sha256);
 
     // The same documents always give the same table.
-    const again = (await (await send("POST", "/v1/vrty/idf-tables", key, { name: "k8s again", documents: docs })).json()) as { sha256: string };
+    const again = (await (
+      await send("POST", "/v1/vrty/idf-tables", key, { name: "k8s again", documents: docs })
+    ).json()) as { sha256: string };
     expect(again.sha256).toBe(table.sha256);
 
     expect((await send("DELETE", `/v1/vrty/idf-tables/${table.id}`, key)).status).toBe(204);
@@ -126,17 +161,25 @@ describe("IDF tables", () => {
   it("keeps tables to their tenant", async () => {
     const a = await newTenant("a");
     const b = await newTenant("b");
-    const table = (await (await send("POST", "/v1/vrty/idf-tables", a.key, { name: "mine", documents: docs })).json()) as { id: string };
+    const table = (await (
+      await send("POST", "/v1/vrty/idf-tables", a.key, { name: "mine", documents: docs })
+    ).json()) as { id: string };
     await problem(await send("GET", `/v1/vrty/idf-tables/${table.id}`, b.key), 404);
     await problem(await send("DELETE", `/v1/vrty/idf-tables/${table.id}`, b.key), 404);
-    await problem(await send("POST", "/v1/vrty/score", b.key, { prompt: "pods", response: "pods", idf_table: table.id }), 400);
+    await problem(
+      await send("POST", "/v1/vrty/score", b.key, { prompt: "pods", response: "pods", idf_table: table.id }),
+      400,
+    );
     const list = (await (await send("GET", "/v1/vrty/idf-tables", b.key)).json()) as { data: unknown[] };
     expect(list.data).toEqual([]);
   });
 
   it("400s documents with no scorable token, naming documents", async () => {
     const { key } = await newTenant();
-    const body = await problem(await send("POST", "/v1/vrty/idf-tables", key, { name: "x", documents: ["", "的的", "!!"] }), 400);
+    const body = await problem(
+      await send("POST", "/v1/vrty/idf-tables", key, { name: "x", documents: ["", "的的", "!!"] }),
+      400,
+    );
     expect(body.errors!.map((e) => e.path)).toEqual(["documents"]);
   });
 

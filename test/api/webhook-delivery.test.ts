@@ -12,7 +12,13 @@ import { deliverWebhook } from "../../src/runs/webhooks/deliver.ts";
 import { configureHook, receivedHooks, releaseHook } from "../support/webhook-receiver.ts";
 import { newTenant, send, startRun, waitForRun, WAIT } from "./helpers.ts";
 
-type Delivery = { message_id: string; attempt: number; status: string; response_status: number | null; error: string | null };
+type Delivery = {
+  message_id: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+};
 
 async function deliveries(key: string, runId: string): Promise<Delivery[]> {
   return ((await (await send("GET", `/v1/runs/${runId}/webhook-deliveries`, key)).json()) as { data: Delivery[] }).data;
@@ -38,7 +44,20 @@ async function runTo(key: string, url: string): Promise<string> {
 async function endedRun(tenantId: string, webhookUrl: string): Promise<string> {
   const id = newId("run");
   const now = new Date();
-  await insertRun(openDb(env.DB), { id, tenantId, evaluator: "chain-determinism", status: "succeeded", config: { model: "sim:agent" }, done: 1, failed: 0, total: 1, webhookUrl, createdAt: now, startedAt: now, finishedAt: now });
+  await insertRun(openDb(env.DB), {
+    id,
+    tenantId,
+    evaluator: "chain-determinism",
+    status: "succeeded",
+    config: { model: "sim:agent" },
+    done: 1,
+    failed: 0,
+    total: 1,
+    webhookUrl,
+    createdAt: now,
+    startedAt: now,
+    finishedAt: now,
+  });
   return id;
 }
 
@@ -73,7 +92,10 @@ describe("webhook delivery", () => {
     }, WAIT);
     // The next attempt is in the sender's storage, with its alarm.
     const sender = env.WEBHOOKS.getByName(first.headers["webhook-id"]);
-    await vi.waitFor(async () => expect(await sender.status()).toMatchObject({ next: 2, last: 8, due: expect.any(Number) }), WAIT);
+    await vi.waitFor(
+      async () => expect(await sender.status()).toMatchObject({ next: 2, last: 8, due: expect.any(Number) }),
+      WAIT,
+    );
     // Reset the object at once, as a crash or a restart of the local server does: its memory is gone.
     const crashedAt = Date.now();
     await runInDurableObject(sender, (_, state) => state.abort("crashed by the test")).catch(() => {});
@@ -127,7 +149,12 @@ describe("webhook delivery", () => {
       expect(d).toHaveLength(1);
       return d;
     }, WAIT);
-    expect(attempt).toMatchObject({ attempt: 1, status: "failed", response_status: null, error: "not sent: webhook_url private address 10.0.0.1 is not allowed" });
+    expect(attempt).toMatchObject({
+      attempt: 1,
+      status: "failed",
+      response_status: null,
+      error: "not sent: webhook_url private address 10.0.0.1 is not allowed",
+    });
     expect(await env.WEBHOOKS.getByName(messageId).status()).toMatchObject({ next: 2, due: null });
   });
 
@@ -135,8 +162,16 @@ describe("webhook delivery", () => {
     const local = await hook("local");
     const runId = await endedRun(local.tenantId, local.url);
     const production = { ...env, ALLOW_LOOPBACK_DESTINATIONS: undefined } as unknown as Env;
-    expect(await deliverWebhook(production, { runId, messageId: newId("msg"), event: "run.succeeded" }, 1)).toBe("refused");
-    expect(await deliveries(local.key, runId)).toMatchObject([{ attempt: 1, status: "failed", error: "not sent: webhook_url loopback addresses are accepted only in local development" }]);
+    expect(await deliverWebhook(production, { runId, messageId: newId("msg"), event: "run.succeeded" }, 1)).toBe(
+      "refused",
+    );
+    expect(await deliveries(local.key, runId)).toMatchObject([
+      {
+        attempt: 1,
+        status: "failed",
+        error: "not sent: webhook_url loopback addresses are accepted only in local development",
+      },
+    ]);
     expect(await receivedHooks(env.WEBHOOK_RECEIVER_URL, local.id)).toEqual([]);
     // The development setting sends it.
     expect(await deliverWebhook(env, { runId, messageId: newId("msg"), event: "run.succeeded" }, 1)).toBe("delivered");

@@ -36,7 +36,17 @@ export async function launch(): Promise<Browser> {
     headless: true,
     // Root in a container needs --no-sandbox; the rest keeps Chromium from calling Google's hosts, which
     // this machine's closed network refuses (and which would break "nothing leaves the machine").
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-domain-reliability"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-default-apps",
+      "--disable-domain-reliability",
+    ],
   });
 }
 
@@ -55,7 +65,10 @@ export type Watched = {
  * said it expects that one: Chromium logs every failed load and every policy violation there.
  */
 export async function openPage(browser: Browser, width = 1280): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, acceptDownloads: true });
+  const context = await browser.newContext({
+    viewport: { width, height: width < 600 ? 844 : 900 },
+    acceptDownloads: true,
+  });
   // Not Playwright's 30 s per action: on a busy 2-core machine a page can take longer than that to
   // settle, and that is not what any test here checks. Still shorter than the test's own timeout, so
   // a wait that never ends fails naming what it waited for.
@@ -70,7 +83,8 @@ export async function openPage(browser: Browser, width = 1280): Promise<Watched>
   page.on("pageerror", (e) => consoleErrors.push(String(e)));
   onTestFinished(() => {
     const unexpected = consoleErrors.filter((e) => !expected.some((p) => p.test(e)));
-    if (unexpected.length) throw new Error(`the page logged ${unexpected.length} console error(s):\n${unexpected.join("\n")}`);
+    if (unexpected.length)
+      throw new Error(`the page logged ${unexpected.length} console error(s):\n${unexpected.join("\n")}`);
   });
   return { page, context, requests, consoleErrors, expectConsoleErrors: (p) => void expected.push(p) };
 }

@@ -21,7 +21,13 @@ describe.skipIf(browserMissing)("cancel from the dashboard", () => {
     const created = await fetch(`${base()}/v1/chain-determinism/runs`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ model: "sim:agent", n_queries: 5, n_replays: 20, concurrency: 1, simulator: { latency_ms: 2000 } }),
+      body: JSON.stringify({
+        model: "sim:agent",
+        n_queries: 5,
+        n_replays: 20,
+        concurrency: 1,
+        simulator: { latency_ms: 2000 },
+      }),
     });
     const { id } = (await created.json()) as { id: string };
     const { page, context, expectConsoleErrors } = await openPage(browser);

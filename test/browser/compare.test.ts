@@ -21,7 +21,9 @@ async function expectShows(page: Page, c: Comparison) {
     const row = page.locator(`tr[data-metric="${m.name}"]`);
     const cell = (field: string) => row.locator(`[data-field="${field}"]`).innerText();
     const hib = m.higher_is_better as boolean | null;
-    expect(await row.locator("th").innerText()).toBe(hib === true ? m.name : hib === false ? `${m.name} ↓` : `${m.name} ↕`);
+    expect(await row.locator("th").innerText()).toBe(
+      hib === true ? m.name : hib === false ? `${m.name} ↓` : `${m.name} ↕`,
+    );
     expectFigure(await cell("base"), m.base, `${m.name} base`);
     expectFigure(await cell("head"), m.head, `${m.name} head`);
     expectFigure(await cell("delta"), m.delta, `${m.name} delta`);
@@ -110,7 +112,10 @@ describe.skipIf(browserMissing)("the compare page", () => {
 
   it("rpl: the winner named, the prior's move not judged, and PQS points in a plot of their own", async () => {
     const body = { claim: "Compare two rpl models (dashboard).", K: 4, R: 1 };
-    const [a, b] = await Promise.all([createRun("rpl", { ...body, model: "sim:rpl" }), createRun("rpl", { ...body, model: "sim:rpl-other" })]);
+    const [a, b] = await Promise.all([
+      createRun("rpl", { ...body, model: "sim:rpl" }),
+      createRun("rpl", { ...body, model: "sim:rpl-other" }),
+    ]);
     await Promise.all([succeeded(a), succeeded(b)]);
     const c = await apiCompare(a, b);
     const winner = variant(c, "rpl").details.winner;
@@ -120,9 +125,13 @@ describe.skipIf(browserMissing)("the compare page", () => {
       await page.goto(`${base()}/#/compare/${a}/${b}`);
       await expectShows(page, c);
       const named = winner.run_id === a ? `base (${a})` : winner.run_id === b ? `head (${b})` : null;
-      await expect.poll(() => page.locator(".cmp-details").innerText()).toContain(named ? `Winner: ${named}, by ${winner.rule}.` : `No winner (${winner.rule}).`);
+      await expect
+        .poll(() => page.locator(".cmp-details").innerText())
+        .toContain(named ? `Winner: ${named}, by ${winner.rule}.` : `No winner (${winner.rule}).`);
       // PQS is on a 0–100 scale, the rest within [-1, 1]: two plots, each with its own axis.
-      const plots = await page.locator('canvas[data-chart^="forest plot"]').evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
+      const plots = await page
+        .locator('canvas[data-chart^="forest plot"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
       expect(plots).toEqual(["forest plot: changes on a 0–1 scale", "forest plot: changes of figures up to 100"]);
       await screenshot(page, "compare-rpl");
       expect(foreignRequests(requests)).toEqual([]);
@@ -143,9 +152,15 @@ describe.skipIf(browserMissing)("the compare page", () => {
       await page.goto(`${base()}/#/compare/${a}/${b}`);
       await expectShows(page, c);
       // One forest plot per model.
-      const plots = await page.locator('canvas[data-chart^="forest plot"]').evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
+      const plots = await page
+        .locator('canvas[data-chart^="forest plot"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
       expect(plots).toEqual(["forest plot: careful", "forest plot: quick"]);
-      const rows = await page.locator(".cmp-ranks tbody tr").evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => (td as { textContent: string | null }).textContent)));
+      const rows = await page
+        .locator(".cmp-ranks tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => Array.from(tr.children, (td) => (td as { textContent: string | null }).textContent)),
+        );
       expect(rows).toEqual(changes);
       await screenshot(page, "compare-rq");
       expect(foreignRequests(requests)).toEqual([]);
@@ -154,13 +169,17 @@ describe.skipIf(browserMissing)("the compare page", () => {
   });
 
   it("runs that cannot be compared show the API's 422 in its words", async () => {
-    const rpl = await succeeded(await createRun("rpl", { claim: "Compare refuses two evaluators (dashboard).", model: "sim:rpl", K: 4, R: 1 }));
+    const rpl = await succeeded(
+      await createRun("rpl", { claim: "Compare refuses two evaluators (dashboard).", model: "sim:rpl", K: 4, R: 1 }),
+    );
     const { page, context, requests, expectConsoleErrors } = await openPage(browser, 390);
     // The refused comparison is a 422, which the browser logs; nothing else may be logged.
     expectConsoleErrors(/status of 422 .*\/v1\/compare\?/);
     await signIn(page);
     await page.goto(`${base()}/#/compare/${stable}/${rpl}`);
-    await expect.poll(() => page.getByRole("alert").innerText()).toContain("base is a chain-determinism run, head a rpl run");
+    await expect
+      .poll(() => page.getByRole("alert").innerText())
+      .toContain("base is a chain-determinism run, head a rpl run");
     expect(await page.locator(".cmp-result").count()).toBe(0);
     await screenshot(page, "compare-422");
     expect(foreignRequests(requests)).toEqual([]);

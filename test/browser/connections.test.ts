@@ -2,7 +2,17 @@
 // its last four characters at most, rotated, deleted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 
 const KEY = "sk-dashboard-saved-key-0123456789abcd";
 const ROTATED = "sk-dashboard-rotated-key-9876543210wxyz";
@@ -42,7 +52,10 @@ describe.skipIf(browserMissing)("dashboard connections", () => {
         expect(await row.textContent()).toContain(`…${KEY.slice(-4)}`);
         expect(await page.getByLabel("API key").inputValue()).toBe("");
         expect(await page.content()).not.toContain(KEY);
-        expect((await connections()).find((c) => c.name === name)).toMatchObject({ base_url: "http://127.0.0.1:9/v1", api_key_last4: KEY.slice(-4) });
+        expect((await connections()).find((c) => c.name === name)).toMatchObject({
+          base_url: "http://127.0.0.1:9/v1",
+          api_key_last4: KEY.slice(-4),
+        });
 
         // A second save of the name is the API's 409, shown as its words; "Replace" rotates the key.
         await page.getByLabel("Name", { exact: true }).fill(name);
@@ -52,7 +65,9 @@ describe.skipIf(browserMissing)("dashboard connections", () => {
         await expect.poll(() => page.getByRole("alert").textContent()).toContain("Conflict");
         await page.getByLabel("Replace the connection").check();
         await page.getByRole("button", { name: "Save" }).click();
-        await expect.poll(async () => (await connections()).find((c) => c.name === name)?.api_key_last4).toBe(ROTATED.slice(-4));
+        await expect
+          .poll(async () => (await connections()).find((c) => c.name === name)?.api_key_last4)
+          .toBe(ROTATED.slice(-4));
       }
       await page.locator(`tr[data-connection="${name}"]`).waitFor();
       await screenshot(page, "connections");

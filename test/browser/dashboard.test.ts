@@ -2,12 +2,27 @@
 // lands in a URL, the page or storage, runs listed with live progress and canceled, signed out for good.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, ownAddress, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  ownAddress,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
 async function createRun(body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${base()}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify(body) });
+  const res = await fetch(`${base()}/v1/chain-determinism/runs`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(202);
   return ((await res.json()) as { id: string }).id;
 }
@@ -56,7 +71,9 @@ describe.skipIf(browserMissing)("the dashboard", () => {
     expect(requests.some((u) => u.includes(DEV_KEY))).toBe(false);
     expect(await page.content()).not.toContain(DEV_KEY);
     // Evaluated in the page (a string, since the tests' own types have no DOM).
-    const storage = await page.evaluate<string>("JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie");
+    const storage = await page.evaluate<string>(
+      "JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie",
+    );
     expect(storage).not.toContain(DEV_KEY);
     // The session cookie is HttpOnly (the page cannot read it) and sent only to the API's paths.
     const cookie = (await context.cookies()).find((c) => c.name === "assay_session")!;
@@ -76,7 +93,13 @@ describe.skipIf(browserMissing)("the dashboard", () => {
 
   it("lists runs with live progress, filters them, and cancels one", async () => {
     const done = await createRun({ model: "sim:agent", n_queries: 2, n_replays: 3 });
-    const slow = await createRun({ model: "sim:agent", n_queries: 5, n_replays: 20, concurrency: 1, simulator: { latency_ms: 2000 } });
+    const slow = await createRun({
+      model: "sim:agent",
+      n_queries: 5,
+      n_replays: 20,
+      concurrency: 1,
+      simulator: { latency_ms: 2000 },
+    });
     for (const width of [1280, 390]) {
       const { page, context, requests } = await openPage(browser, width);
       await signIn(page);

@@ -2,16 +2,31 @@
 // Storage page shows the tenant's usage and sets its retention.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 const api = (path: string, init: RequestInit = {}) => fetch(`${base()}${path}`, { headers, ...init });
 
 async function finishedRun(): Promise<string> {
-  const res = await api("/v1/chain-determinism/runs", { method: "POST", body: JSON.stringify({ model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2 }) });
+  const res = await api("/v1/chain-determinism/runs", {
+    method: "POST",
+    body: JSON.stringify({ model: "sim:agent", n_queries: 1, n_replays: 2, min_success: 2 }),
+  });
   expect(res.status).toBe(202);
   const id = ((await res.json()) as { id: string }).id;
-  await expect.poll(async () => ((await (await api(`/v1/runs/${id}`)).json()) as { status: string }).status).toBe("succeeded");
+  await expect
+    .poll(async () => ((await (await api(`/v1/runs/${id}`)).json()) as { status: string }).status)
+    .toBe("succeeded");
   return id;
 }
 
@@ -52,7 +67,13 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
   it("offers no delete for a run that has not ended", async () => {
     const res = await api("/v1/chain-determinism/runs", {
       method: "POST",
-      body: JSON.stringify({ model: "sim:agent", n_queries: 5, n_replays: 20, concurrency: 1, simulator: { latency_ms: 2000 } }),
+      body: JSON.stringify({
+        model: "sim:agent",
+        n_queries: 5,
+        n_replays: 20,
+        concurrency: 1,
+        simulator: { latency_ms: 2000 },
+      }),
     });
     const id = ((await res.json()) as { id: string }).id;
     const { page } = await openPage(browser);
@@ -67,7 +88,11 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
 
   it("shows the tenant's usage and sets its retention on the Storage page", async () => {
     await finishedRun();
-    const usage = (await (await api("/v1/usage")).json()) as { runs: number; samples: number; quotas: Record<string, { limit: number; used: number }> };
+    const usage = (await (await api("/v1/usage")).json()) as {
+      runs: number;
+      samples: number;
+      quotas: Record<string, { limit: number; used: number }>;
+    };
     const { page } = await openPage(browser);
     await signIn(page);
     await page.getByRole("link", { name: "Storage" }).click();
@@ -75,8 +100,12 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
     await expect.poll(() => page.locator('[data-usage="runs"]').textContent()).toBe(String(usage.runs));
     expect(await page.locator('[data-usage="samples"]').textContent()).toBe(String(usage.samples));
     // Issue 30: the tenant sees its quotas, each with its limit.
-    expect(await page.locator('[data-quota="concurrent_runs"] [data-limit]').textContent()).toBe(String(usage.quotas.concurrent_runs.limit));
-    expect(await page.locator('[data-quota="runs_per_minute"] [data-limit]').textContent()).toBe(String(usage.quotas.runs_per_minute.limit));
+    expect(await page.locator('[data-quota="concurrent_runs"] [data-limit]').textContent()).toBe(
+      String(usage.quotas.concurrent_runs.limit),
+    );
+    expect(await page.locator('[data-quota="runs_per_minute"] [data-limit]').textContent()).toBe(
+      String(usage.quotas.runs_per_minute.limit),
+    );
     expect(await page.locator("[data-retention]").textContent()).toContain("30 days");
 
     await page.getByLabel("Days to keep an ended run").fill("45");
@@ -96,7 +125,9 @@ describe.skipIf(browserMissing)("the dashboard's data lifetime", () => {
     await phone.page.goto(`${base()}/#/storage`);
     await phone.page.locator('[data-usage="runs"]').waitFor();
     const overflow = await phone.page.evaluate(() => {
-      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+      const root = (
+        globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+      ).document.documentElement;
       return root.scrollWidth - root.clientWidth;
     });
     expect(overflow).toBe(0);

@@ -24,7 +24,13 @@ describe.skipIf(browserMissing)("the dashboard's live run", () => {
     const res = await fetch(`${base()}/v1/chain-determinism/runs`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ model: "sim:agent", n_queries: 2, n_replays: 10, concurrency: 1, simulator: { latency_ms: 300 } }),
+      body: JSON.stringify({
+        model: "sim:agent",
+        n_queries: 2,
+        n_replays: 10,
+        concurrency: 1,
+        simulator: { latency_ms: 300 },
+      }),
     });
     expect(res.status).toBe(202);
     const runId = ((await res.json()) as { id: string }).id;
@@ -63,7 +69,8 @@ describe.skipIf(browserMissing)("the dashboard's live run", () => {
       const events = parseSse(s.body!);
       for (const e of events) {
         if (e.id !== undefined) last = e.id;
-        if (e.event === "unit" || e.event === "progress" || e.event === "final") seen.push({ event: e.event, id: e.id!, data: JSON.parse(e.data!) });
+        if (e.event === "unit" || e.event === "progress" || e.event === "final")
+          seen.push({ event: e.event, id: e.id!, data: JSON.parse(e.data!) });
       }
       const end = events.filter((e) => e.event).at(-1)?.event;
       expect(end, `connection ${n + 1}`).toBe(n === streams.length - 1 ? "final" : "reconnect");

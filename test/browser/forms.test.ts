@@ -4,7 +4,18 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON, type Watched } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+  type Watched,
+} from "./browser.ts";
 import { deleteScenario, recordedRequests, registerScenario } from "../support/fake-openai.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -37,7 +48,9 @@ async function submitAndWatch(page: Page): Promise<{ id: string; status: string 
   await page.waitForURL(/#\/runs\/run_/);
   const id = decodeURIComponent(page.url().split("#/runs/")[1]);
   // The run page follows the event stream; wait for any final state, then say which.
-  await page.locator('article.run:is([data-status="succeeded"], [data-status="failed"], [data-status="canceled"])').waitFor();
+  await page
+    .locator('article.run:is([data-status="succeeded"], [data-status="failed"], [data-status="canceled"])')
+    .waitFor();
   return { id, status: await page.locator(".run-head .status").textContent() };
 }
 
@@ -50,7 +63,9 @@ async function numberIn(scope: Page | Locator, label: string): Promise<number> {
 async function overflow(page: Page): Promise<number> {
   // Runs in the page; the tests' type library has no DOM, so the page's globals are reached untyped.
   return page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
     return root.scrollWidth - root.clientWidth;
   });
 }
@@ -71,7 +86,11 @@ describe.skipIf(browserMissing)("new run forms", () => {
     await page.getByLabel("Upload a suite file (JSON)").setInputFiles(SUITE_FILE);
     await page.getByRole("status").filter({ hasText: "Uploaded" }).waitFor();
     // The suite the page uploaded is the tenant's newest, and it is the one selected.
-    const suites = (await api("/v1/chain-determinism/suites")).body.data as { id: string; name: string; n_queries: number }[];
+    const suites = (await api("/v1/chain-determinism/suites")).body.data as {
+      id: string;
+      name: string;
+      n_queries: number;
+    }[];
     const suite = suites.find((s) => s.name === "library-desk")!;
     expect(suite).toBeDefined();
     expect(await page.getByLabel("Suite to run").inputValue()).toBe(suite.id);
@@ -167,7 +186,9 @@ describe.skipIf(browserMissing)("new run forms", () => {
     await added.getByLabel("Name", { exact: true }).fill("own-words");
     await added.getByLabel("Prompt", { exact: true }).selectOption("own");
     await added.getByLabel("System prompt").fill("You are a careful reviewer. Output JSON only.");
-    await added.getByLabel("Prompt template").fill('Judge: {query}\nLabels: {labels}\nAnswer {{"kind": "<label>", "confidence": 0.9, "reasoning": "…"}}');
+    await added
+      .getByLabel("Prompt template")
+      .fill('Judge: {query}\nLabels: {labels}\nAnswer {{"kind": "<label>", "confidence": 0.9, "reasoning": "…"}}');
     await added.getByText("Weight, temperature, tokens, timeout").click();
     await added.getByLabel("Weight").fill("2");
     const noise = Number(await critic(1).getByLabel("Simulator noise").inputValue());
@@ -193,15 +214,27 @@ describe.skipIf(browserMissing)("new run forms", () => {
     expect(config).toMatchObject({
       n_items: 2,
       labels,
-      voting: { strategy: "weighted", kwargs: { use_confidence: false, weights: { strict: 1, noisy: 1, "own-words": 2 } } },
+      voting: {
+        strategy: "weighted",
+        kwargs: { use_confidence: false, weights: { strict: 1, noisy: 1, "own-words": 2 } },
+      },
       contested_threshold: 0.5,
       seed: 3,
     });
     const critics = config.critics as Json[];
     expect(critics.map((c) => c.name)).toEqual(["strict", "noisy", "own-words"]);
-    expect(critics[0]).toMatchObject({ model: "sim:critic", prompt: { name: "strict-reviewer", version: 1 }, simulator: sim(0) });
+    expect(critics[0]).toMatchObject({
+      model: "sim:critic",
+      prompt: { name: "strict-reviewer", version: 1 },
+      simulator: sim(0),
+    });
     expect(critics[1]).toMatchObject({ model: "sim:critic", simulator: sim(noise) });
-    expect(critics[2]).toMatchObject({ model: "sim:critic", weight: 2, prompt: { name: "inline", version: null }, simulator: sim(0) });
+    expect(critics[2]).toMatchObject({
+      model: "sim:critic",
+      weight: 2,
+      prompt: { name: "inline", version: null },
+      simulator: sim(0),
+    });
     // The items typed in the rows are the ones judged, with their expected labels.
     const result = (await api(`/v1/runs/${id}`)).body.result as { items: { id: string; expected: string | null }[] };
     expect(result.items.map((it) => [it.id, it.expected])).toEqual([
@@ -228,7 +261,10 @@ describe.skipIf(browserMissing)("new run forms", () => {
 
   it("a bad value shows the API's own error naming the field, and starts nothing", async () => {
     // What the API says about that value, asked directly.
-    const direct = await api("/v1/chain-determinism/runs", { method: "POST", body: JSON.stringify({ model: "sim:agent", n_replays: 0 }) });
+    const direct = await api("/v1/chain-determinism/runs", {
+      method: "POST",
+      body: JSON.stringify({ model: "sim:agent", n_replays: 0 }),
+    });
     expect(direct.status).toBe(400);
     const said = (direct.body.errors as { path: string; message: string }[]).find((e) => e.path === "n_replays")!;
     expect(said).toBeDefined();
@@ -274,7 +310,10 @@ describe.skipIf(browserMissing)("new run forms", () => {
     const key = "sk-forms-saved-0123456789-wxyz";
     const scenario = unique("forms-agent");
     await registerScenario(fake, { id: scenario, agent: { calls: 2 } });
-    const created = await api("/v1/providers", { method: "POST", body: JSON.stringify({ name, base_url: fake, api_key: key }) });
+    const created = await api("/v1/providers", {
+      method: "POST",
+      body: JSON.stringify({ name, base_url: fake, api_key: key }),
+    });
     expect(created.status).toBe(201);
     try {
       const { page, context, requests } = await openForm(browser, "chain-determinism");
@@ -291,7 +330,13 @@ describe.skipIf(browserMissing)("new run forms", () => {
       const { id, status } = await submitAndWatch(page);
       expect(status).toBe("succeeded");
       const run = (await api(`/v1/runs/${id}`)).body as { config: Json; result: { endpoint: { requests: number } } };
-      expect(run.config).toMatchObject({ model: scenario, provider: { base_url: fake, connection: name }, simulator: null, n_queries: 1, n_replays: 2 });
+      expect(run.config).toMatchObject({
+        model: scenario,
+        provider: { base_url: fake, connection: name },
+        simulator: null,
+        n_queries: 1,
+        n_replays: 2,
+      });
       const seen = await recordedRequests(fake, scenario);
       expect(seen.length).toBeGreaterThan(0);
       expect(seen.length).toBe(run.result.endpoint.requests);
@@ -312,7 +357,10 @@ describe.skipIf(browserMissing)("new run forms", () => {
       await page.getByRole("button", { name: "Add item" }).click();
     }
     if (evaluator === "rpl") await page.getByLabel("Claim").fill("Tariffs raise consumer prices.");
-    await page.getByText(evaluator === "judge" ? "Weight, temperature, tokens, timeout" : "More settings").first().click();
+    await page
+      .getByText(evaluator === "judge" ? "Weight, temperature, tokens, timeout" : "More settings")
+      .first()
+      .click();
     expect(await overflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, `new-${evaluator}`);
     expect(foreignRequests(requests)).toEqual([]);

@@ -15,7 +15,12 @@ const auth = { Authorization: `Bearer ${DEV_KEY}` };
 type Seen = { what: string; status: number; type: string; nosniff: string | null; csp: string | null };
 
 /** One request; the body is dropped unread (an event stream would never end), only headers matter. */
-async function see(method: string, path: string, headers: Record<string, string> = {}, redirect: "manual" | "follow" = "manual"): Promise<Seen> {
+async function see(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  redirect: "manual" | "follow" = "manual",
+): Promise<Seen> {
   const res = await fetch(base() + path, { method, headers, redirect });
   await res.body?.cancel();
   return {
@@ -33,11 +38,15 @@ function expectNosniff(seen: Seen[]): void {
 
 /** The policy, with the clause that stops other origins from framing the page. */
 function expectPagePolicy(seen: Seen[]): void {
-  expect(seen.filter((s) => s.csp !== DASHBOARD_CSP || !s.csp.includes("frame-ancestors 'none'")).map((s) => s.what)).toEqual([]);
+  expect(
+    seen.filter((s) => s.csp !== DASHBOARD_CSP || !s.csp.includes("frame-ancestors 'none'")).map((s) => s.what),
+  ).toEqual([]);
 }
 
 function publicFiles(dir = PUBLIC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? publicFiles(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? publicFiles(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 describe("security headers on everything this origin serves", () => {
@@ -55,7 +64,13 @@ describe("security headers on everything this origin serves", () => {
     for (const p of paths) {
       const first = await fetch(base() + p, { redirect: "manual" });
       await first.body?.cancel();
-      seen.push({ what: `GET ${p} → ${first.status}`, status: first.status, type: first.headers.get("content-type") ?? "", nosniff: first.headers.get("x-content-type-options"), csp: first.headers.get("content-security-policy") });
+      seen.push({
+        what: `GET ${p} → ${first.status}`,
+        status: first.status,
+        type: first.headers.get("content-type") ?? "",
+        nosniff: first.headers.get("x-content-type-options"),
+        csp: first.headers.get("content-security-policy"),
+      });
       const etag = first.headers.get("etag");
       if (first.status === 200 && etag) seen.push(await see("GET", p, { "If-None-Match": etag }));
     }
@@ -87,7 +102,9 @@ describe("security headers on everything this origin serves", () => {
   });
 
   it("every operation of the OpenAPI document, signed out and signed in, and every kind of error", async () => {
-    const doc = (await (await fetch(base() + "/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(base() + "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     // A real run, so a run's event stream and NDJSON samples are answered as such, not 404.
     const created = await fetch(base() + "/v1/chain-determinism/runs", {
       method: "POST",
@@ -97,7 +114,10 @@ describe("security headers on everything this origin serves", () => {
     expect(created.status).toBe(202);
     const run = ((await created.json()) as { id: string }).id;
     const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => ({ method: method.toUpperCase(), path: path.replace("{run_id}", run).replace(/\{[^}]+\}/g, "missing") })),
+      Object.keys(item).map((method) => ({
+        method: method.toUpperCase(),
+        path: path.replace("{run_id}", run).replace(/\{[^}]+\}/g, "missing"),
+      })),
     );
     expect(ops.length).toBeGreaterThan(40);
     const seen: Seen[] = [];
@@ -121,8 +141,16 @@ describe("security headers on everything this origin serves", () => {
     expect(errors.map((e) => e.status)).toEqual([404, 404, 405, 405, 405]);
     const all = [...seen, stream, ndjson, ...errors];
     // The walk met every kind of answer it claims to cover.
-    for (const type of [/^application\/json/, /^application\/problem\+json/, /^text\/event-stream/, /^application\/x-ndjson/]) {
-      expect(all.some((s) => type.test(s.type)), String(type)).toBe(true);
+    for (const type of [
+      /^application\/json/,
+      /^application\/problem\+json/,
+      /^text\/event-stream/,
+      /^application\/x-ndjson/,
+    ]) {
+      expect(
+        all.some((s) => type.test(s.type)),
+        String(type),
+      ).toBe(true);
     }
     expectNosniff(all);
     expectPagePolicy(all.filter((s) => s.type.startsWith("text/html")));

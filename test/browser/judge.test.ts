@@ -5,16 +5,42 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { registerScenario } from "../support/fake-openai.ts";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
 type Verdict = { critic: string; kind: string; confidence: number; error: string | null };
-type Item = { id: string; expected: string | null; consensus: string; agreement_pct: number; krippendorff_alpha: number | null; verdicts: Verdict[]; contested: string[] };
+type Item = {
+  id: string;
+  expected: string | null;
+  consensus: string;
+  agreement_pct: number;
+  krippendorff_alpha: number | null;
+  verdicts: Verdict[];
+  contested: string[];
+};
 type Result = {
   labels: string[];
-  counts: { items: number; verdicts: number; valid: number; errors: number; parse_failures: number; off_vocabulary: number; missing: number };
+  counts: {
+    items: number;
+    verdicts: number;
+    valid: number;
+    errors: number;
+    parse_failures: number;
+    off_vocabulary: number;
+    missing: number;
+  };
   batch: {
     alpha: { alpha: number | null; pairable: number; units_used: number };
     per_critic: { critic: string; items: number; agree: number; rate: number | null }[];
@@ -25,7 +51,11 @@ type Result = {
   items: Item[];
 };
 type RunJson = { id: string; status: string; config: { critics: { name: string }[] }; result: Result };
-type Contested = { id: string; consensus: string; verdicts: { critic_id: string; kind: string; reasoning: string; error: string | null }[] };
+type Contested = {
+  id: string;
+  consensus: string;
+  verdicts: { critic_id: string; kind: string; reasoning: string; error: string | null }[];
+};
 
 async function api<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(`${base()}${path}`, { headers, ...init });
@@ -42,8 +72,14 @@ async function contestedAll(id: string, threshold?: number): Promise<Contested[]
   const out: Contested[] = [];
   let after: string | null = null;
   do {
-    const q = new URLSearchParams({ limit: "3", ...(threshold === undefined ? {} : { threshold: String(threshold) }), ...(after ? { after } : {}) });
-    const page: { data: Contested[]; has_more: boolean; next_cursor: string | null } = await api(`/v1/judge/runs/${id}/contested?${q}`);
+    const q = new URLSearchParams({
+      limit: "3",
+      ...(threshold === undefined ? {} : { threshold: String(threshold) }),
+      ...(after ? { after } : {}),
+    });
+    const page: { data: Contested[]; has_more: boolean; next_cursor: string | null } = await api(
+      `/v1/judge/runs/${id}/contested?${q}`,
+    );
     out.push(...page.data);
     after = page.has_more ? page.next_cursor : null;
   } while (after);
@@ -67,14 +103,21 @@ type GridCell = { item: string; critic: string; text: string; kind: string; bg: 
 async function readGrid(page: Page): Promise<{ cells: GridCell[]; consensus: Record<string, string> }> {
   return page.locator('table[data-table="verdicts"]').evaluate((table) => {
     // In the page (the tests' type-check has no DOM library).
-    const style = (globalThis as unknown as { getComputedStyle(e: Element): { backgroundColor: string } }).getComputedStyle;
+    const style = (globalThis as unknown as { getComputedStyle(e: Element): { backgroundColor: string } })
+      .getComputedStyle;
     const cells: GridCell[] = [];
     const consensus: Record<string, string> = {};
     for (const tr of table.querySelectorAll("tbody tr")) {
       const item = tr.getAttribute("data-item")!;
       consensus[item] = tr.querySelector('td[data-col="consensus"]')!.textContent!;
       for (const td of tr.querySelectorAll("td[data-critic]")) {
-        cells.push({ item, critic: td.getAttribute("data-critic")!, text: td.textContent!, kind: td.getAttribute("data-kind")!, bg: style(td).backgroundColor });
+        cells.push({
+          item,
+          critic: td.getAttribute("data-critic")!,
+          text: td.textContent!,
+          kind: td.getAttribute("data-kind")!,
+          bg: style(td).backgroundColor,
+        });
       }
     }
     return { cells, consensus };
@@ -152,7 +195,13 @@ describe.skipIf(browserMissing)("the judge run page", () => {
 
       // The grid: a cell per item × critic saying what the verdict is; the consensus per item.
       const grid = await readGrid(page);
-      const want = result.items.flatMap((item) => critics.map((critic) => ({ item: item.id, critic, ...expectedCell(item.verdicts.find((v) => v.critic === critic)) })));
+      const want = result.items.flatMap((item) =>
+        critics.map((critic) => ({
+          item: item.id,
+          critic,
+          ...expectedCell(item.verdicts.find((v) => v.critic === critic)),
+        })),
+      );
       expect(grid.cells.map(({ item, critic, text, kind }) => ({ item, critic, text, kind }))).toEqual(want);
       expect(grid.consensus).toEqual(Object.fromEntries(result.items.map((i) => [i.id, i.consensus])));
 
@@ -176,7 +225,10 @@ describe.skipIf(browserMissing)("the judge run page", () => {
       expect(await legend("parse_fail")).toBe(String(result.counts.parse_failures));
       expect(await legend("off_vocabulary")).toBe(String(result.counts.off_vocabulary));
       for (const label of result.labels) {
-        const n = result.items.reduce((s, i) => s + i.verdicts.filter((v) => v.error === null && v.kind === label).length, 0);
+        const n = result.items.reduce(
+          (s, i) => s + i.verdicts.filter((v) => v.error === null && v.kind === label).length,
+          0,
+        );
         expect(await legend(label), label).toBe(String(n));
       }
 
@@ -200,7 +252,10 @@ describe.skipIf(browserMissing)("the judge run page", () => {
       // The pairwise alpha matrix, both halves.
       expect(result.batch.pairwise.length).toBe((critics.length * (critics.length - 1)) / 2);
       for (const p of result.batch.pairwise) {
-        for (const [a, b] of [[p.a, p.b], [p.b, p.a]]) {
+        for (const [a, b] of [
+          [p.a, p.b],
+          [p.b, p.a],
+        ]) {
           const cell = page.locator(`table[data-table="pairwise"] tr[data-critic="${a}"] td[data-critic="${b}"]`);
           expect(await cell.locator(".alpha").textContent(), `${a} × ${b}`).toBe(three(p.alpha));
           expect(await cell.locator(".agree").textContent()).toBe(`${p.agree}/${p.items}`);
@@ -211,10 +266,15 @@ describe.skipIf(browserMissing)("the judge run page", () => {
       const queue = page.locator(".contested-item");
       await page.locator("#judge-contested [data-count]").waitFor();
       expect(await queue.count()).toBe(contested.length);
-      expect(await queue.evaluateAll((els) => els.map((e) => e.getAttribute("data-item")))).toEqual(contested.map((c) => c.id));
+      expect(await queue.evaluateAll((els) => els.map((e) => e.getAttribute("data-item")))).toEqual(
+        contested.map((c) => c.id),
+      );
       for (const item of contested) {
         const shown = await page.locator(`.contested-item[data-item="${item.id}"] li[data-critic]`).evaluateAll((lis) =>
-          lis.map((li) => ({ critic: li.getAttribute("data-critic"), reasoning: li.querySelector('[data-col="reasoning"]')?.textContent ?? "" })),
+          lis.map((li) => ({
+            critic: li.getAttribute("data-critic"),
+            reasoning: li.querySelector('[data-col="reasoning"]')?.textContent ?? "",
+          })),
         );
         expect(shown).toEqual(item.verdicts.map((v) => ({ critic: v.critic_id, reasoning: v.reasoning })));
       }
@@ -242,7 +302,9 @@ describe.skipIf(browserMissing)("the judge run page", () => {
     await page.getByLabel("Review threshold").fill("0.4");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.locator(`#judge-contested [data-count="${contested.length}"]`).waitFor();
-    expect(await queue.evaluateAll((els) => els.map((e) => e.getAttribute("data-item")))).toEqual(contested.map((c) => c.id));
+    expect(await queue.evaluateAll((els) => els.map((e) => e.getAttribute("data-item")))).toEqual(
+      contested.map((c) => c.id),
+    );
     await context.close();
   });
 });

@@ -5,7 +5,17 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
@@ -18,7 +28,11 @@ type ModelResult = {
   per_dataset: Record<string, { raw_metrics: Raw; aggregated: Record<string, number>; num_samples: number }>;
   metadata: { num_samples: number };
 };
-type Result = { models: ModelResult[]; rankings: Record<string, { model: string; q: number; rank: number }[]>; strategies: Record<string, Record<string, number>> };
+type Result = {
+  models: ModelResult[];
+  rankings: Record<string, { model: string; q: number; rank: number }[]>;
+  strategies: Record<string, Record<string, number>>;
+};
 type RunJson = { id: string; status: string; result: Result };
 
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
@@ -97,22 +111,31 @@ describe.skipIf(browserMissing)("the reasoning-quality run page", () => {
       await page.locator(`canvas[data-chart="Radar of each model's six metrics"]`).waitFor();
       for (const m of result.models) {
         for (const k of METRICS) {
-          expect(await text(page, `table[data-table="metrics"] tr[data-model="${m.model}"] td[data-metric="${k}"]`), `${m.model} ${k}`).toBe(four(m.raw_metrics[k]));
+          expect(
+            await text(page, `table[data-table="metrics"] tr[data-model="${m.model}"] td[data-metric="${k}"]`),
+            `${m.model} ${k}`,
+          ).toBe(four(m.raw_metrics[k]));
         }
-        expect(await text(page, `table[data-table="metrics"] tr[data-model="${m.model}"] td[data-col="n"]`)).toBe(String(m.metadata.num_samples));
+        expect(await text(page, `table[data-table="metrics"] tr[data-model="${m.model}"] td[data-col="n"]`)).toBe(
+          String(m.metadata.num_samples),
+        );
       }
 
       // Model × strategy: Q and the rank from `rankings`.
       for (const s of strategies) {
         for (const r of result.rankings[s]) {
           const cell = `table[data-table="strategies"] tr[data-strategy="${s}"] td[data-model="${r.model}"]`;
-          expect(await text(page, `${cell} [data-col="q"]`), `${s} ${r.model}`).toBe(four(result.models.find((m) => m.model === r.model)!.aggregated[s]));
+          expect(await text(page, `${cell} [data-col="q"]`), `${s} ${r.model}`).toBe(
+            four(result.models.find((m) => m.model === r.model)!.aggregated[s]),
+          );
           expect(await text(page, `${cell} [data-col="rank"]`)).toBe(`#${r.rank}`);
         }
       }
 
       // Score cards, best first under the first strategy.
-      const cards = await page.locator(".score-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-model")));
+      const cards = await page
+        .locator(".score-card")
+        .evaluateAll((els) => els.map((e) => e.getAttribute("data-model")));
       expect(cards).toEqual(result.rankings[strategies[0]].map((r) => r.model));
 
       // The per-dataset breakdown: a row per dataset × model, under the chosen strategy, and its chart.
@@ -123,9 +146,12 @@ describe.skipIf(browserMissing)("the reasoning-quality run page", () => {
           for (const m of result.models) {
             const row = `table[data-table="per-dataset"] tr[data-dataset="${d}"][data-model="${m.model}"]`;
             const per = m.per_dataset[d];
-            expect(await text(page, `${row} [data-col="q"]`), `${d} ${m.model} ${strategy}`).toBe(four(per.aggregated[strategy]));
+            expect(await text(page, `${row} [data-col="q"]`), `${d} ${m.model} ${strategy}`).toBe(
+              four(per.aggregated[strategy]),
+            );
             expect(await text(page, `${row} [data-col="n"]`)).toBe(String(per.num_samples));
-            for (const k of METRICS) expect(await text(page, `${row} td[data-metric="${k}"]`)).toBe(four(per.raw_metrics[k]));
+            for (const k of METRICS)
+              expect(await text(page, `${row} td[data-metric="${k}"]`)).toBe(four(per.raw_metrics[k]));
           }
         }
       };
@@ -136,7 +162,9 @@ describe.skipIf(browserMissing)("the reasoning-quality run page", () => {
       // Another strategy: the cards and the per-dataset Q follow it.
       await page.getByLabel("Strategy", { exact: true }).selectOption("edge_device");
       await page.locator('canvas[data-chart="Q per dataset under edge_device"]').waitFor();
-      expect(await page.locator(".score-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-model")))).toEqual(result.rankings.edge_device.map((r) => r.model));
+      expect(
+        await page.locator(".score-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-model"))),
+      ).toEqual(result.rankings.edge_device.map((r) => r.model));
       await checkDatasets("edge_device");
 
       expect(foreignRequests(requests)).toEqual([]);
@@ -154,13 +182,19 @@ describe.skipIf(browserMissing)("the reasoning-quality run page", () => {
       ["xlsx", "report.xlsx", `${run.id}.xlsx`],
       ["svg", "radar.svg", `${run.id}-radar.svg`],
     ]) {
-      const [download] = await Promise.all([page.waitForEvent("download"), page.locator(`a[data-report="${key}"]`).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.locator(`a[data-report="${key}"]`).click(),
+      ]);
       expect(download.suggestedFilename()).toBe(name);
       const saved = readFileSync((await download.path())!);
       const fromApi = Buffer.from(await (await api(`/v1/runs/${run.id}/${path}`)).arrayBuffer());
       expect(saved.length, key).toBeGreaterThan(0);
       expect(saved.equals(fromApi), key).toBe(true);
-      if (key === "csv") expect(saved.toString("utf8").split(/\r?\n/)[0]).toBe("model,strategy,q,rank,correctness,consistency,robustness,logical_coherence,efficiency,stability");
+      if (key === "csv")
+        expect(saved.toString("utf8").split(/\r?\n/)[0]).toBe(
+          "model,strategy,q,rank,correctness,consistency,robustness,logical_coherence,efficiency,stability",
+        );
       if (key === "xlsx") expect(saved.subarray(0, 2).toString("latin1")).toBe("PK");
       if (key === "svg") expect(saved.toString("utf8")).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
     }

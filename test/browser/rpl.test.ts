@@ -2,14 +2,32 @@
 // `preset: auto`), then their pages checked against the results the API returns.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { base, browserMissing, DEV_KEY, foreignRequests, launch, openPage, screenshot, signIn, SKIP_REASON } from "./browser.ts";
+import {
+  base,
+  browserMissing,
+  DEV_KEY,
+  foreignRequests,
+  launch,
+  openPage,
+  screenshot,
+  signIn,
+  SKIP_REASON,
+} from "./browser.ts";
 import { finalRun } from "../support/final-run.ts";
 
 const headers = { Authorization: `Bearer ${DEV_KEY}`, "Content-Type": "application/json" };
 
 type Stage = { stage_id: string; decision: string };
 type Result = {
-  aggregates: { prob_true_rpl: number; ci95: [number, number]; ci_width: number; stability_score: number; stability_band: string; rpl_compliance_rate: number; cache_hit_rate: number };
+  aggregates: {
+    prob_true_rpl: number;
+    ci95: [number, number];
+    ci_width: number;
+    stability_score: number;
+    stability_band: string;
+    rpl_compliance_rate: number;
+    cache_hit_rate: number;
+  };
   quality: { pqs: number };
   diagnostics: { template_means: number[] };
   next_run_id?: string;
@@ -48,7 +66,12 @@ describe.skipIf(browserMissing)("the rpl run page", () => {
   });
 
   it("shows p and its CI, stability, compliance and cache hits, and each template's mean logit in the strip plot", async () => {
-    const id = await createRun({ claim: "Dashboards make evaluation results easier to read.", model: "sim:rpl", K: 8, R: 2 });
+    const id = await createRun({
+      claim: "Dashboards make evaluation results easier to read.",
+      model: "sim:rpl",
+      K: 8,
+      R: 2,
+    });
     const result = await finished(id);
     const a = result.aggregates;
     for (const width of [1280, 390]) {
@@ -61,7 +84,9 @@ describe.skipIf(browserMissing)("the rpl run page", () => {
       expect(await card(page, "aggregates.prob_true_rpl")).toBe(pct(a.prob_true_rpl));
       expect(await card(page, "aggregates.ci95")).toBe(`${pct(a.ci95[0])} – ${pct(a.ci95[1])}`);
       expect(await card(page, "aggregates.ci_width")).toBe(pct(a.ci_width));
-      expect(await card(page, "aggregates.stability_score")).toBe(`${a.stability_score.toFixed(3)} (${a.stability_band})`);
+      expect(await card(page, "aggregates.stability_score")).toBe(
+        `${a.stability_score.toFixed(3)} (${a.stability_band})`,
+      );
       expect(await card(page, "aggregates.rpl_compliance_rate")).toBe(pct(a.rpl_compliance_rate));
       expect(await card(page, "aggregates.cache_hit_rate")).toBe(pct(a.cache_hit_rate));
       expect(await card(page, "quality.pqs")).toBe(String(result.quality.pqs));
@@ -91,7 +116,10 @@ describe.skipIf(browserMissing)("the rpl run page", () => {
     }
     const auto = last.auto!;
     expect(auto.stages).toHaveLength(ids.length);
-    for (const [name, id] of [["rpl-auto-first-stage", ids[0]], ["rpl-auto-last-stage", ids[ids.length - 1]]] as const) {
+    for (const [name, id] of [
+      ["rpl-auto-first-stage", ids[0]],
+      ["rpl-auto-last-stage", ids[ids.length - 1]],
+    ] as const) {
       for (const width of [1280, 390]) {
         const { page, context, requests } = await openPage(browser, width);
         await signIn(page);
@@ -99,13 +127,21 @@ describe.skipIf(browserMissing)("the rpl run page", () => {
         await page.getByRole("heading", { name: "Auto-RPL stages" }).waitFor();
         await page.locator('canvas[data-chart="auto stages"]').waitFor();
         // From the first stage the page follows next_run_id to the latest controller state.
-        await page.locator("tr[data-stage]").nth(auto.stages.length - 1).waitFor();
+        await page
+          .locator("tr[data-stage]")
+          .nth(auto.stages.length - 1)
+          .waitFor();
         expect(await page.locator("tr[data-stage]").count()).toBe(auto.stages.length);
-        const stages = await page.locator("tr[data-stage]").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-stage")));
+        const stages = await page
+          .locator("tr[data-stage]")
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-stage")));
         expect(stages).toEqual(auto.stages.map((s) => s.stage_id));
-        const decisions = await page.locator(".rpl-log li").evaluateAll((lis) => lis.map((li) => li.getAttribute("data-decision")));
+        const decisions = await page
+          .locator(".rpl-log li")
+          .evaluateAll((lis) => lis.map((li) => li.getAttribute("data-decision")));
         expect(decisions).toEqual(auto.decision_log.map((d) => d.decision));
-        if (auto.final) expect(await page.locator("[data-final] .value").first().textContent()).toBe(auto.final.decision);
+        if (auto.final)
+          expect(await page.locator("[data-final] .value").first().textContent()).toBe(auto.final.decision);
         await screenshot(page, name);
         expect(foreignRequests(requests)).toEqual([]);
         await context.close();

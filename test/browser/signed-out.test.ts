@@ -17,7 +17,9 @@ describe.skipIf(browserMissing)("pages loaded signed out", () => {
     framerServer = createServer((req, res) => {
       const path = new URL(req.url!, "http://x").searchParams.get("path") ?? "/";
       res.setHeader("Content-Type", "text/html");
-      res.end(`<!doctype html><title>another site</title><iframe src="${base()}${path}" width="800" height="600"></iframe>`);
+      res.end(
+        `<!doctype html><title>another site</title><iframe src="${base()}${path}" width="800" height="600"></iframe>`,
+      );
     });
     await new Promise<void>((resolve) => framerServer.listen(0, "127.0.0.1", resolve));
     framer = `http://127.0.0.1:${(framerServer.address() as AddressInfo).port}/`;
@@ -66,7 +68,9 @@ describe.skipIf(browserMissing)("pages loaded signed out", () => {
     await page.goto(base() + "/docs");
     // Scalar lists the operations of /openapi.json once its script ran (inline scripts would be refused).
     await expect.poll(() => page.innerText("body")).toContain("Liveness check (no authentication)");
-    expect(requests.filter((u) => new URL(u).origin !== new URL(base()).origin && !/^(data|blob):/.test(u))).toEqual([]);
+    expect(requests.filter((u) => new URL(u).origin !== new URL(base()).origin && !/^(data|blob):/.test(u))).toEqual(
+      [],
+    );
     await context.close();
   });
 

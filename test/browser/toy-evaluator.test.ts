@@ -16,7 +16,12 @@ import type { DevServer } from "../../scripts/wrangler-dev.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const LINE = 'import "./toy-sum/index.ts";';
-const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".svg": "image/svg+xml",
+};
 
 /** Runs a command to its end; rejects with its output when it fails. */
 function run(command: string, args: string[], cwd: string): Promise<void> {
@@ -26,7 +31,9 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${out}`))));
+    child.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -48,10 +55,15 @@ describe.skipIf(browserMissing)("the toy evaluator in the dashboard", () => {
     // Inside the repository, so the copy resolves its packages from the same node_modules as dashboard/.
     dir = mkdtempSync(join(root, "test-artifacts", "toy-dashboard-"));
     const copy = join(dir, "dashboard");
-    cpSync(join(root, "dashboard"), copy, { recursive: true, filter: (src) => !src.startsWith(join(root, "dashboard", "node_modules")) });
+    cpSync(join(root, "dashboard"), copy, {
+      recursive: true,
+      filter: (src) => !src.startsWith(join(root, "dashboard", "node_modules")),
+    });
     symlinkSync(join(root, "dashboard", "node_modules"), join(copy, "node_modules"));
     // The folder…
-    cpSync(join(root, "test", "fixtures", "toy-sum", "dashboard"), join(copy, "src", "evaluators", "toy-sum"), { recursive: true });
+    cpSync(join(root, "test", "fixtures", "toy-sum", "dashboard"), join(copy, "src", "evaluators", "toy-sum"), {
+      recursive: true,
+    });
     // …and the line.
     const index = join(copy, "src", "evaluators", "index.ts");
     const before = readFileSync(index, "utf8").split("\n");
@@ -62,7 +74,11 @@ describe.skipIf(browserMissing)("the toy evaluator in the dashboard", () => {
     // The server and the build are independent: start both at once.
     const server = startToyServer();
     try {
-      await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", copy], root);
+      await run(
+        process.execPath,
+        [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", copy],
+        root,
+      );
       await run("npm", ["run", "build", "--silent"], copy);
     } finally {
       toy = await server;
@@ -82,7 +98,11 @@ describe.skipIf(browserMissing)("the toy evaluator in the dashboard", () => {
     const built = join(dir, "public", "app");
     await page.route(`${toy.base}/app/**`, (route) => {
       const path = new URL(route.request().url()).pathname.replace(/^\/app\//, "") || "index.html";
-      route.fulfill({ status: 200, contentType: TYPES[extname(path)] ?? "application/octet-stream", body: readFileSync(join(built, path)) });
+      route.fulfill({
+        status: 200,
+        contentType: TYPES[extname(path)] ?? "application/octet-stream",
+        body: readFileSync(join(built, path)),
+      });
     });
     await page.goto(`${toy.base}/app/`);
     await page.getByLabel("API key").fill(DEV_KEY);
@@ -108,7 +128,9 @@ describe.skipIf(browserMissing)("the toy evaluator in the dashboard", () => {
     const res = await fetch(`${toy.base}/v1/runs/${id}`, { headers: { Authorization: `Bearer ${DEV_KEY}` } });
     expect(((await res.json()) as { result: unknown }).result).toEqual({ sum, units: numbers.length });
     await screenshot(page, "toy-sum-run");
-    expect(requests.filter((u) => new URL(u).origin !== new URL(toy.base).origin && !u.startsWith("data:"))).toEqual([]);
+    expect(requests.filter((u) => new URL(u).origin !== new URL(toy.base).origin && !u.startsWith("data:"))).toEqual(
+      [],
+    );
     await context.close();
   });
 });

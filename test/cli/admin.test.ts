@@ -15,7 +15,9 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}`
 /** GET as a tenant over plain HTTP (the CLI is what is under test): the status, and the body when it is JSON. */
 /** A request with `key`, from an address of its own: a revoked key's check is a counted failure (browser.ts). */
 async function asTenant(key: string, path: string): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  const res = await fetch(`${inject("assayUrl")}${path}`, { headers: { Authorization: `Bearer ${key}`, ...ownAddress() } });
+  const res = await fetch(`${inject("assayUrl")}${path}`, {
+    headers: { Authorization: `Bearer ${key}`, ...ownAddress() },
+  });
   return { status: res.status, body: res.ok ? ((await res.json()) as Record<string, unknown>) : null };
 }
 
@@ -30,7 +32,9 @@ describe("assay admin", () => {
     expect(keyLine).toMatch(new RegExp(`^API key key_\\w+ \\("default"\\) of tenant ${tenantId![1]}:$`));
     expect(secret).toMatch(KEY_SHAPE);
     expect(rest).toEqual([""]);
-    expect(r.stderr).toBe("This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n");
+    expect(r.stderr).toBe(
+      "This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n",
+    );
 
     // The key belongs to the new tenant, which has nothing yet.
     const keys = await asTenant(secret, "/v1/keys");
@@ -66,7 +70,10 @@ describe("assay admin", () => {
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0].split(/\s+/)).toEqual(["id", "name", "prefix", "created", "revoked"]);
     // Newest first: the ci key, then the tenant's first key.
-    expect(lines.slice(2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([[key.id, "ci"], [tenant.api_key.id, "default"]]);
+    expect(lines.slice(2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+      [key.id, "ci"],
+      [tenant.api_key.id, "default"],
+    ]);
     for (const secret of [key.key, tenant.api_key.key]) expect(listed.stdout).not.toContain(secret);
 
     const revoked = await assay(["admin", "keys", "revoke", key.id], { env: ADMIN });
@@ -75,18 +82,26 @@ describe("assay admin", () => {
     // At once on the server that handled the revocation (docs/keys.md).
     expect((await asTenant(key.key, "/v1/keys")).status).toBe(401);
     expect((await asTenant(tenant.api_key.key, "/v1/keys")).status).toBe(200);
-    const after = JSON.parse((await assay(["--json", "admin", "keys", "list", tenant.id], { env: ADMIN })).stdout) as { data: { id: string; revoked_at: string | null }[] };
+    const after = JSON.parse((await assay(["--json", "admin", "keys", "list", tenant.id], { env: ADMIN })).stdout) as {
+      data: { id: string; revoked_at: string | null }[];
+    };
     expect(after.data.find((k) => k.id === key.id)?.revoked_at).toEqual(expect.any(String));
   });
 
   it("needs ADMIN_TOKEN for any server but the local default; a wrong one is the API's 401 on one line", async () => {
     const missing = await assay(["admin", "tenants", "list"], { env: { ADMIN_TOKEN: undefined } });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`assay: set ADMIN_TOKEN to the operator token of ${inject("assayUrl")} (the Worker secret ADMIN_TOKEN)\n`);
+    expect(missing.stderr).toBe(
+      `assay: set ADMIN_TOKEN to the operator token of ${inject("assayUrl")} (the Worker secret ADMIN_TOKEN)\n`,
+    );
     // A tenant's key is not the operator token.
-    const wrong = await assay(["admin", "tenants", "create", unique("nope")], { env: { ADMIN_TOKEN: "assay_sk_local_dev_key" } });
+    const wrong = await assay(["admin", "tenants", "create", unique("nope")], {
+      env: { ADMIN_TOKEN: "assay_sk_local_dev_key" },
+    });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toBe("assay: 401 Unauthenticated: The operator token is wrong, or ADMIN_TOKEN is not configured.\n");
+    expect(wrong.stderr).toBe(
+      "assay: 401 Unauthenticated: The operator token is wrong, or ADMIN_TOKEN is not configured.\n",
+    );
     const badId = await assay(["admin", "keys", "list", "research"], { env: ADMIN });
     expect(badId.code).toBe(2);
     expect(badId.stderr).toContain('not a tenant id: "research"');
@@ -100,25 +115,51 @@ describe("assay admin tenants quotas", () => {
     const tenant = JSON.parse(created.stdout) as { id: string; api_key: { key: string } };
     const shown = await assay(["--json", "admin", "tenants", "quotas", tenant.id], { env: ADMIN });
     expect(shown.code, shown.stderr).toBe(0);
-    const initial = JSON.parse(shown.stdout) as { quotas: Record<string, number>; overrides: Record<string, number>; defaults: Record<string, number> };
+    const initial = JSON.parse(shown.stdout) as {
+      quotas: Record<string, number>;
+      overrides: Record<string, number>;
+      defaults: Record<string, number>;
+    };
     expect(initial.overrides).toEqual({});
     expect(initial.quotas).toEqual(initial.defaults);
 
-    const set = await assay(["admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "0", "--heavy-reads-per-minute", "5"], { env: ADMIN });
+    const set = await assay(
+      ["admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "0", "--heavy-reads-per-minute", "5"],
+      { env: ADMIN },
+    );
     expect(set.code, set.stderr).toBe(0);
-    const row = (name: string) => set.stdout.split("\n").find((l) => l.startsWith(name))?.split(/\s{2,}/);
-    expect(row("runs_per_minute")).toEqual(["runs_per_minute", "0", `set (default ${initial.defaults.runs_per_minute})`]);
-    expect(row("heavy_reads_per_minute")).toEqual(["heavy_reads_per_minute", "5", `set (default ${initial.defaults.heavy_reads_per_minute})`]);
+    const row = (name: string) =>
+      set.stdout
+        .split("\n")
+        .find((l) => l.startsWith(name))
+        ?.split(/\s{2,}/);
+    expect(row("runs_per_minute")).toEqual([
+      "runs_per_minute",
+      "0",
+      `set (default ${initial.defaults.runs_per_minute})`,
+    ]);
+    expect(row("heavy_reads_per_minute")).toEqual([
+      "heavy_reads_per_minute",
+      "5",
+      `set (default ${initial.defaults.heavy_reads_per_minute})`,
+    ]);
     expect(row("concurrent_runs")).toEqual(["concurrent_runs", String(initial.defaults.concurrent_runs), "default"]);
 
     // The tenant's next run is refused, naming the quota.
-    const refused = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "1", "--n-replays", "1", "--detach"], { env: { ASSAY_API_KEY: tenant.api_key.key } });
+    const refused = await assay(
+      ["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "1", "--n-replays", "1", "--detach"],
+      { env: { ASSAY_API_KEY: tenant.api_key.key } },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("429");
     expect(refused.stderr).toContain("runs_per_minute");
 
-    const reset = await assay(["--json", "admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "default"], { env: ADMIN });
-    expect((JSON.parse(reset.stdout) as { overrides: Record<string, number> }).overrides).toEqual({ heavy_reads_per_minute: 5 });
+    const reset = await assay(["--json", "admin", "tenants", "quotas", tenant.id, "--runs-per-minute", "default"], {
+      env: ADMIN,
+    });
+    expect((JSON.parse(reset.stdout) as { overrides: Record<string, number> }).overrides).toEqual({
+      heavy_reads_per_minute: 5,
+    });
 
     const bad = await assay(["admin", "tenants", "quotas", tenant.id, "--units-per-day", "-3"], { env: ADMIN });
     expect(bad.code).toBe(2);

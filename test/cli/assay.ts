@@ -21,7 +21,12 @@ export type RunOptions = {
 
 /** The environment a CLI test runs with: nothing of the developer's own keys or server leaks in. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, ASSAY_URL: inject("assayUrl"), ASSAY_API_KEY: "assay_sk_local_dev_key" };
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ASSAY_URL: inject("assayUrl"),
+    ASSAY_API_KEY: "assay_sk_local_dev_key",
+  };
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -31,7 +36,11 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
 
 export function assay(args: string[], opts: RunOptions = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env: cliEnv(opts.env) as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
+      cwd: opts.cwd,
+      env: cliEnv(opts.env) as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
@@ -44,7 +53,11 @@ export function assay(args: string[], opts: RunOptions = {}): Promise<Result> {
 }
 
 /** Waits until `read()` contains `text` (the child's output so far), checking as output arrives. */
-export async function outputContains(child: ChildProcess, stream: "stdout" | "stderr", text: string | RegExp): Promise<string> {
+export async function outputContains(
+  child: ChildProcess,
+  stream: "stdout" | "stderr",
+  text: string | RegExp,
+): Promise<string> {
   let seen = "";
   return new Promise((resolve, reject) => {
     const s = child[stream]!;

@@ -40,7 +40,10 @@ type Row = { query_id: string; run_idx: number; error_category: string | null; t
 /** The API's per-replay rows (NDJSON export), read losslessly (a `1.0` in args stays a float). */
 async function exportRows(runId: string): Promise<{ text: string; rows: Row[] }> {
   const text = await getText(`/v1/runs/${runId}/samples`, "application/x-ndjson");
-  const rows = text.split("\n").filter(Boolean).map((l) => parseLossless(l) as unknown as Row);
+  const rows = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => parseLossless(l) as unknown as Row);
   return { text, rows };
 }
 
@@ -49,7 +52,11 @@ async function exportRows(runId: string): Promise<{ text: string; rows: Row[] }>
  * (ok = replays without error_category, unique_sequences = distinct display keys of those, spec §4),
  * then the summary from the result's numbers.
  */
-async function expectedTail(runId: string, suiteId: string, nQueries: number): Promise<{ blocks: string; result: any }> {
+async function expectedTail(
+  runId: string,
+  suiteId: string,
+  nQueries: number,
+): Promise<{ blocks: string; result: any }> {
   const run = await getJson(`/v1/runs/${runId}`);
   const suite = await getJson(`/v1/chain-determinism/suites/${suiteId}`);
   const { rows } = await exportRows(runId);
@@ -71,12 +78,31 @@ function rateLines(result: any): string[] {
     result.divergence_rate === null
       ? "  rate: NOT MEASURABLE (no queries reached min_success)"
       : `  ${pct(result.divergence_rate)}%  [Wilson 95% CI ${pct(result.wilson_ci_95[0])}%, ${pct(result.wilson_ci_95[1])}%]`;
-  return ["", `Chain-divergence rate for ${result.model}:`, rate, "", `  Diverged queries:    ${result.n_diverged} / ${result.n_measurable}`, `  Total replays:       ${result.n_total}`, `  Error replays:       ${result.n_errors}`];
+  return [
+    "",
+    `Chain-divergence rate for ${result.model}:`,
+    rate,
+    "",
+    `  Diverged queries:    ${result.n_diverged} / ${result.n_measurable}`,
+    `  Total replays:       ${result.n_total}`,
+    `  Error replays:       ${result.n_errors}`,
+  ];
 }
 
 describe("assay chain-determinism eval", () => {
   it("on the simulator prints the harness's layout: header block, one block per query, the rate with its Wilson CI", async () => {
-    const out = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "3", "--n-replays", "6", "--concurrency", "4"]);
+    const out = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--n-queries",
+      "3",
+      "--n-replays",
+      "6",
+      "--concurrency",
+      "4",
+    ]);
     expect(out.stderr).toContain("Ctrl-C cancels it");
     expect(out.code).toBe(0);
     const id = runIdOf(out.stdout);
@@ -107,15 +133,38 @@ describe("assay chain-determinism eval", () => {
     const model = "cli-cd-eval-openai";
     await registerScenario(url, { id: model, agent: { calls: 2 } });
     const key = "sk-cli-test-0123456789abcdef";
-    const out = await assay(["chain-determinism", "eval", "--model", model, "--base-url", url, "--n-queries", "2", "--n-replays", "5", "--timeout", "30"], {
-      env: { OPENAI_API_KEY: key },
-    });
+    const out = await assay(
+      [
+        "chain-determinism",
+        "eval",
+        "--model",
+        model,
+        "--base-url",
+        url,
+        "--n-queries",
+        "2",
+        "--n-replays",
+        "5",
+        "--timeout",
+        "30",
+      ],
+      {
+        env: { OPENAI_API_KEY: key },
+      },
+    );
     expect(out.code).toBe(0);
     expect(out.stdout + out.stderr).not.toContain(key);
     expect(out.stdout).toContain(`    endpoint:    ${url}\n`);
     const id = runIdOf(out.stdout);
     const run = await getJson(`/v1/runs/${id}`);
-    expect(run.config).toMatchObject({ model, provider: { base_url: url }, n_queries: 2, n_replays: 5, temperature: 0, timeout_s: 30 });
+    expect(run.config).toMatchObject({
+      model,
+      provider: { base_url: url },
+      n_queries: 2,
+      n_replays: 5,
+      temperature: 0,
+      timeout_s: 30,
+    });
     const { blocks, result } = await expectedTail(id, "default", 2);
     expect(out.stdout.endsWith(blocks + result.summary_text)).toBe(true);
 
@@ -132,9 +181,16 @@ describe("assay chain-determinism eval", () => {
     const url = inject("fakeOpenAIUrl");
     const model = "cli-cd-eval-openrouter";
     // The first request of the run gets no choices: that replay ends with error_category "empty_choices".
-    await registerScenario(url, { id: model, agent: { calls: 1 }, faults: [{ on: { nth: 1 }, respond: { empty_choices: true } }] });
+    await registerScenario(url, {
+      id: model,
+      agent: { calls: 1 },
+      faults: [{ on: { nth: 1 }, respond: { empty_choices: true } }],
+    });
     const key = "sk-or-cli-test-abcdef0123";
-    const out = await assay(["chain-determinism", "eval", "--model", model, "--base-url", url, "--n-queries", "1", "--n-replays", "3"], { env: { OPENROUTER_API_KEY: key } });
+    const out = await assay(
+      ["chain-determinism", "eval", "--model", model, "--base-url", url, "--n-queries", "1", "--n-replays", "3"],
+      { env: { OPENROUTER_API_KEY: key } },
+    );
     expect(out.code).toBe(0);
     const { blocks, result } = await expectedTail(runIdOf(out.stdout), "default", 1);
     expect(out.stdout.endsWith(blocks + result.summary_text)).toBe(true);
@@ -150,7 +206,20 @@ describe("assay chain-determinism eval", () => {
     const dir = tmp();
     const outPath = join(dir, "nested", "summary.json");
     const runsPath = join(dir, "runs.jsonl");
-    const out = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "2", "--n-replays", "7", "--out", outPath, "--runs-out", runsPath]);
+    const out = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--n-queries",
+      "2",
+      "--n-replays",
+      "7",
+      "--out",
+      outPath,
+      "--runs-out",
+      runsPath,
+    ]);
     expect(out.code).toBe(0);
     const id = runIdOf(out.stdout);
     const runText = await getText(`/v1/runs/${id}`);
@@ -159,7 +228,20 @@ describe("assay chain-determinism eval", () => {
     // Summary: {model, n_queries, n_replays, temperature, elapsed_s, **stats}, json.dumps(indent=2), floats as Python writes them.
     const written = readFileSync(outPath, "utf8");
     const parsed = JSON.parse(written);
-    expect(Object.keys(parsed)).toEqual(["model", "n_queries", "n_replays", "temperature", "elapsed_s", "n_total", "n_errors", "n_measurable", "n_diverged", "divergence_rate", "wilson_ci_95", "per_query"]);
+    expect(Object.keys(parsed)).toEqual([
+      "model",
+      "n_queries",
+      "n_replays",
+      "temperature",
+      "elapsed_s",
+      "n_total",
+      "n_errors",
+      "n_measurable",
+      "n_diverged",
+      "divergence_rate",
+      "wilson_ci_95",
+      "per_query",
+    ]);
     expect(parsed.elapsed_s).toBeGreaterThanOrEqual(0);
     // The float lexemes come from the API's own JSON (its result writes them as json.dumps does).
     const resultText = runText.slice(runText.indexOf('"result":'));
@@ -178,7 +260,9 @@ describe("assay chain-determinism eval", () => {
       n_diverged: result.n_diverged,
       divergence_rate: "@rate",
       wilson_ci_95: ["@lo", "@hi"],
-      per_query: result.per_query.map((q: Record<string, unknown>) => Object.fromEntries(harnessKeys.filter((k) => k in q).map((k) => [k, q[k]]))),
+      per_query: result.per_query.map((q: Record<string, unknown>) =>
+        Object.fromEntries(harnessKeys.filter((k) => k in q).map((k) => [k, q[k]])),
+      ),
     };
     const elapsedLexeme = /"elapsed_s": ([^,]+),/.exec(written)![1];
     expect(elapsedLexeme).toMatch(/^\d+\.\d+$/);
@@ -199,7 +283,9 @@ describe("assay chain-determinism eval", () => {
     expect(fileLines.pop()).toBe("");
     expect([...fileLines].sort()).toEqual([...apiLines].sort());
     const suite = await getJson("/v1/chain-determinism/suites/default");
-    const order = suite.suite.queries.slice(0, 2).flatMap((q: { query_id: string }) => Array.from({ length: 7 }, (_, r) => `${q.query_id}#${r}`));
+    const order = suite.suite.queries
+      .slice(0, 2)
+      .flatMap((q: { query_id: string }) => Array.from({ length: 7 }, (_, r) => `${q.query_id}#${r}`));
     expect(fileLines.map((l) => JSON.parse(l)).map((r: Row) => `${r.query_id}#${r.run_idx}`)).toEqual(order);
     expect(rows).toHaveLength(14);
   });
@@ -207,7 +293,19 @@ describe("assay chain-determinism eval", () => {
   it("--runs-out works without --out (the harness would skip it), and --json prints the run", async () => {
     const dir = tmp();
     const runsPath = join(dir, "runs.jsonl");
-    const out = await assay(["--json", "chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "1", "--n-replays", "5", "--runs-out", runsPath]);
+    const out = await assay([
+      "--json",
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--n-queries",
+      "1",
+      "--n-replays",
+      "5",
+      "--runs-out",
+      runsPath,
+    ]);
     expect(out.code).toBe(0);
     const run = JSON.parse(out.stdout);
     expect(run).toMatchObject({ evaluator: "chain-determinism", status: "succeeded" });
@@ -217,12 +315,30 @@ describe("assay chain-determinism eval", () => {
 
   it("--max-divergence gates on divergence_rate: exit 0 when at or below, 3 when above", async () => {
     const codes: number[] = [];
-    for (const [divergence, max] of [["0", "0"], ["1", "0.1"]]) {
-      const out = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "2", "--n-replays", "5", "--sim-divergence", divergence, "--max-divergence", max]);
+    for (const [divergence, max] of [
+      ["0", "0"],
+      ["1", "0.1"],
+    ]) {
+      const out = await assay([
+        "chain-determinism",
+        "eval",
+        "--model",
+        "sim:agent",
+        "--n-queries",
+        "2",
+        "--n-replays",
+        "5",
+        "--sim-divergence",
+        divergence,
+        "--max-divergence",
+        max,
+      ]);
       const { result } = await expectedTail(runIdOf(out.stdout), "default", 2);
       const pass = result.divergence_rate !== null && result.divergence_rate <= Number(max);
       expect(out.code).toBe(pass ? 0 : 3);
-      expect(out.stderr).toContain(`gate ${pass ? "passed" : "FAILED"}: divergence_rate ${result.divergence_rate} ${pass ? "<=" : "not <="} ${Number(max)} (--max-divergence)`);
+      expect(out.stderr).toContain(
+        `gate ${pass ? "passed" : "FAILED"}: divergence_rate ${result.divergence_rate} ${pass ? "<=" : "not <="} ${Number(max)} (--max-divergence)`,
+      );
       codes.push(out.code!);
     }
     // The simulator at 0 never departs from a query's plan, at 1 always: one run passes, the other fails.
@@ -230,7 +346,17 @@ describe("assay chain-determinism eval", () => {
   });
 
   it("--detach starts the run and returns; report prints the layout and writes the files once it ended", async () => {
-    const out = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "2", "--n-replays", "5", "--detach"]);
+    const out = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--n-queries",
+      "2",
+      "--n-replays",
+      "5",
+      "--detach",
+    ]);
     expect(out.code).toBe(0);
     const id = runIdOf(out.stdout);
     expect(out.stderr).toContain(`detached: follow it with \`assay runs watch ${id}\``);
@@ -244,11 +370,28 @@ describe("assay chain-determinism eval", () => {
     expect(reported.stdout.endsWith(blocks + result.summary_text)).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, "s.json"), "utf8")).n_total).toBe(result.n_total);
 
-    const asJson = await assay(["--json", "chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "1", "--detach"]);
+    const asJson = await assay([
+      "--json",
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--n-queries",
+      "1",
+      "--detach",
+    ]);
     expect(asJson.code).toBe(0);
     expect(JSON.parse(asJson.stdout)).toMatchObject({ status: "detached", id: expect.stringMatching(/^run_/) });
 
-    const both = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--detach", "--out", join(dir, "x.json")]);
+    const both = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--detach",
+      "--out",
+      join(dir, "x.json"),
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("--out, --runs-out and --max-divergence need the result");
   });
@@ -259,10 +402,14 @@ describe("assay chain-determinism eval", () => {
     const model = "cli-cd-ctrl-c";
     await registerScenario(url, { id: model, hold_after: 0 });
     try {
-      const result = await assay(["chain-determinism", "eval", "--model", model, "--base-url", url, "--n-queries", "1", "--n-replays", "5"], {
-        env: { OPENAI_API_KEY: "sk-cli-test-ctrl-c-0123456789" },
-        onSpawn: (child) => void outputContains(child, "stderr", "Ctrl-C cancels it").then(() => child.kill("SIGINT")),
-      });
+      const result = await assay(
+        ["chain-determinism", "eval", "--model", model, "--base-url", url, "--n-queries", "1", "--n-replays", "5"],
+        {
+          env: { OPENAI_API_KEY: "sk-cli-test-ctrl-c-0123456789" },
+          onSpawn: (child) =>
+            void outputContains(child, "stderr", "Ctrl-C cancels it").then(() => child.kill("SIGINT")),
+        },
+      );
       expect(result.code).toBe(130);
       const id = runIdOf(result.stdout);
       expect(result.stderr).toContain(`interrupted: canceling run ${id}`);
@@ -284,7 +431,15 @@ describe("suites: ours and the harness's query layout", () => {
     expect(stored.suite).toEqual(file.suite);
     expect(stored.sha256).toBe(m![2]);
 
-    const again = await assay(["--json", "chain-determinism", "suite", "upload", EXAMPLE_SUITE, "--name", "library-desk-2"]);
+    const again = await assay([
+      "--json",
+      "chain-determinism",
+      "suite",
+      "upload",
+      EXAMPLE_SUITE,
+      "--name",
+      "library-desk-2",
+    ]);
     expect(again.code).toBe(0);
     const second = JSON.parse(again.stdout);
     expect(second).toMatchObject({ name: "library-desk-2", sha256: m![2], n_queries: 3 });
@@ -304,11 +459,24 @@ describe("suites: ours and the harness's query layout", () => {
     expect(described.stdout).toMatch(/^suite default ".+": 10 queries, \d+ tools, sha256 [0-9a-f]{64}\n/);
 
     // eval --suite takes the id, or the file itself (uploaded first).
-    const byFile = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--suite", EXAMPLE_SUITE, "--n-queries", "3", "--n-replays", "5"]);
+    const byFile = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--suite",
+      EXAMPLE_SUITE,
+      "--n-queries",
+      "3",
+      "--n-replays",
+      "5",
+    ]);
     expect(byFile.code).toBe(0);
     expect(byFile.stderr).toMatch(/uploaded suite ste_\w+ "library-desk" \(3 queries\)/);
     expect(byFile.stdout).toContain("    queries:     3  (out of 3 in suite ste_");
-    expect(byFile.stdout).toMatch(/\n {2}\[1\/3\] lib-01\n {6}ok=5\/5 {2}unique_sequences=\d+\n\n {2}\[2\/3\] lib-02\n/);
+    expect(byFile.stdout).toMatch(
+      /\n {2}\[1\/3\] lib-01\n {6}ok=5\/5 {2}unique_sequences=\d+\n\n {2}\[2\/3\] lib-02\n/,
+    );
 
     const deleted = await assay(["suites", "delete", second.id]);
     expect(deleted.stdout).toBe(`suite ${second.id} deleted\n`);
@@ -331,14 +499,62 @@ describe("suites: ours and the harness's query layout", () => {
       .join("\n");
 
   const QUERIES: HQ[] = [
-    { query_id: "heldout::kb_lighthouse_01::author_productivity::lamp_rotation", kb_id: "kb_lighthouse_01", target_term: "lamp_rotation", query_type: "author_productivity", question: "Which keeper logged the most 'lamp_rotation' entries? Answer with a name." },
-    { query_id: "heldout::kb_lighthouse_01::count::none", kb_id: "kb_lighthouse_01", target_term: "", query_type: "count", question: "How many entries cost $& or more? Répondez en chiffres." },
-    { query_id: "heldout::kb_lighthouse_02::deepest_chain::fog_signal", kb_id: "kb_lighthouse_02", target_term: null, question: "What is the longest revision chain?" },
+    {
+      query_id: "heldout::kb_lighthouse_01::author_productivity::lamp_rotation",
+      kb_id: "kb_lighthouse_01",
+      target_term: "lamp_rotation",
+      query_type: "author_productivity",
+      question: "Which keeper logged the most 'lamp_rotation' entries? Answer with a name.",
+    },
+    {
+      query_id: "heldout::kb_lighthouse_01::count::none",
+      kb_id: "kb_lighthouse_01",
+      target_term: "",
+      query_type: "count",
+      question: "How many entries cost $& or more? Répondez en chiffres.",
+    },
+    {
+      query_id: "heldout::kb_lighthouse_02::deepest_chain::fog_signal",
+      kb_id: "kb_lighthouse_02",
+      target_term: null,
+      question: "What is the longest revision chain?",
+    },
   ];
   const TOOLS = [
-    { type: "function", function: { name: "all_entries", description: "Every entry.", parameters: { type: "object", additionalProperties: false, properties: {} } } },
-    { type: "function", function: { name: "count", description: "How many.", parameters: { type: "object", additionalProperties: false, properties: { in: { type: "string" } }, required: ["in"] } } },
-    { type: "function", function: { name: "final_answer", description: "Answer.", parameters: { type: "object", additionalProperties: false, properties: { answer: { type: "string" } }, required: ["answer"] } } },
+    {
+      type: "function",
+      function: {
+        name: "all_entries",
+        description: "Every entry.",
+        parameters: { type: "object", additionalProperties: false, properties: {} },
+      },
+    },
+    {
+      type: "function",
+      function: {
+        name: "count",
+        description: "How many.",
+        parameters: {
+          type: "object",
+          additionalProperties: false,
+          properties: { in: { type: "string" } },
+          required: ["in"],
+        },
+      },
+    },
+    {
+      type: "function",
+      function: {
+        name: "final_answer",
+        description: "Answer.",
+        parameters: {
+          type: "object",
+          additionalProperties: false,
+          properties: { answer: { type: "string" } },
+          required: ["answer"],
+        },
+      },
+    },
   ];
 
   function harnessFiles() {
@@ -347,15 +563,34 @@ describe("suites: ours and the harness's query layout", () => {
     writeFileSync(join(dir, "queries.jsonl"), QUERIES.map((q) => JSON.stringify(q)).join("\n") + "\n");
     writeFileSync(join(dir, "tools.json"), JSON.stringify(TOOLS));
     // One stub as text, one as JSON: the JSON one must be written as the harness writes stubs.
-    writeFileSync(join(dir, "stubs.json"), '{"all_entries": "{\\"kind\\": \\"beliefs\\", \\"len\\": 5}", "count": {"value": 5, "kind": "int", "ratio": 1.0, "who": "é"}}');
+    writeFileSync(
+      join(dir, "stubs.json"),
+      '{"all_entries": "{\\"kind\\": \\"beliefs\\", \\"len\\": 5}", "count": {"value": 5, "kind": "int", "ratio": 1.0, "who": "é"}}',
+    );
     writeFileSync(join(dir, "system.txt"), "You answer questions about a lighthouse log.\nUse the tools.\n");
     return dir;
   }
 
   it("uploads the harness's queries, rendering each user message as the harness does", async () => {
     const dir = harnessFiles();
-    const registry = ["--tools", join(dir, "tools.json"), "--stubs", join(dir, "stubs.json"), "--system-prompt", join(dir, "system.txt")];
-    const up = await assay(["--json", "chain-determinism", "suite", "upload", join(dir, "queries.json"), ...registry, "--name", "lighthouse"]);
+    const registry = [
+      "--tools",
+      join(dir, "tools.json"),
+      "--stubs",
+      join(dir, "stubs.json"),
+      "--system-prompt",
+      join(dir, "system.txt"),
+    ];
+    const up = await assay([
+      "--json",
+      "chain-determinism",
+      "suite",
+      "upload",
+      join(dir, "queries.json"),
+      ...registry,
+      "--name",
+      "lighthouse",
+    ]);
     expect(up.code, up.stderr).toBe(0);
     const suite = JSON.parse(up.stdout);
     expect(suite).toMatchObject({ name: "lighthouse", n_queries: 3, n_tools: 3 });
@@ -368,21 +603,46 @@ describe("suites: ours and the harness's query layout", () => {
     expect(stored.queries[1].user).not.toContain("Target term");
     expect(stored.tools).toEqual(TOOLS);
     // json.dumps(sort_keys=True): keys sorted, ", " and ": ", 1.0 kept, non-ASCII escaped.
-    expect(stored.stubs).toEqual({ all_entries: '{"kind": "beliefs", "len": 5}', count: '{"kind": "int", "ratio": 1.0, "value": 5, "who": "\\u00e9"}' });
+    expect(stored.stubs).toEqual({
+      all_entries: '{"kind": "beliefs", "len": 5}',
+      count: '{"kind": "int", "ratio": 1.0, "value": 5, "who": "\\u00e9"}',
+    });
     expect(stored.system_prompt).toBe("You answer questions about a lighthouse log.\nUse the tools.");
 
     // The same queries as JSON Lines, the registry taken from the first upload: the same suite.
-    const lines = await assay(["--json", "suites", "upload", join(dir, "queries.jsonl"), "--from", suite.id, "--name", "lighthouse"]);
+    const lines = await assay([
+      "--json",
+      "suites",
+      "upload",
+      join(dir, "queries.jsonl"),
+      "--from",
+      suite.id,
+      "--name",
+      "lighthouse",
+    ]);
     expect(lines.code, lines.stderr).toBe(0);
     expect(JSON.parse(lines.stdout).sha256).toBe(suite.sha256);
 
     // A dry run prints the request and needs no server.
-    const dry = await assay(["suites", "upload", join(dir, "queries.json"), ...registry, "--dry-run"], { env: { ASSAY_URL: "http://127.0.0.1:9" } });
+    const dry = await assay(["suites", "upload", join(dir, "queries.json"), ...registry, "--dry-run"], {
+      env: { ASSAY_URL: "http://127.0.0.1:9" },
+    });
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout).suite.queries[0].user).toBe(expectedUser(QUERIES[0]));
 
     // And it runs: the per-query blocks name its queries in order.
-    const run = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--suite", suite.id, "--n-queries", "3", "--n-replays", "5"]);
+    const run = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--suite",
+      suite.id,
+      "--n-queries",
+      "3",
+      "--n-replays",
+      "5",
+    ]);
     expect(run.code).toBe(0);
     const { blocks, result } = await expectedTail(runIdOf(run.stdout), suite.id, 3);
     expect(run.stdout.endsWith(blocks + result.summary_text)).toBe(true);
@@ -394,7 +654,14 @@ describe("suites: ours and the harness's query layout", () => {
     const up = await assay(["suites", "upload", join(dir, "queries.json")]);
     expect(up.code).toBe(2);
     expect(up.stderr).toContain("--tools FILE, --stubs FILE and --system-prompt FILE");
-    const viaEval = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--suite", join(dir, "queries.json")]);
+    const viaEval = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--suite",
+      join(dir, "queries.json"),
+    ]);
     expect(viaEval.code).toBe(2);
     expect(viaEval.stderr).toContain("assay chain-determinism suite upload");
   });
@@ -403,7 +670,14 @@ describe("suites: ours and the harness's query layout", () => {
 describe("bad input", () => {
   it("a missing or malformed suite file is one line, exit 1", async () => {
     const dir = tmp();
-    const missing = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--suite", join(dir, "nope.json")]);
+    const missing = await assay([
+      "chain-determinism",
+      "eval",
+      "--model",
+      "sim:agent",
+      "--suite",
+      join(dir, "nope.json"),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`assay: cannot read ${join(dir, "nope.json")}: no such file\n`);
     writeFileSync(join(dir, "bad.json"), '{"name": "x", "suite": ');
@@ -423,10 +697,22 @@ describe("bad input", () => {
     const cases: [string[], RegExp][] = [
       [["chain-determinism", "eval", "--model", "sim:agent", "--bogus"], /unknown option '--bogus'/],
       [["chain-determinism", "eval"], /required option '--model <model>' not specified/],
-      [["chain-determinism", "eval", "--model", "sim:agent", "--n-replays", "0"], /--n-replays must be an integer of at least 1/],
-      [["chain-determinism", "eval", "--model", "sim:agent", "--temperature", "warm"], /--temperature must be a number/],
-      [["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "11"], /--n-queries 11: the suite default has 10 queries/],
-      [["chain-determinism", "eval", "--model", "sim:agent", "--max-divergence", "low"], /--max-divergence must be a number/],
+      [
+        ["chain-determinism", "eval", "--model", "sim:agent", "--n-replays", "0"],
+        /--n-replays must be an integer of at least 1/,
+      ],
+      [
+        ["chain-determinism", "eval", "--model", "sim:agent", "--temperature", "warm"],
+        /--temperature must be a number/,
+      ],
+      [
+        ["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "11"],
+        /--n-queries 11: the suite default has 10 queries/,
+      ],
+      [
+        ["chain-determinism", "eval", "--model", "sim:agent", "--max-divergence", "low"],
+        /--max-divergence must be a number/,
+      ],
       [["chain-determinism", "eval", "--model", "gpt-4.1"], /no model key: set OPENAI_API_KEY or OPENROUTER_API_KEY/],
       [["suites", "upload"], /missing required argument 'file'/],
     ];

@@ -7,7 +7,9 @@ import { ownAddress } from "../browser/browser.ts";
 
 it("wrangler dev counts failed checks by the client-set CF-Connecting-IP", async () => {
   const admin = (from: Record<string, string>) =>
-    fetch(`${inject("assayUrl")}/v1/admin/tenants`, { headers: { Authorization: "Bearer not-the-operator-token", ...from } }).then(async (r) => {
+    fetch(`${inject("assayUrl")}/v1/admin/tenants`, {
+      headers: { Authorization: "Bearer not-the-operator-token", ...from },
+    }).then(async (r) => {
       await r.body?.cancel();
       return r.status;
     });

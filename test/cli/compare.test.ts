@@ -87,7 +87,9 @@ describe("assay compare", () => {
     const out = await assay(["compare", stable, diverging]);
     expect(out.stderr).toBe("");
     expect(out.code).toBe(0);
-    expect(out.stdout.split("\n")[0]).toBe(`chain-determinism: base ${stable} → head ${diverging} (paired, 95% intervals, min effect 0)`);
+    expect(out.stdout.split("\n")[0]).toBe(
+      `chain-determinism: base ${stable} → head ${diverging} (paired, 95% intervals, min effect 0)`,
+    );
     expectTableMatches(out.stdout, api);
     const p = variant(api, "chain-determinism").details.pairing;
     assert(p.paired);
@@ -97,7 +99,9 @@ describe("assay compare", () => {
   });
 
   it("--fail-on-regression exits 3 on a regression and 0 the other way round (improved)", async () => {
-    const regressed = (await apiCompare(stable, diverging)).metrics.filter((m) => m.verdict === "regressed").map((m) => m.name);
+    const regressed = (await apiCompare(stable, diverging)).metrics
+      .filter((m) => m.verdict === "regressed")
+      .map((m) => m.name);
     expect(regressed).toContain("divergence_rate");
     const worse = await assay(["compare", stable, diverging, "--fail-on-regression"]);
     expect(worse.code).toBe(3);
@@ -113,16 +117,30 @@ describe("assay compare", () => {
   });
 
   it("--json prints the API's comparison as it is, with the options passed on; the gate still applies", async () => {
-    const res = await fetch(`${server()}/v1/compare?base=${stable}&head=${diverging}&confidence=0.9&min_effect=0.05`, { headers });
+    const res = await fetch(`${server()}/v1/compare?base=${stable}&head=${diverging}&confidence=0.9&min_effect=0.05`, {
+      headers,
+    });
     const api = await res.json();
-    const out = await assay(["--json", "compare", stable, diverging, "--confidence", "0.9", "--min-effect", "0.05", "--fail-on-regression"]);
+    const out = await assay([
+      "--json",
+      "compare",
+      stable,
+      diverging,
+      "--confidence",
+      "0.9",
+      "--min-effect",
+      "0.05",
+      "--fail-on-regression",
+    ]);
     expect(JSON.parse(out.stdout)).toEqual(api);
     expect(api).toMatchObject({ confidence: 0.9, min_effect: 0.05 });
     expect(out.code).toBe(3);
   });
 
   it("runs that cannot be compared are the API's 422 in one line, exit 1 (not the gate's 3)", async () => {
-    const rpl = await succeeded(await createRun("rpl", { claim: "Compare refuses two evaluators (cli).", model: "sim:rpl", K: 4, R: 1 }));
+    const rpl = await succeeded(
+      await createRun("rpl", { claim: "Compare refuses two evaluators (cli).", model: "sim:rpl", K: 4, R: 1 }),
+    );
     const out = await assay(["compare", stable, rpl, "--fail-on-regression"]);
     expect(out.code).toBe(1);
     expect(out.stdout).toBe("");
@@ -134,7 +152,12 @@ describe("assay compare", () => {
     const missing = await assay(["compare", stable, "run_doesnotexist"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^assay: 404 .*run_doesnotexist.*\n$/);
-    for (const args of [["--confidence", "1.5"], ["--confidence", "0.5"], ["--min-effect", "-1"], ["--min-effect", "x"]]) {
+    for (const args of [
+      ["--confidence", "1.5"],
+      ["--confidence", "0.5"],
+      ["--min-effect", "-1"],
+      ["--min-effect", "x"],
+    ]) {
       const out = await assay(["compare", stable, diverging, ...args]);
       expect(out.code, args.join(" ")).toBe(2);
       expect(out.stderr).toMatch(new RegExp(`^assay: ${args[0]} must be`));
@@ -146,7 +169,10 @@ describe("assay compare", () => {
 describe("assay compare, the other evaluators", () => {
   it("rpl: two models on one claim; the table, and the winner the API names", async () => {
     const body = { claim: "Compare two rpl models (cli).", K: 4, R: 1 };
-    const [a, b] = await Promise.all([createRun("rpl", { ...body, model: "sim:rpl" }), createRun("rpl", { ...body, model: "sim:rpl-other" })]);
+    const [a, b] = await Promise.all([
+      createRun("rpl", { ...body, model: "sim:rpl" }),
+      createRun("rpl", { ...body, model: "sim:rpl-other" }),
+    ]);
     await Promise.all([succeeded(a), succeeded(b)]);
     const api = await apiCompare(a, b);
     expect(api.evaluator).toBe("rpl");
@@ -156,7 +182,10 @@ describe("assay compare, the other evaluators", () => {
     const d = variant(api, "rpl").details;
     expect(d.dimension).toBe("model");
     // The prior moving is reported, never judged (the API gives it no better direction).
-    expect(api.metrics.find((m) => m.name === "prob_true_rpl")).toMatchObject({ higher_is_better: null, verdict: "no_change" });
+    expect(api.metrics.find((m) => m.name === "prob_true_rpl")).toMatchObject({
+      higher_is_better: null,
+      verdict: "no_change",
+    });
     expect(out.stdout).toContain("\nvaries: model\n");
     expect(out.stdout).toContain(`\nwinner: ${d.winner.run_id ?? "none"} (rule: ${d.winner.rule})\n`);
   });
@@ -165,7 +194,11 @@ describe("assay compare, the other evaluators", () => {
     const labels = ["KEEP", "REJECT", "SPLIT", "KEEP", "MERGE", "KEEP", "SPLIT", "REJECT"];
     const items = labels.map((expected, i) => ({ id: `cli-${i}`, query: `Compare question ${i}?`, expected }));
     const honest = (name: string) => ({ name, model: "sim:critic" });
-    const rejecter = (name: string) => ({ name, model: "sim:critic", simulator: { bias: { label: "REJECT", rate: 1 } } });
+    const rejecter = (name: string) => ({
+      name,
+      model: "sim:critic",
+      simulator: { bias: { label: "REJECT", rate: 1 } },
+    });
     const [a, b] = await Promise.all([
       createRun("judge", { items, critics: [honest("a"), honest("b"), honest("c")] }),
       createRun("judge", { items, critics: [honest("a"), rejecter("b"), rejecter("c")] }),

@@ -6,14 +6,24 @@ const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key", "Content-Type": "application/json" };
 
 async function finishedRun(): Promise<string> {
-  const res = await fetch(`${server()}/v1/chain-determinism/runs`, { method: "POST", headers, body: JSON.stringify({ model: "sim:agent", n_queries: 2, n_replays: 3 }) });
+  const res = await fetch(`${server()}/v1/chain-determinism/runs`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model: "sim:agent", n_queries: 2, n_replays: 3 }),
+  });
   expect(res.status).toBe(202);
   const id = ((await res.json()) as { id: string }).id;
   expect((await assay(["runs", "watch", id])).code).toBe(0);
   return id;
 }
 
-type Usage = { runs: number; samples: number; bytes: { d1: number; r2: number; total: number }; retention_days: number | null; quotas: Record<string, { limit: number; used: number }> };
+type Usage = {
+  runs: number;
+  samples: number;
+  bytes: { d1: number; r2: number; total: number };
+  retention_days: number | null;
+  quotas: Record<string, { limit: number; used: number }>;
+};
 
 async function usage(): Promise<Usage> {
   const out = await assay(["usage", "--json"]);
@@ -52,7 +62,13 @@ describe("assay runs delete", () => {
     const res = await fetch(`${server()}/v1/chain-determinism/runs`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ model: "sim:agent", n_queries: 5, n_replays: 20, concurrency: 1, simulator: { latency_ms: 2000 } }),
+      body: JSON.stringify({
+        model: "sim:agent",
+        n_queries: 5,
+        n_replays: 20,
+        concurrency: 1,
+        simulator: { latency_ms: 2000 },
+      }),
     });
     const id = ((await res.json()) as { id: string }).id;
     const out = await assay(["runs", "delete", id, "--yes"]);
@@ -81,7 +97,9 @@ describe("assay usage and assay settings", () => {
     expect(forever.stderr).toBe("");
     expect(forever.stdout).toBe("retention: ended runs kept for ever\n");
     expect((await usage()).retention_days).toBeNull();
-    expect((await assay(["settings", "--retention-days", "90"])).stdout).toBe("retention: ended runs kept 90 days after they end\n");
+    expect((await assay(["settings", "--retention-days", "90"])).stdout).toBe(
+      "retention: ended runs kept 90 days after they end\n",
+    );
     expect(JSON.parse((await assay(["settings", "--json"])).stdout)).toEqual({ retention_days: 90 });
     const bad = await assay(["settings", "--retention-days", "0"]);
     expect(bad.code).toBe(2);

@@ -24,7 +24,13 @@ describe("following a run across the server's reconnects", () => {
     const res = await fetch(`${server()}/v1/chain-determinism/runs`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ model: "sim:agent", n_queries: 2, n_replays: 10, concurrency: 1, simulator: { latency_ms: 300 } }),
+      body: JSON.stringify({
+        model: "sim:agent",
+        n_queries: 2,
+        n_replays: 10,
+        concurrency: 1,
+        simulator: { latency_ms: 300 },
+      }),
     });
     expect(res.status).toBe(202);
     const runId = ((await res.json()) as { id: string }).id;
@@ -35,20 +41,27 @@ describe("following a run across the server's reconnects", () => {
     const sdkEvents: RunEvent[] = [];
     const client = createClient({ baseUrl: server(), auth: () => KEY });
     const sdk = (async () => {
-      for await (const e of followRunEvents({ client, runId, onConnect: (last) => connections.push(last) })) sdkEvents.push(e);
+      for await (const e of followRunEvents({ client, runId, onConnect: (last) => connections.push(last) }))
+        sdkEvents.push(e);
     })();
 
     const out = await assay(["runs", "events", runId]);
     await sdk;
     expect(out.code, out.stderr).toBe(0);
-    const printed = out.stdout.trim().split("\n").map((l) => JSON.parse(l) as Printed);
+    const printed = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Printed);
     await expectExactly(server(), KEY, printed, runId);
     await expectExactly(server(), KEY, sdkEvents as unknown as Printed[], runId);
 
     expect(connections.length).toBeGreaterThanOrEqual(3);
     // The CLI's own connections, from the server's request log (test/cli/setup.ts writes it; a line
     // comes once its stream has ended): this run's stream requests but the SDK follower's.
-    const requests = () => readFileSync(SERVER_LOG, "utf8").split("\n").filter((l) => l.includes(`GET /v1/runs/${runId}/events `)).length;
+    const requests = () =>
+      readFileSync(SERVER_LOG, "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`GET /v1/runs/${runId}/events `)).length;
     await expect.poll(() => requests() - connections.length).toBeGreaterThanOrEqual(3);
     // Each reconnect resumed from the last id received before it.
     expect(connections[0]).toBeUndefined();

@@ -56,7 +56,11 @@ describe("assay prompts push", () => {
       kind: "rpl",
       system: "You are a Raw Prior Lens (plain). Estimate how likely a short claim is to be true.\n",
       user_template: 'Claim: "{CLAIM}"\n\nReturn only the JSON object.\n',
-      paraphrases: ["(plain) What is the probability that this claim is true? {CLAIM}", "(plain) From prior knowledge only, how likely is the following claim? {CLAIM}", "(plain) Estimate the chance that this statement holds: {CLAIM}"],
+      paraphrases: [
+        "(plain) What is the probability that this claim is true? {CLAIM}",
+        "(plain) From prior knowledge only, how likely is the following claim? {CLAIM}",
+        "(plain) Estimate the chance that this statement holds: {CLAIM}",
+      ],
     });
     const b = stored.body;
     expect(b.sha256).toBe(sha256(JSON.stringify([b.version, b.system, b.user_template, b.schema, b.paraphrases])));
@@ -64,19 +68,35 @@ describe("assay prompts push", () => {
     const again = await assay(["prompts", "push", path]);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`already pushed ${name}@rpl_g5_v2_2026-01-02 (rpl, sha256 ${stored.body.sha256})\n`);
-    const changed = await assay(["prompts", "push", file(`${name}.yaml`, heretixYaml("rpl_g5_v2_2026-01-02", "strict"))]);
+    const changed = await assay([
+      "prompts",
+      "push",
+      file(`${name}.yaml`, heretixYaml("rpl_g5_v2_2026-01-02", "strict")),
+    ]);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toMatch(new RegExp(`^assay: 409 Conflict: ${name}@rpl_g5_v2_2026-01-02 exists and its texts differ .*\\n$`));
+    expect(changed.stderr).toMatch(
+      new RegExp(`^assay: 409 Conflict: ${name}@rpl_g5_v2_2026-01-02 exists and its texts differ .*\\n$`),
+    );
   });
 
   it("pushes cross-judge's prompt YAML: the version as written, the name up to '@', flags over the file", async () => {
     const name = unique("careful");
     // `version: 0.10` unquoted is the text "0.10", not the number 0.1; no system_prompt is cross-judge's default.
-    const path = file(`${name}@v0.1.yaml`, `version: 0.10\ndescription: asks for the deciding reason\nuser_prompt_template: |\n  Item: {query}\n  Labels: {labels}\n`);
+    const path = file(
+      `${name}@v0.1.yaml`,
+      `version: 0.10\ndescription: asks for the deciding reason\nuser_prompt_template: |\n  Item: {query}\n  Labels: {labels}\n`,
+    );
     const pushed = await assay(["--json", "prompts", "push", path]);
     expect(pushed.code, pushed.stderr).toBe(0);
     const body = JSON.parse(pushed.stdout);
-    expect(body).toMatchObject({ kind: "judge", name, version: "0.10", ref: `${name}@0.10`, description: "asks for the deciding reason", system_prompt: "You are a careful judge." });
+    expect(body).toMatchObject({
+      kind: "judge",
+      name,
+      version: "0.10",
+      ref: `${name}@0.10`,
+      description: "asks for the deciding reason",
+      system_prompt: "You are a careful judge.",
+    });
     expect(body.sha256).toBe(sha256(JSON.stringify(["You are a careful judge.", "Item: {query}\nLabels: {labels}\n"])));
 
     const other = unique("renamed");
@@ -88,9 +108,27 @@ describe("assay prompts push", () => {
 
   it.each([
     ["a file of neither layout", "x.yaml", "version: 1\nprompt: hello\n", 1, "has neither Heretix's rpl keys"],
-    ["a file without a version", "nover.yaml", "user_prompt_template: 'Judge {query}'\n", 1, "has no version; give one with --prompt-version"],
-    ["an empty paraphrase list", "empty.yaml", "version: v1\nsystem: s\nuser_template: 'Claim: {CLAIM}'\nparaphrases: []\n", 1, "paraphrases must be a non-empty list"],
-    ["a file name that is no prompt name", "bad name.yaml", "version: v1\nuser_prompt_template: 'Judge {query}'\n", 2, 'not a prompt name: "bad name"'],
+    [
+      "a file without a version",
+      "nover.yaml",
+      "user_prompt_template: 'Judge {query}'\n",
+      1,
+      "has no version; give one with --prompt-version",
+    ],
+    [
+      "an empty paraphrase list",
+      "empty.yaml",
+      "version: v1\nsystem: s\nuser_template: 'Claim: {CLAIM}'\nparaphrases: []\n",
+      1,
+      "paraphrases must be a non-empty list",
+    ],
+    [
+      "a file name that is no prompt name",
+      "bad name.yaml",
+      "version: v1\nuser_prompt_template: 'Judge {query}'\n",
+      2,
+      'not a prompt name: "bad name"',
+    ],
   ])("refuses %s before sending anything", async (_, name, text, code, message) => {
     const out = await assay(["prompts", "push", file(name, text)]);
     expect(out.code).toBe(code);
@@ -99,7 +137,14 @@ describe("assay prompts push", () => {
   });
 
   it("prints the server's 400 naming the field for texts the API refuses", async () => {
-    const out = await assay(["prompts", "push", file(`${unique("noclaim")}.yaml`, "version: v1\nsystem: s\nuser_template: 'no claim here'\nparaphrases: ['{CLAIM}?']\n")]);
+    const out = await assay([
+      "prompts",
+      "push",
+      file(
+        `${unique("noclaim")}.yaml`,
+        "version: v1\nsystem: s\nuser_template: 'no claim here'\nparaphrases: ['{CLAIM}?']\n",
+      ),
+    ]);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/^assay: 400 Validation failed: .*\(user_template: must contain \{CLAIM\}\)\n$/);
   });
@@ -108,7 +153,10 @@ describe("assay prompts push", () => {
 describe("assay prompts list", () => {
   it("lists the pushed versions newest first, by kind, and an A/B of two of them runs with `assay rpl run`", async () => {
     const name = unique("ab");
-    for (const [v, tone] of [["v1", "plain"], ["v2", "strict"]]) {
+    for (const [v, tone] of [
+      ["v1", "plain"],
+      ["v2", "strict"],
+    ]) {
       expect((await assay(["prompts", "push", file(`${name}.yaml`, heretixYaml(v, tone))])).code).toBe(0);
     }
     const listed = await assay(["prompts", "list", "--kind", "rpl"]);
@@ -118,13 +166,27 @@ describe("assay prompts list", () => {
     const refs = lines.slice(2).map((l) => l.split(/\s+/)[0]);
     expect(refs.indexOf(`${name}@v2`)).toBeLessThan(refs.indexOf(`${name}@v1`));
     expect(refs.indexOf(`${name}@v1`)).toBeGreaterThan(-1);
-    const asJson = JSON.parse((await assay(["--json", "prompts", "list", "--kind", "judge"])).stdout) as { data: { kind: string; ref: string }[] };
+    const asJson = JSON.parse((await assay(["--json", "prompts", "list", "--kind", "judge"])).stdout) as {
+      data: { kind: string; ref: string }[];
+    };
     expect(asJson.data.every((p) => p.kind === "judge")).toBe(true);
     expect(asJson.data.map((p) => p.ref)).not.toContain(`${name}@v1`);
     expect((await assay(["prompts", "list", "--kind", "vrty"])).code).toBe(2);
 
-    const config = file("run.yaml", `claim: "Prompt versions A/B from the CLI (${name})."\nmodel: sim:rpl\nK: 3\nR: 2\nB: 200\n`);
-    const ab = await assay(["--json", "rpl", "run", "--config", config, "--prompt-version", `${name}@v1`, `${name}@v2`]);
+    const config = file(
+      "run.yaml",
+      `claim: "Prompt versions A/B from the CLI (${name})."\nmodel: sim:rpl\nK: 3\nR: 2\nB: 200\n`,
+    );
+    const ab = await assay([
+      "--json",
+      "rpl",
+      "run",
+      "--config",
+      config,
+      "--prompt-version",
+      `${name}@v1`,
+      `${name}@v2`,
+    ]);
     expect(ab.code, ab.stderr).toBe(0);
     const runs = (JSON.parse(ab.stdout) as { runs: { status: string; config: Record<string, unknown> }[] }).runs;
     const versions = [await apiGet(name, "v1"), await apiGet(name, "v2")];

@@ -10,9 +10,22 @@ import { assay, outputContains } from "./assay.ts";
 const server = () => inject("assayUrl");
 const headers = { Authorization: "Bearer assay_sk_local_dev_key" };
 
-type Aggregates = { prob_true_rpl: number; ci95: [number, number]; ci_width: number; stability_score: number; rpl_compliance_rate: number; cache_hit_rate: number };
+type Aggregates = {
+  prob_true_rpl: number;
+  ci95: [number, number];
+  ci_width: number;
+  stability_score: number;
+  rpl_compliance_rate: number;
+  cache_hit_rate: number;
+};
 type Stage = { stage_id: string; T: number; K: number; R: number; decision: string; reason: string };
-type Result = { prompt_version: string; aggregates: Aggregates; aggregation: { bootstrap_seed: string }; next_run_id?: string; auto?: { stages: Stage[]; final?: Stage } };
+type Result = {
+  prompt_version: string;
+  aggregates: Aggregates;
+  aggregation: { bootstrap_seed: string };
+  next_run_id?: string;
+  auto?: { stages: Stage[]; final?: Stage };
+};
 type RunJson = { id: string; status: string; config: Record<string, unknown>; result: Result };
 
 async function getRun(id: string): Promise<RunJson> {
@@ -90,7 +103,17 @@ max_output_tokens: 512
     const run = await getRun(id);
     expect(run.status).toBe("succeeded");
     // Every key of the config reached the run.
-    expect(run.config).toMatchObject({ claim: "Tariffs raise consumer prices (cli row).", model: "sim:rpl", prompt_version: "rpl-assay-v1", K: 8, R: 2, T: 8, B: 2000, bootstrap_seed: "42", max_output_tokens: 512 });
+    expect(run.config).toMatchObject({
+      claim: "Tariffs raise consumer prices (cli row).",
+      model: "sim:rpl",
+      prompt_version: "rpl-assay-v1",
+      K: 8,
+      R: 2,
+      T: 8,
+      B: 2000,
+      bootstrap_seed: "42",
+      max_output_tokens: 512,
+    });
     expect(run.result.aggregation.bootstrap_seed).toBe("42");
     expect(lines(out.stdout)).toEqual(["Running sim:rpl  K=8 R=2  version=rpl-assay-v1", heretixRow(run.result)]);
   });
@@ -102,12 +125,33 @@ prompt_version: no-such-version
 K: 4
 R: 1
 `);
-    const out = await assay(["rpl", "run", "--config", path, "--claim", "Flag claim (cli overrides).", "--model", "sim:rpl-flag", "--prompt-version", "rpl-assay-v1"], {
-      env: { HERETIX_RPL_SEED: "7" },
-    });
+    const out = await assay(
+      [
+        "rpl",
+        "run",
+        "--config",
+        path,
+        "--claim",
+        "Flag claim (cli overrides).",
+        "--model",
+        "sim:rpl-flag",
+        "--prompt-version",
+        "rpl-assay-v1",
+      ],
+      {
+        env: { HERETIX_RPL_SEED: "7" },
+      },
+    );
     expect(out.code, out.stderr).toBe(0);
     const run = await getRun(started(out.stderr)[0]);
-    expect(run.config).toMatchObject({ claim: "Flag claim (cli overrides).", model: "sim:rpl-flag", prompt_version: "rpl-assay-v1", K: 4, R: 1, bootstrap_seed: "7" });
+    expect(run.config).toMatchObject({
+      claim: "Flag claim (cli overrides).",
+      model: "sim:rpl-flag",
+      prompt_version: "rpl-assay-v1",
+      K: 4,
+      R: 1,
+      bootstrap_seed: "7",
+    });
     expect(lines(out.stdout)[1]).toBe(heretixRow(run.result));
   });
 
@@ -129,7 +173,16 @@ R: 2
     expect(run.config.group_id).toMatch(/^grp_/);
     expect(lines(out.stdout)).toEqual(["Running sim:rpl  K=4 R=2  version=rpl-assay-v1", heretixRow(run.result)]);
 
-    const two = await assay(["rpl", "run", "--config", path, "--prompt-version", "rpl-assay-v1", "--prompt-version", "rpl-assay-v2"]);
+    const two = await assay([
+      "rpl",
+      "run",
+      "--config",
+      path,
+      "--prompt-version",
+      "rpl-assay-v1",
+      "--prompt-version",
+      "rpl-assay-v2",
+    ]);
     expect(two.code).toBe(1);
     expect(two.stderr).toMatch(/^assay: 400 .*prompt_version\.1: unknown prompt version 'rpl-assay-v2'[^\n]*\n$/);
     const twice = await assay(["rpl", "run", "--config", path, "--prompt-version", "rpl-assay-v1", "rpl-assay-v1"]);
@@ -154,15 +207,19 @@ model: sim:rpl
     expect(stages).toHaveLength(chain.length);
 
     const printed = lines(out.stdout);
-    expect(printed[0]).toBe(`Running sim:rpl  K=${chain[0].config.K} R=${chain[0].config.R}  version=rpl-assay-v1  preset=auto`);
+    expect(printed[0]).toBe(
+      `Running sim:rpl  K=${chain[0].config.K} R=${chain[0].config.R}  version=rpl-assay-v1  preset=auto`,
+    );
     expect(printed).toHaveLength(1 + stages.length + 1);
     stages.forEach((s, i) => {
-      expect(printed[1 + i]).toMatch(new RegExp(`^  ${s.stage_id}  T=${s.T} K=${s.K} R=${s.R}  p=.* -> ${s.decision} \\(${escape(s.reason)}`));
+      expect(printed[1 + i]).toMatch(
+        new RegExp(`^  ${s.stage_id}  T=${s.T} K=${s.K} R=${s.R}  p=.* -> ${s.decision} \\(${escape(s.reason)}`),
+      );
     });
     expect(printed.at(-1)).toBe(heretixRow(last));
   });
 
-  it("--out writes {\"runs\": [result]} as Heretix does, with the run id as execution_id; --json prints the runs", async () => {
+  it('--out writes {"runs": [result]} as Heretix does, with the run id as execution_id; --json prints the runs', async () => {
     const { dir, path } = config(`claim: "Out file (cli)."
 model: sim:rpl
 K: 4
@@ -173,7 +230,11 @@ R: 2
     expect(out.code, out.stderr).toBe(0);
     const run = await getRun(started(out.stderr)[0]);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ runs: [{ execution_id: run.id, ...run.result }] });
-    expect(lines(out.stdout)).toEqual(["Running sim:rpl  K=4 R=2  version=rpl-assay-v1", heretixRow(run.result), `Wrote ${file}`]);
+    expect(lines(out.stdout)).toEqual([
+      "Running sim:rpl  K=4 R=2  version=rpl-assay-v1",
+      heretixRow(run.result),
+      `Wrote ${file}`,
+    ]);
 
     const asJson = await assay(["--json", "rpl", "run", "--config", path]);
     expect(asJson.code, asJson.stderr).toBe(0);
@@ -197,7 +258,14 @@ R: 2
   it("a live model takes its endpoint and key from the environment (api_key_env)", async () => {
     const fake = inject("fakeOpenAIUrl");
     const model = `rpl-cli-live-${Date.now()}`;
-    const answer = JSON.stringify({ prob_true: 0.7, confidence_self: 0.6, assumptions: [], reasoning_bullets: ["a", "b", "c"], contrary_considerations: ["x", "y"], ambiguity_flags: [] });
+    const answer = JSON.stringify({
+      prob_true: 0.7,
+      confidence_self: 0.6,
+      assumptions: [],
+      reasoning_bullets: ["a", "b", "c"],
+      contrary_considerations: ["x", "y"],
+      ambiguity_flags: [],
+    });
     await registerScenario(fake, { id: model, text: answer });
     const { path } = config(`claim: "Live key (cli)."
 model: ${model}
@@ -218,9 +286,13 @@ base_url: ${fake}
 
     // Without a key, as Heretix: a live run refuses to start.
     const { path: keyless } = config(`claim: "No key (cli)."\nmodel: gpt-5\n`);
-    const refused = await assay(["rpl", "run", "--config", keyless], { env: { OPENAI_API_KEY: undefined, OPENROUTER_API_KEY: undefined } });
+    const refused = await assay(["rpl", "run", "--config", keyless], {
+      env: { OPENAI_API_KEY: undefined, OPENROUTER_API_KEY: undefined },
+    });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe("assay: OPENAI_API_KEY not set (required for live runs with model gpt-5; a sim:* model or --mock needs none)\n");
+    expect(refused.stderr).toBe(
+      "assay: OPENAI_API_KEY not set (required for live runs with model gpt-5; a sim:* model or --mock needs none)\n",
+    );
   });
 
   it("Ctrl-C cancels the run, says so, and exits 130", async () => {
@@ -267,7 +339,9 @@ simulator: {latency_ms: 2000}
     const { path: unknown } = config(`claim: "Unknown key (cli)."\nmodel: sim:rpl\ntemperature: 0.2\n`);
     const unknownKey = await assay(["rpl", "run", "--config", unknown]);
     expect(unknownKey.code).toBe(1);
-    expect(unknownKey.stderr).toMatch(new RegExp(`^assay: ${escape(unknown)}: unknown key 'temperature' \\(known: claim, [^\\n]+\\)\\n$`));
+    expect(unknownKey.stderr).toMatch(
+      new RegExp(`^assay: ${escape(unknown)}: unknown key 'temperature' \\(known: claim, [^\\n]+\\)\\n$`),
+    );
 
     // A value is checked by the API, whose 400 names the field.
     const { path: zeroK } = config(`claim: "Invalid K (cli)."\nmodel: sim:rpl\nK: 0\n`);
@@ -292,25 +366,68 @@ R: 2
     }
     const res = await fetch(`${server()}/v1/rpl/compare?runs=${ids.join(",")}`, { headers });
     expect(res.status).toBe(200);
-    type Row = { run_id: string; value: string; prob_true_rpl: number; ci95: [number, number]; ci_width: number; stability_score: number; pqs: number; delta_p: number; delta_ci_width: number; delta_stability: number; delta_pqs: number };
-    const api = (await res.json()) as { dimension: string; parity: Record<string, unknown>; runs: Row[]; winner: { run_id: string | null; rule: string } };
+    type Row = {
+      run_id: string;
+      value: string;
+      prob_true_rpl: number;
+      ci95: [number, number];
+      ci_width: number;
+      stability_score: number;
+      pqs: number;
+      delta_p: number;
+      delta_ci_width: number;
+      delta_stability: number;
+      delta_pqs: number;
+    };
+    const api = (await res.json()) as {
+      dimension: string;
+      parity: Record<string, unknown>;
+      runs: Row[];
+      winner: { run_id: string | null; rule: string };
+    };
     expect(api.dimension).toBe("model");
 
     const out = await assay(["rpl", "compare", ...ids]);
     expect(out.code, out.stderr).toBe(0);
     const printed = lines(out.stdout);
     expect(printed[0]).toBe("compared: model");
-    for (const [k, v] of Object.entries(api.parity)) expect(printed[1]).toContain(`${k}=${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
-    expect(printed[2].split(/\s+/)).toEqual(["model", "run", "p", "CI95", "width", "stab", "PQS", "Δp", "Δwidth", "Δstab", "ΔPQS"]);
+    for (const [k, v] of Object.entries(api.parity))
+      expect(printed[1]).toContain(`${k}=${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+    expect(printed[2].split(/\s+/)).toEqual([
+      "model",
+      "run",
+      "p",
+      "CI95",
+      "width",
+      "stab",
+      "PQS",
+      "Δp",
+      "Δwidth",
+      "Δstab",
+      "ΔPQS",
+    ]);
     const sign = (x: number, d: number) => (x < 0 ? "" : "+") + py(x, d);
     api.runs.forEach((r, i) => {
       expect(printed[4 + i].split(/\s+/)).toEqual([
-        r.value, r.run_id, py(r.prob_true_rpl, 3), `[${py(r.ci95[0], 3)},${py(r.ci95[1], 3)}]`, py(r.ci_width, 3), py(r.stability_score, 3), String(r.pqs),
-        sign(r.delta_p, 3), sign(r.delta_ci_width, 3), sign(r.delta_stability, 3), sign(r.delta_pqs, 0),
+        r.value,
+        r.run_id,
+        py(r.prob_true_rpl, 3),
+        `[${py(r.ci95[0], 3)},${py(r.ci95[1], 3)}]`,
+        py(r.ci_width, 3),
+        py(r.stability_score, 3),
+        String(r.pqs),
+        sign(r.delta_p, 3),
+        sign(r.delta_ci_width, 3),
+        sign(r.delta_stability, 3),
+        sign(r.delta_pqs, 0),
       ]);
     });
     const winner = api.runs.find((r) => r.run_id === api.winner.run_id);
-    expect(printed.at(-1)).toBe(winner ? `Winner: ${winner.run_id} (${winner.value}) by ${{ ci_width: "narrower CI", pqs: "higher PQS", stability: "higher stability" }[api.winner.rule]}` : "Result: tie");
+    expect(printed.at(-1)).toBe(
+      winner
+        ? `Winner: ${winner.run_id} (${winner.value}) by ${{ ci_width: "narrower CI", pqs: "higher PQS", stability: "higher stability" }[api.winner.rule]}`
+        : "Result: tie",
+    );
 
     const asJson = await assay(["--json", "rpl", "compare", ...ids]);
     expect(asJson.code).toBe(0);

@@ -10,12 +10,33 @@ const server = () => inject("assayUrl");
 const auth = { Authorization: "Bearer assay_sk_local_dev_key" };
 
 type Metrics = Record<string, number | null>;
-type ModelResult = { model: string; raw_metrics: Metrics; aggregated: Record<string, number>; calls: { made: number }; [k: string]: unknown };
+type ModelResult = {
+  model: string;
+  raw_metrics: Metrics;
+  aggregated: Record<string, number>;
+  calls: { made: number };
+  [k: string]: unknown;
+};
 type RqRun = {
   id: string;
   status: string;
-  config: { models: { name: string; model: string; base_url: string | null; temperature: number; max_tokens: number; simulator: { accuracy: number } | null }[]; metrics: Record<string, number>; n_items: number };
-  result: { models: ModelResult[]; rankings: Record<string, { model: string; rank: number }[]>; strategies: Record<string, Record<string, number>> };
+  config: {
+    models: {
+      name: string;
+      model: string;
+      base_url: string | null;
+      temperature: number;
+      max_tokens: number;
+      simulator: { accuracy: number } | null;
+    }[];
+    metrics: Record<string, number>;
+    n_items: number;
+  };
+  result: {
+    models: ModelResult[];
+    rankings: Record<string, { model: string; rank: number }[]>;
+    strategies: Record<string, Record<string, number>>;
+  };
 };
 
 async function api<T>(path: string): Promise<T> {
@@ -41,7 +62,13 @@ const runIdOf = (stderr: string) => /run (run_[A-Za-z0-9_-]+) started/.exec(stde
 
 /** The items of the JSON dataset below, in the original's layout; q2 has no perturbations. */
 const ITEMS = [
-  { id: "q1", question: "What is 2 + 2?", answer: "4", type: "reasoning", perturbations: ["What does 2 plus 2 equal?", "Calculate the sum of 2 and 2."] },
+  {
+    id: "q1",
+    question: "What is 2 + 2?",
+    answer: "4",
+    type: "reasoning",
+    perturbations: ["What does 2 plus 2 equal?", "Calculate the sum of 2 and 2."],
+  },
   { id: "q2", question: "What is the capital of France?", answer: "Paris", type: "reasoning" },
 ];
 
@@ -100,7 +127,10 @@ const readJsonFile = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 function rowCells(stdout: string, label: string): string[] {
   const line = stdout.split("\n").find((l) => l.startsWith(label));
   expect(line, `a row for ${label}`).toBeDefined();
-  return line!.slice(label.length).trim().split(/\s{2,}/);
+  return line!
+    .slice(label.length)
+    .trim()
+    .split(/\s{2,}/);
 }
 
 describe("assay rq run", () => {
@@ -113,7 +143,9 @@ describe("assay rq run", () => {
     expect(out.stderr).not.toMatch(/\n\s+at /); // never a stack trace
     expect(out.code).toBe(0);
     // Q is never below 0: the gate passes, one line per model.
-    expect(out.stderr.match(/^gate passed: Q\[balanced\] of (Mock-Model|Mock\/Weak) [\d.]+ >= 0 \(--min-q\)$/gm)).toHaveLength(2);
+    expect(
+      out.stderr.match(/^gate passed: Q\[balanced\] of (Mock-Model|Mock\/Weak) [\d.]+ >= 0 \(--min-q\)$/gm),
+    ).toHaveLength(2);
 
     // The run as the API serves it.
     const runId = runIdOf(out.stderr);
@@ -133,7 +165,9 @@ describe("assay rq run", () => {
     const uploaded = page.data.filter((d) => d.name === dsName);
     expect(uploaded).toHaveLength(1);
     const detail = await api<{ items: Record<string, unknown>[] }>(`/v1/reasoning-quality/datasets/${uploaded[0].id}`);
-    expect(detail.items.map((it) => [it.question, it.answer, it.perturbations ?? []])).toEqual(ITEMS.map((it) => [it.question, it.answer, it.perturbations ?? []]));
+    expect(detail.items.map((it) => [it.question, it.answer, it.perturbations ?? []])).toEqual(
+      ITEMS.map((it) => [it.question, it.answer, it.perturbations ?? []]),
+    );
 
     // The folder: <experiment name>_<unix seconds of the start>, with the original's files (radar as SVG).
     const folder = outputsFolder(dir);
@@ -141,7 +175,15 @@ describe("assay rq run", () => {
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThanOrEqual(before);
     expect(Number(m![1])).toBeLessThanOrEqual(after);
-    expect(folder.files).toEqual(["Mock-Model_result.json", "Mock_Weak_result.json", "radar_plot.svg", "reasoning_quality_results.xlsx", "summary.json"].sort());
+    expect(folder.files).toEqual(
+      [
+        "Mock-Model_result.json",
+        "Mock_Weak_result.json",
+        "radar_plot.svg",
+        "reasoning_quality_results.xlsx",
+        "summary.json",
+      ].sort(),
+    );
 
     // The workbook is the API's report, byte for byte (a zip: PK\x03\x04); the chart is the API's SVG.
     const xlsx = readFileSync(join(folder.path, "reasoning_quality_results.xlsx"));
@@ -152,14 +194,27 @@ describe("assay rq run", () => {
 
     // summary.json: the original's keys, each model's result being the run's, with the experiment id.
     const summary = readJsonFile(join(folder.path, "summary.json"));
-    expect(Object.keys(summary).slice(0, 5)).toEqual(["experiment_id", "timestamp", "duration_seconds", "num_models", "results"]);
+    expect(Object.keys(summary).slice(0, 5)).toEqual([
+      "experiment_id",
+      "timestamp",
+      "duration_seconds",
+      "num_models",
+      "results",
+    ]);
     expect(summary.experiment_id).toBe(folder.name);
     expect(summary.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
     expect(summary.num_models).toBe(2);
     expect(summary.run_id).toBe(runId);
     expect(summary.rankings).toEqual(run.result.rankings);
     expect(summary.results).toEqual(run.result.models.map((r) => ({ ...r, experiment_id: folder.name })));
-    expect(Object.keys(summary.results[0]).slice(0, 6)).toEqual(["model", "experiment_id", "raw_metrics", "aggregated", "per_dataset", "metadata"]);
+    expect(Object.keys(summary.results[0]).slice(0, 6)).toEqual([
+      "model",
+      "experiment_id",
+      "raw_metrics",
+      "aggregated",
+      "per_dataset",
+      "metadata",
+    ]);
     // One file per model, `/` made `_`, holding that model's entry.
     expect(readJsonFile(join(folder.path, "Mock-Model_result.json"))).toEqual(summary.results[0]);
     expect(readJsonFile(join(folder.path, "Mock_Weak_result.json"))).toEqual(summary.results[1]);
@@ -168,7 +223,10 @@ describe("assay rq run", () => {
     expect(out.stdout).toContain(" Model                        CQ     CS     RS     LS     ES     SS  Balanced");
     const keys = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
     for (const r of run.result.models) {
-      const cells = rowCells(out.stdout, ` ${r.model.padEnd(24)}`).join(" ").split(/\s+/).map(Number);
+      const cells = rowCells(out.stdout, ` ${r.model.padEnd(24)}`)
+        .join(" ")
+        .split(/\s+/)
+        .map(Number);
       const expected = [...keys.map((k) => r.raw_metrics[k] as number), r.aggregated.balanced];
       expect(cells).toHaveLength(7);
       cells.forEach((c, i) => expect(Math.abs(c - expected[i])).toBeLessThanOrEqual(0.0005 + 1e-12));
@@ -180,7 +238,12 @@ describe("assay rq run", () => {
       expect(Math.abs(Number(q1) - qs[0])).toBeLessThanOrEqual(0.00005 + 1e-12);
       expect(Math.abs(Number(q2) - qs[1])).toBeLessThanOrEqual(0.00005 + 1e-12);
       const top = Math.max(...qs);
-      expect(best).toBe(run.result.models.filter((r) => r.aggregated[strategy] === top).map((r) => r.model).join(", "));
+      expect(best).toBe(
+        run.result.models
+          .filter((r) => r.aggregated[strategy] === top)
+          .map((r) => r.model)
+          .join(", "),
+      );
     }
     expect(out.stdout).toContain(`  Excel   -> ${join("outputs", folder.name, "reasoning_quality_results.xlsx")}\n`);
     expect(out.stdout).toContain(`  Results -> ${join("outputs", folder.name)}\n`);
@@ -204,15 +267,32 @@ describe("assay rq run", () => {
     expect(strong.aggregated.balanced).toBeGreaterThan(weak.aggregated.balanced);
     const between = (strong.aggregated.balanced + weak.aggregated.balanced) / 2;
 
-    const failed = await assay(["rq", "report", runId, "--name", "QuickTest", "--min-q", String(between)], { cwd: dir });
+    const failed = await assay(["rq", "report", runId, "--name", "QuickTest", "--min-q", String(between)], {
+      cwd: dir,
+    });
     expect(failed.code).toBe(3);
-    expect(failed.stderr).toContain(`gate passed: Q[balanced] of ${strong.model} ${strong.aggregated.balanced} >= ${between} (--min-q)\n`);
-    expect(failed.stderr).toContain(`gate FAILED: Q[balanced] of ${weak.model} ${weak.aggregated.balanced} not >= ${between} (--min-q)\n`);
+    expect(failed.stderr).toContain(
+      `gate passed: Q[balanced] of ${strong.model} ${strong.aggregated.balanced} >= ${between} (--min-q)\n`,
+    );
+    expect(failed.stderr).toContain(
+      `gate FAILED: Q[balanced] of ${weak.model} ${weak.aggregated.balanced} not >= ${between} (--min-q)\n`,
+    );
     // The folder is written whatever the gate says.
     expect(outputsFolder(dir).files).toContain("summary.json");
 
     const lowest = Math.min(...run.result.models.map((r) => r.aggregated.my_strategy));
-    const passed = await assay(["--json", "rq", "report", runId, "--out-dir", join(dir, "again"), "--min-q", String(lowest), "--strategy", "my_strategy"]);
+    const passed = await assay([
+      "--json",
+      "rq",
+      "report",
+      runId,
+      "--out-dir",
+      join(dir, "again"),
+      "--min-q",
+      String(lowest),
+      "--strategy",
+      "my_strategy",
+    ]);
     expect(passed.code).toBe(0);
     expect(passed.stderr.match(/^gate passed: Q\[my_strategy\]/gm)).toHaveLength(2);
     const printed = JSON.parse(passed.stdout);
@@ -229,7 +309,11 @@ describe("assay rq run", () => {
     const scenario = `rq-cli-openai-${Date.now()}`;
     const reg = await fetch(new URL("/_scenarios", fake), {
       method: "POST",
-      body: JSON.stringify({ id: scenario, text: "I do not know.", answers: [{ contains: "2 + 2", content: "Two and two make four. The answer is 4." }] }),
+      body: JSON.stringify({
+        id: scenario,
+        text: "I do not know.",
+        answers: [{ contains: "2 + 2", content: "Two and two make four. The answer is 4." }],
+      }),
     });
     expect(reg.status).toBe(201);
     const key = "sk-rq-cli-test-0123456789";
@@ -254,10 +338,21 @@ metrics: { consistency_runs: 2, robustness_perturbations: 2 }
     expect(out.code).toBe(0);
     expect(out.stderr).toContain(`[openai] -> ${fake} (key from RQ_TEST_KEY)`);
     const run = await api<RqRun>(`/v1/runs/${runIdOf(out.stderr)}`);
-    expect(run.config.models[0]).toMatchObject({ name: "Fake/GPT", model: scenario, base_url: fake, max_tokens: 64, temperature: 0 });
+    expect(run.config.models[0]).toMatchObject({
+      name: "Fake/GPT",
+      model: scenario,
+      base_url: fake,
+      max_tokens: 64,
+      temperature: 0,
+    });
 
     // K calls per item and one per perturbation (up to P), each with the key and the original's request.
-    const { requests } = (await (await fetch(new URL(`/_scenarios/${scenario}/requests`, fake))).json()) as { requests: { headers: Record<string, string>; body: { model: string; max_tokens: number; temperature: number; messages: { role: string; content: string }[] } }[] };
+    const { requests } = (await (await fetch(new URL(`/_scenarios/${scenario}/requests`, fake))).json()) as {
+      requests: {
+        headers: Record<string, string>;
+        body: { model: string; max_tokens: number; temperature: number; messages: { role: string; content: string }[] };
+      }[];
+    };
     const expectedCalls = ITEMS.reduce((n, it) => n + 2 + Math.min(2, it.perturbations?.length ?? 0), 0);
     expect(requests).toHaveLength(expectedCalls);
     expect(run.result.models[0].calls.made).toBe(expectedCalls);
@@ -267,11 +362,15 @@ metrics: { consistency_runs: 2, robustness_perturbations: 2 }
       expect(r.body.messages).toHaveLength(1);
       expect(r.body.messages[0].role).toBe("user");
     }
-    expect(new Set(requests.map((r) => r.body.messages[0].content))).toEqual(new Set(ITEMS.flatMap((it) => [it.question, ...(it.perturbations ?? [])])));
+    expect(new Set(requests.map((r) => r.body.messages[0].content))).toEqual(
+      new Set(ITEMS.flatMap((it) => [it.question, ...(it.perturbations ?? [])])),
+    );
 
     const folder = outputsFolder(dir);
     expect(folder.files).toContain("Fake_GPT_result.json");
-    expect(readJsonFile(join(folder.path, "summary.json")).results[0].raw_metrics).toEqual(run.result.models[0].raw_metrics);
+    expect(readJsonFile(join(folder.path, "summary.json")).results[0].raw_metrics).toEqual(
+      run.result.models[0].raw_metrics,
+    );
     for (const f of folder.files) expect(readFileSync(join(folder.path, f)).includes(key)).toBe(false);
   });
 });
@@ -292,22 +391,42 @@ datasets:
 
   it("type local: one line saying to point base_url at a local OpenAI-compatible server, exit 1", async () => {
     const ds = `local-${Date.now()}`;
-    const dir = workdir({ "questions.json": JSON.stringify(ITEMS), "config.yaml": withModel(ds, `  - { name: "Phi-2", type: "local", params: { model_id: "microsoft/phi-2" } }`) });
+    const dir = workdir({
+      "questions.json": JSON.stringify(ITEMS),
+      "config.yaml": withModel(ds, `  - { name: "Phi-2", type: "local", params: { model_id: "microsoft/phi-2" } }`),
+    });
     const out = await assay(["rq", "run", "--config", "config.yaml"], { cwd: dir });
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/^assay: config\.yaml: models\[0\] \(Phi-2\): type local .*OpenAI-compatible server.* type: openai with params\.base_url .*\n$/);
+    expect(out.stderr).toMatch(
+      /^assay: config\.yaml: models\[0\] \(Phi-2\): type local .*OpenAI-compatible server.* type: openai with params\.base_url .*\n$/,
+    );
     expect(await uploaded(ds)).toBe(false);
   });
 
   it("a key variable that is not set: one line naming it, exit 1", async () => {
     const ds = `nokey-${Date.now()}`;
-    const named = workdir({ "questions.json": JSON.stringify(ITEMS), "config.yaml": withModel(ds, `  - { name: "GPT", type: "openai", params: { model_id: "gpt-4o-mini", api_key_env: "RQ_UNSET_KEY" } }`) });
-    const out = await assay(["rq", "run", "--config", "config.yaml"], { cwd: named, env: { OPENAI_API_KEY: "sk-should-not-be-used" } });
+    const named = workdir({
+      "questions.json": JSON.stringify(ITEMS),
+      "config.yaml": withModel(
+        ds,
+        `  - { name: "GPT", type: "openai", params: { model_id: "gpt-4o-mini", api_key_env: "RQ_UNSET_KEY" } }`,
+      ),
+    });
+    const out = await assay(["rq", "run", "--config", "config.yaml"], {
+      cwd: named,
+      env: { OPENAI_API_KEY: "sk-should-not-be-used" },
+    });
     expect(out.code).toBe(1);
     expect(out.stderr).toBe("assay: RQ_UNSET_KEY is not set (api_key_env of models[0] (GPT) in config.yaml)\n");
 
     // Without api_key_env, the type's usual variable.
-    const usual = workdir({ "questions.json": JSON.stringify(ITEMS), "config.yaml": withModel(ds, `  - { name: "Claude", type: "anthropic", params: { model_id: "claude-haiku-4-5" } }`) });
+    const usual = workdir({
+      "questions.json": JSON.stringify(ITEMS),
+      "config.yaml": withModel(
+        ds,
+        `  - { name: "Claude", type: "anthropic", params: { model_id: "claude-haiku-4-5" } }`,
+      ),
+    });
     const out2 = await assay(["rq", "run", "--config", "config.yaml"], { cwd: usual });
     expect(out2.code).toBe(1);
     expect(out2.stderr).toMatch(/^assay: ANTHROPIC_API_KEY is not set .*\n$/);
@@ -350,7 +469,9 @@ describe("assay datasets", () => {
     expect(json.code).toBe(0);
     const [, id, name] = /^uploaded (ds_\S+): (\S+) \(json, 2 items, datasets: \S+\)\n$/.exec(json.stdout) ?? [];
     expect(name).toBe(`mine-${stamp}`); // the file's name without extension
-    const detail = await api<{ format: string; items: Record<string, unknown>[] }>(`/v1/reasoning-quality/datasets/${id}`);
+    const detail = await api<{ format: string; items: Record<string, unknown>[] }>(
+      `/v1/reasoning-quality/datasets/${id}`,
+    );
     expect(detail.items.map((it) => [it.question, it.answer])).toEqual(ITEMS.map((it) => [it.question, it.answer]));
 
     const csv = await assay(["--json", "datasets", "upload", "web.csv", "--name", `web-${stamp}`], { cwd: dir });
@@ -358,20 +479,35 @@ describe("assay datasets", () => {
     const ds = JSON.parse(csv.stdout);
     expect(ds).toMatchObject({ name: `web-${stamp}`, format: "csv", n_items: 2 });
     const rows = await api<{ items: Record<string, unknown>[] }>(`/v1/reasoning-quality/datasets/${ds.id}`);
-    expect(rows.items.map((it) => [it.question, it.answer])).toEqual([["What is 3 + 4?", "7"], ["Is the sky blue, usually?", "yes"]]);
+    expect(rows.items.map((it) => [it.question, it.answer])).toEqual([
+      ["What is 3 + 4?", "7"],
+      ["Is the sky blue, usually?", "yes"],
+    ]);
 
     const listed = await assay(["datasets", "list", "--limit", "100"]);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0].split(/\s+/)).toEqual(["id", "name", "format", "items", "datasets", "created"]);
-    expect(lines.find((l) => l.startsWith(`${ds.id} `))?.split(/\s+/).slice(0, 4)).toEqual([ds.id, `web-${stamp}`, "csv", "2"]);
-    expect(lines.find((l) => l.startsWith(`${id} `))?.split(/\s+/).slice(0, 4)).toEqual([id, `mine-${stamp}`, "json", "2"]);
+    expect(
+      lines
+        .find((l) => l.startsWith(`${ds.id} `))
+        ?.split(/\s+/)
+        .slice(0, 4),
+    ).toEqual([ds.id, `web-${stamp}`, "csv", "2"]);
+    expect(
+      lines
+        .find((l) => l.startsWith(`${id} `))
+        ?.split(/\s+/)
+        .slice(0, 4),
+    ).toEqual([id, `mine-${stamp}`, "json", "2"]);
     const page = JSON.parse((await assay(["--json", "datasets", "list"])).stdout);
     expect(page.data.some((d: { id: string }) => d.id === ds.id)).toBe(true);
   });
 
   it("stdin needs --name; a bad row is the API's one line; a missing file is exit 1", async () => {
-    const named = await assay(["--json", "datasets", "upload", "-", "--name", `piped-${Date.now()}`], { input: JSON.stringify(ITEMS) });
+    const named = await assay(["--json", "datasets", "upload", "-", "--name", `piped-${Date.now()}`], {
+      input: JSON.stringify(ITEMS),
+    });
     expect(named.code).toBe(0);
     expect(JSON.parse(named.stdout).n_items).toBe(2);
 

@@ -45,7 +45,16 @@ describe("assay runs", () => {
   it("list shows runs newest first, filtered by evaluator and status", async () => {
     const id = await simRun();
     await assay(["runs", "watch", id]);
-    const listed = await assay(["runs", "list", "--evaluator", "chain-determinism", "--status", "succeeded", "--limit", "5"]);
+    const listed = await assay([
+      "runs",
+      "list",
+      "--evaluator",
+      "chain-determinism",
+      "--status",
+      "succeeded",
+      "--limit",
+      "5",
+    ]);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0].split(/\s+/)).toEqual(["id", "evaluator", "status", "progress", "age"]);
@@ -68,7 +77,10 @@ describe("assay runs", () => {
     await assay(["runs", "watch", id]);
     const out = await assay(["runs", "samples", id]);
     expect(out.code).toBe(0);
-    const samples = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const samples = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(samples).toHaveLength(120);
     expect(new Set(samples.map((x: { unit_id: string }) => x.unit_id)).size).toBe(120);
   });
@@ -77,7 +89,10 @@ describe("assay runs", () => {
     const id = await simRun();
     const out = await assay(["runs", "events", id]);
     expect(out.code).toBe(0);
-    const events = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(events.filter((e) => e.event === "unit")).toHaveLength(6);
     expect(events.at(-1)).toMatchObject({ event: "final", data: { id, status: "succeeded" } });
     expect(events.some((e) => e.event === "progress")).toBe(true);
@@ -112,14 +127,28 @@ describe("assay runs", () => {
 
   it("Ctrl-C as soon as a run has been created cancels it: no run is left going unseen", async () => {
     let created = "";
-    const result = await assay(["chain-determinism", "eval", "--model", "sim:agent", "--n-queries", "5", "--n-replays", "20", "--concurrency", "1"], {
-      // The run exists once its id is printed; interrupt right then, before or while it is followed.
-      onSpawn: (child) =>
-        void outputContains(child, "stderr", /run (run_\w+) started/).then((text) => {
-          created = /run (run_\w+) started/.exec(text)![1];
-          child.kill("SIGINT");
-        }),
-    });
+    const result = await assay(
+      [
+        "chain-determinism",
+        "eval",
+        "--model",
+        "sim:agent",
+        "--n-queries",
+        "5",
+        "--n-replays",
+        "20",
+        "--concurrency",
+        "1",
+      ],
+      {
+        // The run exists once its id is printed; interrupt right then, before or while it is followed.
+        onSpawn: (child) =>
+          void outputContains(child, "stderr", /run (run_\w+) started/).then((text) => {
+            created = /run (run_\w+) started/.exec(text)![1];
+            child.kill("SIGINT");
+          }),
+      },
+    );
     expect(result.code).toBe(130);
     expect(result.stderr).toContain(`interrupted: canceling run ${created}`);
     expect(await runStatus(created)).toBe("canceled");
@@ -154,13 +183,20 @@ describe("what every verb shares", () => {
   });
 
   it("a remote server needs ASSAY_API_KEY: the local dev key is only for the local server", async () => {
-    const out = await assay(["--server", "https://assay.example.com", "runs", "list"], { env: { ASSAY_API_KEY: undefined } });
+    const out = await assay(["--server", "https://assay.example.com", "runs", "list"], {
+      env: { ASSAY_API_KEY: undefined },
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toBe("assay: set ASSAY_API_KEY to an API key of https://assay.example.com\n");
   });
 
   it("usage errors exit 2: an unknown flag, a missing argument, a bad choice", async () => {
-    for (const args of [["runs", "list", "--bogus"], ["runs", "get"], ["runs", "list", "--status", "done"], ["nonsense"]]) {
+    for (const args of [
+      ["runs", "list", "--bogus"],
+      ["runs", "get"],
+      ["runs", "list", "--status", "done"],
+      ["nonsense"],
+    ]) {
       const out = await assay(args);
       expect(out.code, args.join(" ")).toBe(2);
       expect(out.stderr, args.join(" ")).toMatch(/error: /);
@@ -176,9 +212,13 @@ describe("what every verb shares", () => {
   });
 
   it("a reader that stops early is not an error: no stack trace", async () => {
-    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ prompt: `question ${i}`, response: `answer ${i}` })).join("\n");
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ prompt: `question ${i}`, response: `answer ${i}` }),
+    ).join("\n");
     const out = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, "vrty", "batch", "--local", "--in", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [BIN, "vrty", "batch", "--local", "--in", "-"], {
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let stderr = "";
       child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
       // Read the first chunk, then close our end of the pipe, as `| head -c 100` does.
@@ -194,7 +234,9 @@ describe("what every verb shares", () => {
     expect((await assay(["--help"])).code).toBe(0);
     const v = await assay(["--version"]);
     expect(v.code).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../cli/package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../cli/package.json"), "utf8")) as {
+      version: string;
+    };
     expect(v.stdout.trim()).toBe(pkg.version);
   });
 });

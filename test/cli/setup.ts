@@ -24,7 +24,10 @@ export const EVENT_STREAM_E2E_QUERIES = 12;
 
 export default async function ({ provide }: TestProject) {
   // The tests run what users run: the built SDK and CLI (npm ci builds them; this keeps them current).
-  execFileSync("npm", ["run", "build", "--silent"], { cwd: new URL("../..", import.meta.url).pathname, stdio: "inherit" });
+  execFileSync("npm", ["run", "build", "--silent"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    stdio: "inherit",
+  });
   const openai = await startFakeOpenAI({ port: 0 });
   // Everything wrangler prints (a line per request with its time, every error) goes to a test
   // artifact, so a wait that ends in a test's timeout can be read against what the server did.
@@ -34,7 +37,9 @@ export default async function ({ provide }: TestProject) {
   writeFileSync(log, "");
   // Every event stream of these tests ends after a few polls (EVENT_STREAM_QUERY_BUDGET can only lower
   // the production budget), so the CLI and the dashboard follow each run across many reconnects.
-  const dev = await startWranglerDev(await freePort(), "memory", (t) => appendFileSync(log, t), { EVENT_STREAM_QUERY_BUDGET: String(EVENT_STREAM_E2E_QUERIES) });
+  const dev = await startWranglerDev(await freePort(), "memory", (t) => appendFileSync(log, t), {
+    EVENT_STREAM_QUERY_BUDGET: String(EVENT_STREAM_E2E_QUERIES),
+  });
   provide("assayUrl", dev.base);
   provide("fakeOpenAIUrl", openai.url);
   return async () => {

@@ -29,7 +29,10 @@ function withToy(source: string): string {
 const addToy: Plugin = {
   name: "add-the-toy-evaluator",
   setup(b) {
-    b.onLoad({ filter: /[\\/]cli[\\/]src[\\/]commands[\\/]index\.ts$/ }, (args) => ({ contents: withToy(readFileSync(args.path, "utf8")), loader: "ts" }));
+    b.onLoad({ filter: /[\\/]cli[\\/]src[\\/]commands[\\/]index\.ts$/ }, (args) => ({
+      contents: withToy(readFileSync(args.path, "utf8")),
+      loader: "ts",
+    }));
   },
 };
 
@@ -38,7 +41,10 @@ const env = () => ({ ASSAY_URL: toy.base });
 const headers = { Authorization: "Bearer assay_sk_local_dev_key" };
 
 beforeAll(async () => {
-  const [server] = await Promise.all([startToyServer(), build({ ...options, outfile: BIN, sourcemap: false, plugins: [addToy] })]);
+  const [server] = await Promise.all([
+    startToyServer(),
+    build({ ...options, outfile: BIN, sourcemap: false, plugins: [addToy] }),
+  ]);
   toy = server;
 });
 afterAll(async () => {
@@ -51,7 +57,9 @@ describe("a sixth evaluator in the CLI: one folder and one line", () => {
     const before = readFileSync(LIST, "utf8").split("\n");
     const after = withToy(readFileSync(LIST, "utf8")).split("\n");
     expect(after.length).toBe(before.length + 1);
-    expect(after.slice(1).filter((line, i) => line !== before[i])).toEqual([expect.stringMatching(/^export const COMMANDS: Register\[\] = \[.*, toySum\];$/)]);
+    expect(after.slice(1).filter((line, i) => line !== before[i])).toEqual([
+      expect.stringMatching(/^export const COMMANDS: Register\[\] = \[.*, toySum\];$/),
+    ]);
   });
 
   it("`assay toy-sum 1 2 3.5` creates a toy run, follows it and prints its sum", async () => {
@@ -63,14 +71,22 @@ describe("a sixth evaluator in the CLI: one folder and one line", () => {
 
     // The run is the server's, as the API reports it.
     const id = /run (run_\S+) started: /.exec(out.stderr)![1];
-    const run = (await (await fetch(`${toy.base}/v1/runs/${id}`, { headers })).json()) as { evaluator: string; status: string; result: unknown };
+    const run = (await (await fetch(`${toy.base}/v1/runs/${id}`, { headers })).json()) as {
+      evaluator: string;
+      status: string;
+      result: unknown;
+    };
     expect(run).toMatchObject({ evaluator: "toy-sum", status: "succeeded", result: { sum: 6.5, units: 3 } });
   });
 
   it("--json prints the run; a bad number is a usage error before anything is sent", async () => {
     const json = await assay(["--json", "toy-sum", "4", "0.5"], { bin: BIN, env: env() });
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ evaluator: "toy-sum", status: "succeeded", result: { sum: 4.5, units: 2 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      evaluator: "toy-sum",
+      status: "succeeded",
+      result: { sum: 4.5, units: 2 },
+    });
 
     const bad = await assay(["toy-sum", "1", "two"], { bin: BIN, env: env() });
     expect(bad.code).toBe(2);
@@ -82,7 +98,11 @@ describe("a sixth evaluator in the CLI: one folder and one line", () => {
     const shippedHelp = await assay(["--help"], { env: env() });
     expect(withToyHelp.code).toBe(0);
     const verbs = (help: string) => [...help.split("Commands:")[1].matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]);
-    expect(verbs(withToyHelp.stdout)).toEqual([...verbs(shippedHelp.stdout).filter((v) => v !== "help"), "toy-sum", "help"]);
+    expect(verbs(withToyHelp.stdout)).toEqual([
+      ...verbs(shippedHelp.stdout).filter((v) => v !== "help"),
+      "toy-sum",
+      "help",
+    ]);
 
     const shipped = await assay(["toy-sum", "1"], { env: env() });
     expect(shipped.code).toBe(2);

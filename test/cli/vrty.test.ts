@@ -20,7 +20,11 @@ const file = (name: string, content: string) => {
 
 /** The API's answer for one pair, as the exact bytes it sends. */
 async function apiScore(prompt: string, response: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await fetch(`${server()}/v1/vrty/score`, { method: "POST", headers, body: JSON.stringify({ prompt, response, ...extra }) });
+  const res = await fetch(`${server()}/v1/vrty/score`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ prompt, response, ...extra }),
+  });
   expect(res.status).toBe(200);
   return res.text();
 }
@@ -56,19 +60,27 @@ const FRANCE = { prompt: "What is the capital of France?", response: "Paris is t
 // several sentences, and more than the 2,048 tokens that are scored.
 const CASES: { name: string; prompt: string; response: string }[] = [
   { name: "the README example", ...FRANCE },
-  { name: "unicode", prompt: "Où se trouve la Tour Eiffel? 東京は？", response: "La Tour Eiffel se trouve à Paris — naïve café ﬁne Ⅻ. 東京です。" },
+  {
+    name: "unicode",
+    prompt: "Où se trouve la Tour Eiffel? 東京は？",
+    response: "La Tour Eiffel se trouve à Paris — naïve café ﬁne Ⅻ. 東京です。",
+  },
   { name: "empty response", prompt: "What is the capital of France?", response: "" },
   { name: "empty prompt", prompt: "", response: "Paris is the capital of France. It is on the Seine." },
   { name: "stopwords only", prompt: "What is it?", response: "It is what it is." },
   {
     name: "several sentences",
     prompt: "Explain how a hash map handles collisions.",
-    response: "A hash map stores keys in buckets.\nWhen two keys collide, chaining keeps a list per bucket! Open addressing probes the next slot? Resizing keeps chains short.",
+    response:
+      "A hash map stores keys in buckets.\nWhen two keys collide, chaining keeps a list per bucket! Open addressing probes the next slot? Resizing keeps chains short.",
   },
   {
     name: "over 2,048 tokens",
     prompt: "Summarise the history of the printing press.",
-    response: Array.from({ length: 3000 }, (_, i) => ["press", "the", "printing", "Gutenberg", `w${i % 97}`, "type."][i % 6]).join(" "),
+    response: Array.from(
+      { length: 3000 },
+      (_, i) => ["press", "the", "printing", "Gutenberg", `w${i % 97}`, "type."][i % 6],
+    ).join(" "),
   },
 ];
 
@@ -122,7 +134,9 @@ describe("assay vrty", () => {
       expect(local.code, c.name).toBe(0);
       expect(viaServer.stdout, c.name).toBe(api);
       expect(local.stdout, c.name).toBe(api);
-      const pretty = await assay(["vrty", "--local", "--pretty", "--prompt", c.prompt, "--response", c.response], { env: noServer });
+      const pretty = await assay(["vrty", "--local", "--pretty", "--prompt", c.prompt, "--response", c.response], {
+        env: noServer,
+      });
       expect(pretty.stdout, c.name).toBe(JSON.stringify(JSON.parse(api), null, 2) + "\n");
     }
   });
@@ -131,7 +145,10 @@ describe("assay vrty", () => {
     const created = await fetch(`${server()}/v1/vrty/idf-tables`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ name: "k8s", documents: ["Kubernetes schedules pods onto nodes.", "Helm charts template manifests for pods."] }),
+      body: JSON.stringify({
+        name: "k8s",
+        documents: ["Kubernetes schedules pods onto nodes.", "Helm charts template manifests for pods."],
+      }),
     });
     expect(created.status).toBe(201);
     const table = ((await created.json()) as { id: string; sha256: string }).id;
@@ -144,7 +161,9 @@ describe("assay vrty", () => {
 
     const unknown = await assay(["vrty", "--prompt", "a", "--response", "b", "--idf-table", "idf_doesnotexist"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe("assay: 400 Validation failed: The request has invalid fields: idf_table. (idf_table: No IDF table 'idf_doesnotexist' for this tenant.)\n");
+    expect(unknown.stderr).toBe(
+      "assay: 400 Validation failed: The request has invalid fields: idf_table. (idf_table: No IDF table 'idf_doesnotexist' for this tenant.)\n",
+    );
 
     const local = await assay(["vrty", "--local", "--prompt", "a", "--response", "b", "--idf-table", table]);
     expect(local.code).toBe(2);
@@ -171,8 +190,17 @@ describe("assay vrty", () => {
     const doc = (await (await fetch(`${server()}/openapi.json`)).json()) as any;
     const maxLength: number = doc.components.schemas.VrtyScoreRequest.properties.prompt.maxLength;
     const long = file("long.txt", "a".repeat(maxLength + 1));
-    const api = await fetch(`${server()}/v1/vrty/score`, { method: "POST", headers, body: JSON.stringify({ prompt: "a".repeat(maxLength + 1), response: "b" }) });
-    const problem = (await api.json()) as { status: number; title: string; detail: string; errors: { path: string; message: string }[] };
+    const api = await fetch(`${server()}/v1/vrty/score`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ prompt: "a".repeat(maxLength + 1), response: "b" }),
+    });
+    const problem = (await api.json()) as {
+      status: number;
+      title: string;
+      detail: string;
+      errors: { path: string; message: string }[];
+    };
     const expected = `assay: ${problem.status} ${problem.title}: ${problem.detail} (${problem.errors.map((e) => `${e.path}: ${e.message}`).join("; ")})\n`;
 
     const viaServer = await assay(["vrty", "--prompt-file", long, "--response", "b"]);
@@ -190,13 +218,28 @@ describe("assay vrty", () => {
 
   it("usage errors exit 2 with one line saying what is wrong; an unknown flag is commander's error", async () => {
     const mine: [string[], string][] = [
-      [["vrty", "--prompt", "a", "--prompt-file", "x", "--response", "b"], "assay: give --prompt or --prompt-file, not both\n"],
-      [["vrty", "--prompt", "a", "--response", "b", "--response-file", "x"], "assay: give --response or --response-file, not both\n"],
+      [
+        ["vrty", "--prompt", "a", "--prompt-file", "x", "--response", "b"],
+        "assay: give --prompt or --prompt-file, not both\n",
+      ],
+      [
+        ["vrty", "--prompt", "a", "--response", "b", "--response-file", "x"],
+        "assay: give --response or --response-file, not both\n",
+      ],
       [["vrty", "--response", "b"], "assay: --prompt or --prompt-file is required\n"],
       [["vrty", "--local", "--prompt", "a"], "assay: --response or --response-file is required\n"],
-      [["vrty", "--prompt-file", "-", "--response-file", "/dev/stdin"], "assay: standard input can be read once: give it to --prompt-file or --response-file, not both\n"],
-      [["--server", "http://127.0.0.1:1", "vrty", "--local", "--prompt", "a", "--response", "b"], "assay: --local scores in-process: it takes no --server\n"],
-      [["vrty", "batch", "--in", "x", "--min-composite", "high"], 'assay: --min-composite must be a number, got "high"\n'],
+      [
+        ["vrty", "--prompt-file", "-", "--response-file", "/dev/stdin"],
+        "assay: standard input can be read once: give it to --prompt-file or --response-file, not both\n",
+      ],
+      [
+        ["--server", "http://127.0.0.1:1", "vrty", "--local", "--prompt", "a", "--response", "b"],
+        "assay: --local scores in-process: it takes no --server\n",
+      ],
+      [
+        ["vrty", "batch", "--in", "x", "--min-composite", "high"],
+        'assay: --min-composite must be a number, got "high"\n',
+      ],
     ];
     for (const [args, stderr] of mine) {
       const out = await assay(args);
@@ -228,7 +271,9 @@ describe("assay vrty batch", () => {
     const pairs = Array.from({ length: n }, (_, i) => ({
       id: `p${i}`,
       prompt: `Where is the ${words[i % words.length]} of town ${i}?`,
-      response: Array.from({ length: 1 + (i % 11) }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ") + `. Town ${i % 13}.`,
+      response:
+        Array.from({ length: 1 + (i % 11) }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ") +
+        `. Town ${i % 13}.`,
     }));
     // A blank line and CRLF endings are JSONL as people write it: the blank line gets no output line.
     const text = pairs.map((p, i) => JSON.stringify(p) + (i === 5 ? "\r\n\r\n" : "\n")).join("");
@@ -255,7 +300,9 @@ describe("assay vrty batch", () => {
 
     const mean = composites.reduce((a, b) => a + b, 0) / n;
     const min = Math.min(...composites);
-    expect(run.stderr).toBe(`${n} pairs: ${n} scored, 0 failed; composite mean ${mean.toFixed(4)}, min ${min.toFixed(4)} -> ${out}\n`);
+    expect(run.stderr).toBe(
+      `${n} pairs: ${n} scored, 0 failed; composite mean ${mean.toFixed(4)}, min ${min.toFixed(4)} -> ${out}\n`,
+    );
 
     // A few lines against the CLI's own single-score verb too.
     for (const i of [0, perRequest, n - 1]) {
@@ -265,7 +312,9 @@ describe("assay vrty batch", () => {
 
     // --local writes the same bytes, without a server.
     const localOut = join(dir, "many-local.jsonl");
-    const local = await assay(["vrty", "batch", "--local", "--in", input, "--out", localOut], { env: { ASSAY_URL: "not a url", ASSAY_API_KEY: undefined } });
+    const local = await assay(["vrty", "batch", "--local", "--in", input, "--out", localOut], {
+      env: { ASSAY_URL: "not a url", ASSAY_API_KEY: undefined },
+    });
     expect(local.code).toBe(0);
     expect(readFileSync(localOut, "utf8")).toBe(readFileSync(out, "utf8"));
     expect(local.stderr).toBe(run.stderr.replace(out, localOut));
@@ -293,7 +342,8 @@ describe("assay vrty batch", () => {
   });
 
   it("a bad line or pair gets the API's error item and the rest are scored; --local writes the same", async () => {
-    const good = (i: number) => JSON.stringify({ id: `ok${i}`, prompt: "What is the capital of France?", response: `Paris, ${i}.` });
+    const good = (i: number) =>
+      JSON.stringify({ id: `ok${i}`, prompt: "What is the capital of France?", response: `Paris, ${i}.` });
     // Pairs the API judges one by one when sent in a batch, in the order they appear in the file.
     const judged = [
       { prompt: "a" },
@@ -326,7 +376,11 @@ describe("assay vrty batch", () => {
     expect(items.map((i) => i.index)).toEqual(fileLines.map((_, i) => i));
 
     // The scored lines are their single scores.
-    for (const [line, k] of [[0, 0], [3, 1], [11, 2]] as const) {
+    for (const [line, k] of [
+      [0, 0],
+      [3, 1],
+      [11, 2],
+    ] as const) {
       expect(items[line].id).toBe(`ok${k}`);
       expect(JSON.stringify(items[line].result)).toBe(await apiScore("What is the capital of France?", `Paris, ${k}.`));
     }
@@ -348,7 +402,16 @@ describe("assay vrty batch", () => {
     const dupApi = await apiBatch('{"pairs":[{"id":"twice","prompt":"a","prompt":"b","response":"c"}]}');
     expect(dupApi.status).toBe(400);
     expect(dupApi.json.errors).toEqual([{ path: "pairs.0.prompt", message: "duplicate key" }]);
-    expect(items[6]).toEqual({ index: 6, id: "twice", error: { status: 400, title: "Validation failed", detail: "Pair 6 has invalid fields.", errors: [{ path: "prompt", message: "duplicate key" }] } });
+    expect(items[6]).toEqual({
+      index: 6,
+      id: "twice",
+      error: {
+        status: 400,
+        title: "Validation failed",
+        detail: "Pair 6 has invalid fields.",
+        errors: [{ path: "prompt", message: "duplicate key" }],
+      },
+    });
     const deepApi = await apiBatch(`{"pairs":[${deep}]}`);
     expect(deepApi.status).toBe(400);
     expect(deepApi.json.errors[0].message).toMatch(/^nests deeper than \d+ levels/);
@@ -378,10 +441,30 @@ describe("assay vrty batch", () => {
     expect(Math.min(...composites)).toBeLessThan(below);
 
     for (const local of [[], ["--local"]]) {
-      const pass = await assay(["vrty", "batch", ...local, "--in", input, "--out", join(dir, "gate-out.jsonl"), "--min-composite", String(below)]);
+      const pass = await assay([
+        "vrty",
+        "batch",
+        ...local,
+        "--in",
+        input,
+        "--out",
+        join(dir, "gate-out.jsonl"),
+        "--min-composite",
+        String(below),
+      ]);
       expect(pass.code).toBe(0);
       expect(pass.stderr).toContain(`gate passed: mean_composite ${mean} >= ${below} (--min-composite)\n`);
-      const fail = await assay(["vrty", "batch", ...local, "--in", input, "--out", join(dir, "gate-out.jsonl"), "--min-composite", String(above)]);
+      const fail = await assay([
+        "vrty",
+        "batch",
+        ...local,
+        "--in",
+        input,
+        "--out",
+        join(dir, "gate-out.jsonl"),
+        "--min-composite",
+        String(above),
+      ]);
       expect(fail.code).toBe(3);
       expect(fail.stderr).toContain(`gate FAILED: mean_composite ${mean} not >= ${above} (--min-composite)\n`);
     }
@@ -393,7 +476,10 @@ describe("assay vrty batch", () => {
   });
 
   it("reads standard input and writes standard output by default; --json prints the summary as JSON", async () => {
-    const pairs = [FRANCE, { id: "x", prompt: "Why is the sky blue?", response: "Rayleigh scattering makes the sky look blue." }];
+    const pairs = [
+      FRANCE,
+      { id: "x", prompt: "Why is the sky blue?", response: "Rayleigh scattering makes the sky look blue." },
+    ];
     const single = await apiScores(pairs);
     const text = pairs.map((p) => JSON.stringify(p)).join("\n") + "\n";
     const piped = await assay(["vrty", "batch", "--in", "-"], { input: text });
@@ -422,7 +508,16 @@ describe("assay vrty batch", () => {
   it("an unreachable server is exit 1 and writes nothing", async () => {
     const port = await closedPort();
     const out = join(dir, "unreachable.jsonl");
-    const run = await assay(["--server", `http://127.0.0.1:${port}`, "vrty", "batch", "--in", file("one.jsonl", JSON.stringify(FRANCE) + "\n"), "--out", out]);
+    const run = await assay([
+      "--server",
+      `http://127.0.0.1:${port}`,
+      "vrty",
+      "batch",
+      "--in",
+      file("one.jsonl", JSON.stringify(FRANCE) + "\n"),
+      "--out",
+      out,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`assay: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
     expect(() => readFileSync(out)).toThrow();

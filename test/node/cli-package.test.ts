@@ -13,11 +13,19 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 type Pack = { name: string; files: { path: string }[] };
 function packed(workspace: string): Pack {
-  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", "--workspace", workspace], { cwd: ROOT, encoding: "utf8" });
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", "--workspace", workspace], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   return (JSON.parse(out) as Pack[])[0];
 }
 
-const pkg = (dir: string) => JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string>; files: string[] };
+const pkg = (dir: string) =>
+  JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8")) as {
+    name: string;
+    dependencies?: Record<string, string>;
+    files: string[];
+  };
 
 /** Copies a workspace package as npm would install it: package.json plus its `files`. */
 function install(dir: string, into: string): void {
@@ -29,7 +37,15 @@ function install(dir: string, into: string): void {
 describe("@assay/sdk and @assay/cli as packages", () => {
   it("the SDK ships built JavaScript with declarations, not only sources", () => {
     const files = packed("sdk").files.map((f) => f.path);
-    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/client/index.js", "dist/client/index.d.ts", "openapi.json", "package.json"]) expect(files).toContain(f);
+    for (const f of [
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/client/index.js",
+      "dist/client/index.d.ts",
+      "openapi.json",
+      "package.json",
+    ])
+      expect(files).toContain(f);
     expect(files.some((f) => f.startsWith("src/"))).toBe(false);
   });
 
@@ -49,7 +65,12 @@ describe("@assay/sdk and @assay/cli as packages", () => {
       mkdirSync(join(dir, "node_modules", dep, ".."), { recursive: true });
       symlinkSync(join(ROOT, "node_modules", dep), join(dir, "node_modules", dep), "dir");
     }
-    const run = (...args: string[]) => spawnSync(process.execPath, [join(cli, "bin/assay.js"), ...args], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(cli, "bin/assay.js"), ...args], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv,
+      });
     const help = run("--help");
     expect(help.stderr).toBe("");
     expect(help.status).toBe(0);

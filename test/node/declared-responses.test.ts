@@ -5,9 +5,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openApiText } from "../../scripts/generate-sdk.ts";
 
-type Op = { responses: Record<string, { content?: Record<string, { schema?: { format?: string } }> }>; requestBody?: unknown; parameters?: { in: string }[] };
+type Op = {
+  responses: Record<string, { content?: Record<string, { schema?: { format?: string } }> }>;
+  requestBody?: unknown;
+  parameters?: { in: string }[];
+};
 const doc = JSON.parse(openApiText()) as { info: { description: string }; paths: Record<string, Record<string, Op>> };
-const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op })));
+const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op })),
+);
 // The Errors table, moved from the README to docs/errors.md (issue 24).
 const errorsTable = readFileSync(join(import.meta.dirname, "../../docs/errors.md"), "utf8");
 const promised = [...new Set([...errorsTable.matchAll(/^\| (\d{3}) \|/gm)].map((m) => m[1]))];
@@ -18,14 +24,26 @@ const WHERE: Record<string, (o: (typeof ops)[number]) => boolean> = {
   "400": (o) => !!o.op.requestBody,
   "401": (o) => o.path.startsWith("/v1/"),
   "404": (o) => (o.op.parameters ?? []).some((p) => p.in === "path"),
-  "409": (o) => (o.method === "post" && createsRuns(o.path)) || o.path.endsWith("/cancel") || o.path.endsWith("/resend") || /idf-tables\/\{|suites\/\{/.test(o.path) && o.method === "delete",
+  "409": (o) =>
+    (o.method === "post" && createsRuns(o.path)) ||
+    o.path.endsWith("/cancel") ||
+    o.path.endsWith("/resend") ||
+    (/idf-tables\/\{|suites\/\{/.test(o.path) && o.method === "delete"),
   "413": (o) => !!o.op.requestBody,
   "415": (o) => !!o.op.requestBody,
-  "422": (o) => (o.method === "post" && createsRuns(o.path)) || (o.method === "post" && o.path === "/v1/vrty/idf-tables"),
+  "422": (o) =>
+    (o.method === "post" && createsRuns(o.path)) || (o.method === "post" && o.path === "/v1/vrty/idf-tables"),
   // Issue 30: the tenant's quotas (docs/quotas.md): creating runs, and the reads of a whole run.
   "429": (o) =>
     (o.method === "post" && createsRuns(o.path)) ||
-    ["/v1/compare", "/v1/rpl/compare", "/v1/runs/{run_id}/samples", "/v1/runs/{run_id}/report.csv", "/v1/runs/{run_id}/report.xlsx", "/v1/runs/{run_id}/radar.svg"].includes(o.path),
+    [
+      "/v1/compare",
+      "/v1/rpl/compare",
+      "/v1/runs/{run_id}/samples",
+      "/v1/runs/{run_id}/report.csv",
+      "/v1/runs/{run_id}/report.xlsx",
+      "/v1/runs/{run_id}/radar.svg",
+    ].includes(o.path),
   "500": () => true,
 };
 

@@ -1,7 +1,13 @@
 // Issue 14, item 4: requests to where they must not go (webhook_url and provider.base_url), and item 5:
 // credentials in URLs.
 import { describe, expect, it } from "vitest";
-import { destinationProblem, endpointPolicy, isSecretParameter, loopbackAllowed, webhookPolicy } from "../../src/net/destination.ts";
+import {
+  destinationProblem,
+  endpointPolicy,
+  isSecretParameter,
+  loopbackAllowed,
+  webhookPolicy,
+} from "../../src/net/destination.ts";
 import { classifyHostAddress, parseIPv6 } from "../../src/net/ip.ts";
 import { LOOPBACK_REFUSED, LOOPBACK_SPELLINGS, REFUSED_HOSTS, REFUSED_TEXT } from "../support/destination-cases.ts";
 
@@ -26,7 +32,13 @@ describe("destinationProblem: refused whatever the setting", () => {
   });
 
   it("accepts public destinations as they are", () => {
-    for (const url of ["https://openrouter.ai/api/v1", "http://api.example.com:8000/v1", "https://1.1.1.1/", "https://[2606:4700::1111]/", "https://hooks.example.com/h?id=42&run=a"]) {
+    for (const url of [
+      "https://openrouter.ai/api/v1",
+      "http://api.example.com:8000/v1",
+      "https://1.1.1.1/",
+      "https://[2606:4700::1111]/",
+      "https://hooks.example.com/h?id=42&run=a",
+    ]) {
       expect(destinationProblem(url, production), url).toBeNull();
     }
   });
@@ -37,15 +49,19 @@ describe("webhook policy", () => {
     expect(destinationProblem("https://hooks.example.com/x", webhookPolicy(false))).toBeNull();
     expect(destinationProblem("http://hooks.example.com/x", webhookPolicy(true))).toBe("must use https");
     expect(destinationProblem("http://127.0.0.1:9999/h", webhookPolicy(true))).toBeNull();
-    expect(destinationProblem("http://127.0.0.1:9999/h", webhookPolicy(false))).toBe("loopback addresses are accepted only in local development");
+    expect(destinationProblem("http://127.0.0.1:9999/h", webhookPolicy(false))).toBe(
+      "loopback addresses are accepted only in local development",
+    );
     expect(destinationProblem("gopher://127.0.0.1:25/x", webhookPolicy(true))).toBe("must use https");
     expect(destinationProblem("http://10.0.0.1/", webhookPolicy(true))).toBe("private address 10.0.0.1 is not allowed");
-    expect(destinationProblem("https://hooks.example.com/x?token=t", webhookPolicy(false))).toBe("must not carry credentials in its query string (token)");
+    expect(destinationProblem("https://hooks.example.com/x?token=t", webhookPolicy(false))).toBe(
+      "must not carry credentials in its query string (token)",
+    );
   });
 });
 
 describe("the setting", () => {
-  it("allows loopback only when ALLOW_LOOPBACK_DESTINATIONS is exactly \"true\"", () => {
+  it('allows loopback only when ALLOW_LOOPBACK_DESTINATIONS is exactly "true"', () => {
     expect(loopbackAllowed({ ALLOW_LOOPBACK_DESTINATIONS: "true" })).toBe(true);
     expect(loopbackAllowed({})).toBe(false);
     expect(loopbackAllowed({ ALLOW_LOOPBACK_DESTINATIONS: "false" })).toBe(false);
@@ -54,11 +70,28 @@ describe("the setting", () => {
 });
 
 describe("secret query parameters", () => {
-  it.each(["api_key", "apikey", "APIKey", "x-api-key", "key", "token", "access_token", "refresh_token", "client_secret", "password", "pwd", "sig", "X-Amz-Signature", "X-Amz-Credential", "auth", "Authorization", "subscription-key"])(
-    "%s is a credential",
-    (name) => expect(isSecretParameter(name)).toBe(true),
+  it.each([
+    "api_key",
+    "apikey",
+    "APIKey",
+    "x-api-key",
+    "key",
+    "token",
+    "access_token",
+    "refresh_token",
+    "client_secret",
+    "password",
+    "pwd",
+    "sig",
+    "X-Amz-Signature",
+    "X-Amz-Credential",
+    "auth",
+    "Authorization",
+    "subscription-key",
+  ])("%s is a credential", (name) => expect(isSecretParameter(name)).toBe(true));
+  it.each(["id", "run", "monkey", "keyword", "tokenizer", "model", "AWSAccessKeyId", "version"])("%s is not", (name) =>
+    expect(isSecretParameter(name)).toBe(false),
   );
-  it.each(["id", "run", "monkey", "keyword", "tokenizer", "model", "AWSAccessKeyId", "version"])("%s is not", (name) => expect(isSecretParameter(name)).toBe(false));
 });
 
 describe("IP literals", () => {

@@ -8,8 +8,14 @@ describe("event cursor", () => {
   it.each<[string, EventCursor]>([
     ["0", START],
     ["42", { seq: 42, progress: null, final: false }],
-    ["42_17_3_100_running", { seq: 42, progress: { done: 17, failed: 3, total: 100, status: "running" }, final: false }],
-    ["42_97_3_100_succeeded_final", { seq: 42, progress: { done: 97, failed: 3, total: 100, status: "succeeded" }, final: true }],
+    [
+      "42_17_3_100_running",
+      { seq: 42, progress: { done: 17, failed: 3, total: 100, status: "running" }, final: false },
+    ],
+    [
+      "42_97_3_100_succeeded_final",
+      { seq: 42, progress: { done: 97, failed: 3, total: 100, status: "succeeded" }, final: true },
+    ],
   ])("%s is written and read back as the same position", (text, cursor) => {
     expect(formatCursor(cursor)).toBe(text);
     expect(parseCursor(text)).toEqual(cursor);
@@ -20,9 +26,12 @@ describe("event cursor", () => {
     expect(parseCursor("  ")).toEqual(START);
   });
 
-  it.each(["-1", "12_x", "1_2_3_4_paused", "1_2_3_4", "1_final", "1e3", "9999999999999999"])("refuses %s, which it never writes", (text) => {
-    expect(parseCursor(text)).toBeUndefined();
-  });
+  it.each(["-1", "12_x", "1_2_3_4_paused", "1_2_3_4", "1_final", "1e3", "9999999999999999"])(
+    "refuses %s, which it never writes",
+    (text) => {
+      expect(parseCursor(text)).toBeUndefined();
+    },
+  );
 });
 
 describe("the event stream's query budget", () => {

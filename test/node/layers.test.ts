@@ -20,7 +20,15 @@ afterAll(() => trees.forEach((t) => rmSync(t, { recursive: true, force: true }))
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "assay-layers-"));
   trees.push(dir);
-  const tsconfig = { compilerOptions: { module: "esnext", moduleResolution: "bundler", allowImportingTsExtensions: true, noEmit: true, strict: true } };
+  const tsconfig = {
+    compilerOptions: {
+      module: "esnext",
+      moduleResolution: "bundler",
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      strict: true,
+    },
+  };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -35,12 +43,17 @@ function tree(files: Record<string, string>): string {
  */
 function cruise(dir: string): { status: number | null; violations: string[] } {
   const run = (...extra: string[]) => {
-    const r = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src", "cli/src"], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src", "cli/src"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
     if (r.error) throw r.error;
     return r;
   };
   const { status } = run();
-  const report = JSON.parse(run("--output-type", "json").stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
+  const report = JSON.parse(run("--output-type", "json").stdout) as {
+    summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> };
+  };
   const violations = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
   return { status, violations };
 }
@@ -63,8 +76,10 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/evaluators/f.ts": 'import { o } from "../runs/coordinator/o.ts";\nexport const f = o;\n',
       // Only a plug-in's routes are HTTP code, and they use the route kit, not another route group.
       "src/evaluators/g/units.ts": 'import { r } from "../../routes/router.ts";\nexport const u = r;\n',
-      "src/evaluators/g/routes.ts": 'import { r } from "../../routes/router.ts";\nimport { x } from "../../routes/r2.ts";\nexport const g = [r, x];\n',
-      "src/evaluators/g/routes/reports.ts": 'import { o } from "../../../runs/coordinator/o.ts";\nexport const g = o;\n',
+      "src/evaluators/g/routes.ts":
+        'import { r } from "../../routes/router.ts";\nimport { x } from "../../routes/r2.ts";\nexport const g = [r, x];\n',
+      "src/evaluators/g/routes/reports.ts":
+        'import { o } from "../../../runs/coordinator/o.ts";\nexport const g = o;\n',
       "src/routes/router.ts": "export const r = 1;\n",
       // A type-only import counts: storage must not know the evaluators' types either.
       "src/db/d.ts": 'import type { x } from "../evaluators/e.ts";\nexport type D = typeof x;\n',
@@ -81,9 +96,9 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "cli/src/c.ts": 'import { x } from "../../src/evaluators/e.ts";\nexport const c = x;\n',
       // One plug-in never reaches into another's folder, on the server or in the CLI.
       "src/evaluators/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
-      "src/evaluators/two/index.ts": 'export const two = 2;\n',
+      "src/evaluators/two/index.ts": "export const two = 2;\n",
       "cli/src/commands/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
-      "cli/src/commands/two/index.ts": 'export const two = 2;\n',
+      "cli/src/commands/two/index.ts": "export const two = 2;\n",
       // Of an evaluator, the CLI may bundle vrty's request schemas, never the routes beside them.
       "src/evaluators/vrty/routes.ts": leaf,
       "cli/src/v.ts": 'import { x } from "../../src/evaluators/vrty/routes.ts";\nexport const v = x;\n',
@@ -119,14 +134,18 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
   it("passes a tree that keeps to the layers", () => {
     const dir = tree({
       "src/engines/model.ts": "export interface ChatClient { chat(): Promise<string> }\n",
-      "src/engines/judge/index.ts": 'import type { ChatClient } from "../model.ts";\nexport const judge = (c: ChatClient) => c.chat();\n',
-      "src/providers/sim.ts": 'import type { ChatClient } from "../engines/model.ts";\nexport const sim: ChatClient = { chat: async () => "" };\n',
+      "src/engines/judge/index.ts":
+        'import type { ChatClient } from "../model.ts";\nexport const judge = (c: ChatClient) => c.chat();\n',
+      "src/providers/sim.ts":
+        'import type { ChatClient } from "../engines/model.ts";\nexport const sim: ChatClient = { chat: async () => "" };\n',
       "src/net/guard.ts": leaf,
       "src/providers/openai.ts": 'import { x } from "../net/guard.ts";\nexport const o = x;\n',
-      "src/evaluators/judge.ts": 'import { judge } from "../engines/judge/index.ts";\nimport { sim } from "../providers/sim.ts";\nexport const run = () => judge(sim);\n',
+      "src/evaluators/judge.ts":
+        'import { judge } from "../engines/judge/index.ts";\nimport { sim } from "../providers/sim.ts";\nexport const run = () => judge(sim);\n',
       "src/db/runs.ts": leaf,
       "src/runs/plugin/contract.ts": leafType,
-      "src/evaluators/toy/index.ts": 'import type { T } from "../../runs/plugin/contract.ts";\nimport { routes } from "./routes.ts";\nexport const toy = { routes } as T;\n',
+      "src/evaluators/toy/index.ts":
+        'import type { T } from "../../runs/plugin/contract.ts";\nimport { routes } from "./routes.ts";\nexport const toy = { routes } as T;\n',
       // A plug-in's own routes are built with the route kit and may use the middleware and the stored results.
       "src/routes/router.ts": leaf,
       "src/routes/openapi.ts": leaf,
@@ -134,13 +153,16 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/runs/results/result.ts": leaf,
       "src/evaluators/toy/routes.ts":
         'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\nimport { x as j } from "../../middleware/json-body.ts";\nimport { x as s } from "../../runs/results/result.ts";\nexport const routes = [r, o, j, s];\n',
-      "src/evaluators/toy/routes/reports.ts": 'import { x } from "../../../routes/router.ts";\nexport const reports = x;\n',
+      "src/evaluators/toy/routes/reports.ts":
+        'import { x } from "../../../routes/router.ts";\nexport const reports = x;\n',
       // ... and its own folder's files.
       "src/evaluators/toy/units.ts": 'import { toy } from "./index.ts";\nexport const u = toy;\n',
-      "src/runs/coordinator/coordinator.ts": 'import { run } from "../../evaluators/judge.ts";\nimport { x } from "../../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
+      "src/runs/coordinator/coordinator.ts":
+        'import { run } from "../../evaluators/judge.ts";\nimport { x } from "../../db/runs.ts";\nexport class Coordinator { start = run; n = x; }\n',
       "src/runs/coordinator/rpc.ts": leafType,
       // Routes may name a Durable Object's class and RPC types, for the stub they get from a binding.
-      "src/routes/runs.ts": 'import type { Coordinator } from "../runs/coordinator/coordinator.ts";\nimport type { T } from "../runs/coordinator/rpc.ts";\nexport type R = [Coordinator, T];\n',
+      "src/routes/runs.ts":
+        'import type { Coordinator } from "../runs/coordinator/coordinator.ts";\nimport type { T } from "../runs/coordinator/rpc.ts";\nexport type R = [Coordinator, T];\n',
       "src/app.ts": 'import type { R } from "./routes/runs.ts";\nexport const app = {} as { r?: R };\n',
       "src/index.ts": 'import { app } from "./app.ts";\nexport default app;\n',
       "sdk/src/client.ts": leaf,
@@ -175,7 +197,9 @@ describe("engines hold no vendor knowledge", () => {
     { what: "an Authorization header", re: /["'`](Authorization|Bearer )/ },
   ];
   const files = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+    );
   const engineFiles = files(join(ROOT, "src/engines")).map((f) => relative(ROOT, f));
 
   // Comments out (block, and line comments not preceded by a URL's colon or a quote), literals kept.

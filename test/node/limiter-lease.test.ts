@@ -21,9 +21,17 @@ function bookLimiter(book = new PermitBook()) {
       book.report(id, latencies);
       return book.extend(id, now, leaseMs) ?? grant(book.tryGrant(now, leaseMs));
     },
-    release: async (id, outcome: Outcome, latencies = []) => (served.release++, book.report(id, latencies), book.release(id, outcome, now)),
+    release: async (id, outcome: Outcome, latencies = []) => (
+      served.release++, book.report(id, latencies), book.release(id, outcome, now)
+    ),
   };
-  return { book, stub, served, requests: () => served.acquire + served.renew + served.release, tick: (ms: number) => (now += ms) };
+  return {
+    book,
+    stub,
+    served,
+    requests: () => served.acquire + served.renew + served.release,
+    tick: (ms: number) => (now += ms),
+  };
 }
 
 const ok = async () => ({ attempts: undefined as number | undefined });
@@ -79,7 +87,13 @@ describe("a lane's leasing gate", () => {
     // Two calls: the permit was renewed before the second (after 1 success), next after 2 more.
     for (let i = 0; i < 2; i++) await call(gate);
     const before = l.requests();
-    const refused = new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs: 1000 });
+    const refused = new ProviderError({
+      name: "RateLimitError",
+      kind: "rate_limit",
+      status: 429,
+      message: "429",
+      retryAfterMs: 1000,
+    });
     let n = 0;
     await call(
       gate,
@@ -102,7 +116,10 @@ describe("a lane's leasing gate", () => {
     for (let i = 0; i < 25; i++) perCall.release(perCall.tryGrant(i, 1000)!.id, { kind: "ok", latencyMs: 100 + i }, i);
     const leased = new PermitBook();
     const g = leased.tryGrant(0, 1000)!;
-    leased.report(g.id, Array.from({ length: 25 }, (_, i) => 100 + i));
+    leased.report(
+      g.id,
+      Array.from({ length: 25 }, (_, i) => 100 + i),
+    );
     expect(leased.window).toEqual(perCall.window);
   });
 });

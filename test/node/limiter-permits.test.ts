@@ -52,7 +52,14 @@ describe("the permit book", () => {
 
   it("a book made from a stored window (after an eviction) still cuts it on an overload", () => {
     // What an earlier book stored after granting hundreds of permits: a window of 40, last cut at its 521st.
-    const stored: WindowState = { size: 40, ceiling: null, aboveCeiling: 0, cutSeq: 521, phase: "start", baseLatencyMs: null };
+    const stored: WindowState = {
+      size: 40,
+      ceiling: null,
+      aboveCeiling: 0,
+      cutSeq: 521,
+      phase: "start",
+      baseLatencyMs: null,
+    };
     const restored = new PermitBook({ window: stored, prefix: "b:" });
     expect(restored.limit).toBe(40);
     const grants = Array.from({ length: 20 }, (_, i) => restored.tryGrant(i, 1000)!);
@@ -69,7 +76,21 @@ describe("the permit book", () => {
  * are being answered (n: requests so far). A refused request is retried after `backoff` ms through
  * the book again, as the retry policy does. Returns what the endpoint saw.
  */
-function simulate({ lanes, calls, limit, latency = 200, backoff = 500, retryAfterMs }: { lanes: number; calls: number; limit: (n: number) => number; latency?: number; backoff?: number; retryAfterMs?: number }) {
+function simulate({
+  lanes,
+  calls,
+  limit,
+  latency = 200,
+  backoff = 500,
+  retryAfterMs,
+}: {
+  lanes: number;
+  calls: number;
+  limit: (n: number) => number;
+  latency?: number;
+  backoff?: number;
+  retryAfterMs?: number;
+}) {
   const book = new PermitBook();
   type Ev = { at: number; order: number; run: () => void };
   const events: Ev[] = [];

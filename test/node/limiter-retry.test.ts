@@ -2,9 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ProviderError, retrying, type AttemptOutcome, type CallGate } from "../../src/providers/index.ts";
 import { callDeadlineMs } from "../../src/providers/retry.ts";
 
-const rateLimited = (retryAfterMs?: number) => new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs });
-const overloaded = () => new ProviderError({ name: "InternalServerError", kind: "transient", status: 529, message: "Overloaded" });
-const badRequest = () => new ProviderError({ name: "BadRequestError", kind: "bad_request", status: 400, message: "400" });
+const rateLimited = (retryAfterMs?: number) =>
+  new ProviderError({ name: "RateLimitError", kind: "rate_limit", status: 429, message: "429", retryAfterMs });
+const overloaded = () =>
+  new ProviderError({ name: "InternalServerError", kind: "transient", status: 529, message: "Overloaded" });
+const badRequest = () =>
+  new ProviderError({ name: "BadRequestError", kind: "bad_request", status: 400, message: "400" });
 
 /** A gate that records every permit's outcome and absorbs overloads while `absorb` says so. */
 function recordingGate(absorb: (n: number) => boolean) {
@@ -13,7 +16,9 @@ function recordingGate(absorb: (n: number) => boolean) {
   const gate: CallGate = {
     acquire: async () => {
       acquired++;
-      return { release: async (o) => (outcomes.push(o), { absorbed: o.kind === "overload" && absorb(outcomes.length) }) };
+      return {
+        release: async (o) => (outcomes.push(o), { absorbed: o.kind === "overload" && absorb(outcomes.length) }),
+      };
     },
   };
   return { gate, outcomes, acquired: () => acquired };
@@ -30,7 +35,13 @@ function scripted(script: (ProviderError | "ok")[]) {
 }
 
 const sleeps: number[] = [];
-const policy = (gate: CallGate, maxRetries = 2) => ({ maxRetries, gate, sleep: async (ms: number) => void sleeps.push(ms), random: () => 0, now: () => 0 });
+const policy = (gate: CallGate, maxRetries = 2) => ({
+  maxRetries,
+  gate,
+  sleep: async (ms: number) => void sleeps.push(ms),
+  random: () => 0,
+  now: () => 0,
+});
 
 describe("the retry policy through a gate", () => {
   it("holds a permit for every attempt and reports each outcome", async () => {
@@ -39,19 +50,27 @@ describe("the retry policy through a gate", () => {
     expect(r.attempts).toBe(2);
     expect(g.acquired()).toBe(2);
     await Promise.resolve();
-    expect(g.outcomes).toEqual([{ kind: "overload", retryAfterMs: 0 }, { kind: "ok", latencyMs: 0 }]);
+    expect(g.outcomes).toEqual([
+      { kind: "overload", retryAfterMs: 0 },
+      { kind: "ok", latencyMs: 0 },
+    ]);
   });
 
   it("absorbed overloads do not use up the call's retries", async () => {
     const g = recordingGate(() => true);
     // Five refusals the limiter took as its own window's doing, then an answer: with maxRetries 2 this would fail without the gate.
-    const r = await retrying(scripted([rateLimited(), rateLimited(), overloaded(), rateLimited(), rateLimited(), "ok"]), policy(g.gate));
+    const r = await retrying(
+      scripted([rateLimited(), rateLimited(), overloaded(), rateLimited(), rateLimited(), "ok"]),
+      policy(g.gate),
+    );
     expect(r.attempts).toBe(6);
   });
 
   it("refusals the limiter did not absorb count as usual", async () => {
     const g = recordingGate(() => false);
-    await expect(retrying(scripted([rateLimited(), rateLimited(), rateLimited(), "ok"]), policy(g.gate))).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
+    await expect(
+      retrying(scripted([rateLimited(), rateLimited(), rateLimited(), "ok"]), policy(g.gate)),
+    ).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
   });
 
   it("an absorbed retry waits what the endpoint asked for", async () => {
@@ -76,7 +95,17 @@ describe("the retry policy through a gate", () => {
         t += 1000;
         return once();
       };
-      return { attempt, policy: (gate: CallGate) => ({ maxRetries: 2, gate, random: () => 0, now: () => t, sleep: async (ms: number) => void (t += ms), deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 } }) };
+      return {
+        attempt,
+        policy: (gate: CallGate) => ({
+          maxRetries: 2,
+          gate,
+          random: () => 0,
+          now: () => t,
+          sleep: async (ms: number) => void (t += ms),
+          deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 },
+        }),
+      };
     };
 
     it("makes every counted retry with the longest waits it honours (the deadline is their sum)", async () => {
@@ -88,7 +117,10 @@ describe("the retry policy through a gate", () => {
     it("stops absorbing 429s when another attempt could answer after the deadline", async () => {
       // 1 s + 60 s + 1 s + 60 s + 1 s = 123 s = callDeadlineMs(1000): a fourth attempt would end at 185 s.
       const c = timed([...Array.from({ length: 10 }, () => rateLimited(60_000)), "ok"]);
-      await expect(retrying(c.attempt, c.policy(recordingGate(() => true).gate))).rejects.toMatchObject({ attempts: 3, kind: "rate_limit" });
+      await expect(retrying(c.attempt, c.policy(recordingGate(() => true).gate))).rejects.toMatchObject({
+        attempts: 3,
+        kind: "rate_limit",
+      });
     });
 
     it("gives back a permit granted too late and fails the call, sending nothing", async () => {
@@ -102,16 +134,28 @@ describe("the retry policy through a gate", () => {
       };
       let sent = 0;
       const once = async () => (sent++, { attempts: undefined as number | undefined });
-      await expect(retrying(once, { maxRetries: 2, gate: slowGate, now: () => t, deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 } })).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
+      await expect(
+        retrying(once, {
+          maxRetries: 2,
+          gate: slowGate,
+          now: () => t,
+          deadline: { ms: callDeadlineMs(1000), attemptMs: 1000 },
+        }),
+      ).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
       expect(sent).toBe(0);
       expect(released).toEqual([{ kind: "canceled" }]);
     });
 
     it("stops waiting for a permit when the call's time is up", async () => {
       // A permit that never comes: only the deadline (here 5 ms to start an attempt) ends the wait.
-      const never: CallGate = { acquire: (signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })) };
+      const never: CallGate = {
+        acquire: (signal) =>
+          new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })),
+      };
       const once = async () => ({ attempts: undefined as number | undefined });
-      await expect(retrying(once, { maxRetries: 2, gate: never, deadline: { ms: 1005, attemptMs: 1000 } })).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
+      await expect(
+        retrying(once, { maxRetries: 2, gate: never, deadline: { ms: 1005, attemptMs: 1000 } }),
+      ).rejects.toMatchObject({ kind: "timeout", attempts: 0 });
     });
   });
 });

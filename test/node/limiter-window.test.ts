@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, openTo, PermitBook, windowLimit, type WindowOptions } from "../../src/runs/limiter/index.ts";
+import {
+  DEFAULT_WINDOW,
+  newWindow,
+  onOverload,
+  onSuccess,
+  openTo,
+  PermitBook,
+  windowLimit,
+  type WindowOptions,
+} from "../../src/runs/limiter/index.ts";
 
 const O: WindowOptions = { ...DEFAULT_WINDOW, initial: 4, max: 100 };
 const ok = (sentAt: number, inFlight: number, latencyMs = 200) => ({ sentAt, inFlight, latencyMs });

@@ -78,6 +78,10 @@ describe("the README and docs/", () => {
     expect(slug("Keys in what is stored and shown")).toBe("keys-in-what-is-stored-and-shown");
     expect(slug("Guessing credentials, and sessions")).toBe("guessing-credentials-and-sessions");
     expect(slug("3. Create the resources: `npm run provision`")).toBe("3-create-the-resources-npm-run-provision");
-    expect([...anchors("# A\n## Webhooks\n```\n## not a heading\n```\n## Webhooks\n")]).toEqual(["a", "webhooks", "webhooks-1"]);
+    expect([...anchors("# A\n## Webhooks\n```\n## not a heading\n```\n## Webhooks\n")]).toEqual([
+      "a",
+      "webhooks",
+      "webhooks-1",
+    ]);
   });
 });

@@ -41,7 +41,9 @@ function quoted(code: string, i: number): { text: string; end: number } {
  */
 function examples(): Example[] {
   const out: Example[] = [];
-  const blocks = docPages(ROOT).flatMap((page) => codeBlocks(readFileSync(join(ROOT, page), "utf8")).map((b) => ({ ...b, page })));
+  const blocks = docPages(ROOT).flatMap((page) =>
+    codeBlocks(readFileSync(join(ROOT, page), "utf8")).map((b) => ({ ...b, page })),
+  );
   for (const block of blocks.filter((b) => b.lang === "sh")) {
     const code = block.code;
     for (const m of code.matchAll(/curl\b/g)) {
@@ -56,7 +58,8 @@ function examples(): Example[] {
       else {
         const file = /^[^\s'"]+/.exec(code.slice(at))![0];
         // A file the examples write themselves (a GET's answer posted back) is not in the repository.
-        if (existsSync(join(ROOT, file))) out.push({ at: where, path, body: readFileSync(join(ROOT, file), "utf8"), source: file });
+        if (existsSync(join(ROOT, file)))
+          out.push({ at: where, path, body: readFileSync(join(ROOT, file), "utf8"), source: file });
       }
     }
   }
@@ -70,23 +73,39 @@ addFormats(ajv);
 ajv.addFormat("binary", true);
 ajv.addSchema(doc, "openapi.json");
 
-const pointer = (path: string) => `openapi.json#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/post/requestBody/content/application~1json/schema`;
+const pointer = (path: string) =>
+  `openapi.json#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/post/requestBody/content/application~1json/schema`;
 const found = examples();
 
 describe("the README's request examples", () => {
   it("are found: every POST that creates something has one", () => {
     const paths = new Set(found.map((e) => e.path));
-    for (const p of ["/v1/vrty/score", "/v1/vrty/score/batch", "/v1/vrty/idf-tables", "/v1/chain-determinism/runs", "/v1/chain-determinism/suites", "/v1/rpl/runs", "/v1/judge/runs", "/v1/reasoning-quality/runs", "/v1/admin/tenants", "/v1/keys", "/v1/providers"]) {
+    for (const p of [
+      "/v1/vrty/score",
+      "/v1/vrty/score/batch",
+      "/v1/vrty/idf-tables",
+      "/v1/chain-determinism/runs",
+      "/v1/chain-determinism/suites",
+      "/v1/rpl/runs",
+      "/v1/judge/runs",
+      "/v1/reasoning-quality/runs",
+      "/v1/admin/tenants",
+      "/v1/keys",
+      "/v1/providers",
+    ]) {
       expect(paths, p).toContain(p);
     }
   });
 
-  it.each(found.map((e) => [`${e.at}: POST ${e.path} (${e.source})`, e] as const))("%s validates against the served document", (_, e) => {
-    expect(doc.paths[e.path]?.post, `the document has POST ${e.path}`).toBeDefined();
-    const validate = ajv.getSchema(pointer(e.path)) ?? ajv.compile({ $ref: pointer(e.path) });
-    const body: unknown = JSON.parse(e.body);
-    expect(validate(body) ? [] : validate.errors).toEqual([]);
-  });
+  it.each(found.map((e) => [`${e.at}: POST ${e.path} (${e.source})`, e] as const))(
+    "%s validates against the served document",
+    (_, e) => {
+      expect(doc.paths[e.path]?.post, `the document has POST ${e.path}`).toBeDefined();
+      const validate = ajv.getSchema(pointer(e.path)) ?? ajv.compile({ $ref: pointer(e.path) });
+      const body: unknown = JSON.parse(e.body);
+      expect(validate(body) ? [] : validate.errors).toEqual([]);
+    },
+  );
 
   it("are checked by a validator that refuses what the API refuses", () => {
     const validate = ajv.compile({ $ref: pointer("/v1/chain-determinism/runs") });

@@ -49,7 +49,8 @@ const runnable = blocks.filter((b) => b.notRun === null);
 // says so instead of failing (the README names both under Setup).
 const missingTools = ["bash", "curl", "jq"].filter((t) => spawnSync("sh", ["-c", `command -v ${t}`]).status !== 0);
 if (missingTools.length) {
-  describe("the README's examples", () => it.skip(`skipped: they need ${missingTools.join(", ")} on the PATH`, () => {}));
+  describe("the README's examples", () =>
+    it.skip(`skipped: they need ${missingTools.join(", ")} on the PATH`, () => {}));
 }
 
 describe.skipIf(missingTools.length > 0)("the README's examples", () => {
@@ -75,7 +76,7 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
     const script = [
       "set -euo pipefail",
       "exec 2>&1",
-      "curl() { command curl --fail-with-body --show-error --max-time 120 \"$@\"; }",
+      'curl() { command curl --fail-with-body --show-error --max-time 120 "$@"; }',
       `export ASSAY_URL=http://127.0.0.1:${port} ASSAY_API_KEY=assay_sk_local_dev_key`,
       ...sh.flatMap((b) => [`echo "@@start ${b.at}"`, local(b.code), `echo; echo "@@ok ${b.at}"`]),
     ].join("\n");
@@ -87,7 +88,10 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
       const stop = next ? shell.output.indexOf(`@@start ${next.at}\n`) : -1;
       results.set(b.at, {
         ok: from >= 0 && to > from,
-        output: from < 0 ? "(did not run: an earlier block failed)" : shell.output.slice(from, stop > from ? stop : undefined),
+        output:
+          from < 0
+            ? "(did not run: an earlier block failed)"
+            : shell.output.slice(from, stop > from ? stop : undefined),
       });
     }
     for (const [i, b] of runnable.filter((x) => x.lang === "ts").entries()) {
@@ -123,7 +127,8 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
       const lines = b.code.split("\n");
       const sketch: string[] = [];
       lines.forEach((l, i) => {
-        if (/^\s*# →/.test(l)) for (let j = i; j < lines.length && (j === i || /^\s*#\s{2,}/.test(lines[j])); j++) sketch.push(lines[j]);
+        if (/^\s*# →/.test(l))
+          for (let j = i; j < lines.length && (j === i || /^\s*#\s{2,}/.test(lines[j])); j++) sketch.push(lines[j]);
       });
       const output = results.get(b.at)?.output ?? "";
       for (const [, name] of sketch.join("\n").matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)) {
@@ -134,14 +139,24 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
 
   it("has runnable examples of every evaluator, the runs, the keys and the SDK", () => {
     const code = runnable.map((b) => b.code).join("\n");
-    for (const path of ["/v1/vrty/score", "/v1/chain-determinism/runs", "/v1/rpl/runs", "/v1/judge/runs", "/v1/reasoning-quality/runs", "/v1/runs/", "/v1/keys", "scoreVrty"]) {
+    for (const path of [
+      "/v1/vrty/score",
+      "/v1/chain-determinism/runs",
+      "/v1/rpl/runs",
+      "/v1/judge/runs",
+      "/v1/reasoning-quality/runs",
+      "/v1/runs/",
+      "/v1/keys",
+      "scoreVrty",
+    ]) {
       expect(code, path).toContain(path);
     }
   });
 
   it("runs nothing that leaves this machine", () => {
     for (const b of runnable) {
-      for (const url of b.code.match(/https?:\/\/[^\s"'`]+/g) ?? []) expect(new URL(url).hostname, `${b.at}: ${url}`).toMatch(/^(localhost|127\.0\.0\.1)$/);
+      for (const url of b.code.match(/https?:\/\/[^\s"'`]+/g) ?? [])
+        expect(new URL(url).hostname, `${b.at}: ${url}`).toMatch(/^(localhost|127\.0\.0\.1)$/);
     }
   });
 
@@ -151,15 +166,22 @@ describe.skipIf(missingTools.length > 0)("the README's examples", () => {
   });
 
   it("npm start and npm run dev set the same offline variables as this test's server", () => {
-    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
     for (const name of ["start", "dev"]) {
       // The variable is set on the same command as `wrangler dev` (not before an earlier `&&`).
-      for (const [k, v] of Object.entries(OFFLINE_ENV)) expect(scripts[name], name).toMatch(new RegExp(`(^|&& )([A-Z_]+=\\S+ )*${k}=${v} ([A-Z_]+=\\S+ )*wrangler dev`));
+      for (const [k, v] of Object.entries(OFFLINE_ENV))
+        expect(scripts[name], name).toMatch(
+          new RegExp(`(^|&& )([A-Z_]+=\\S+ )*${k}=${v} ([A-Z_]+=\\S+ )*wrangler dev`),
+        );
     }
   });
 
   it("finds the README's blocks (the parser reads fences and not-run markers)", () => {
-    const parsed = codeBlocks("text\n<!-- not run: needs a key -->\n```sh\necho a\n```\n\n```ts\nlet x = 1;\n```\n```json\n{}\n```\n");
+    const parsed = codeBlocks(
+      "text\n<!-- not run: needs a key -->\n```sh\necho a\n```\n\n```ts\nlet x = 1;\n```\n```json\n{}\n```\n",
+    );
     expect(parsed).toEqual([
       { line: 3, lang: "sh", code: "echo a", notRun: "needs a key" },
       { line: 7, lang: "ts", code: "let x = 1;", notRun: null },

@@ -8,7 +8,13 @@ import { expectPythonError, missingReference, pyJsonLoads, REFERENCE_ROOT } from
 
 describe("pyJsonLoads", () => {
   it("reads what Python's json writes: NaN, Infinity, big ints", () => {
-    expect(pyJsonLoads('[NaN, -Infinity, 1.0, 12345678901234567890, {"a": null}]')).toEqual([NaN, -Infinity, 1, 12345678901234567890n, { a: null }]);
+    expect(pyJsonLoads('[NaN, -Infinity, 1.0, 12345678901234567890, {"a": null}]')).toEqual([
+      NaN,
+      -Infinity,
+      1,
+      12345678901234567890n,
+      { a: null },
+    ]);
   });
 });
 

@@ -43,13 +43,15 @@ describe("the generated SDK's types", () => {
 
   it("do not let a program read one evaluator's result without narrowing", () => {
     const file = join(ROOT, "test/fixtures/sdk-unnarrowed.ts");
-    const text = 'import type { Run } from "../../sdk/src/index.ts";\nexport const f = (run: Run) => run.result?.divergence_rate;\n';
+    const text =
+      'import type { Run } from "../../sdk/src/index.ts";\nexport const f = (run: Run) => run.result?.divergence_rate;\n';
     expect(diagnostics(file, text).join("\n")).toMatch(/divergence_rate/);
   }, 60_000);
 
   it("do not let a program read one evaluator's comparison details without narrowing", () => {
     const file = join(ROOT, "test/fixtures/sdk-unnarrowed.ts");
-    const text = 'import type { Comparison } from "../../sdk/src/index.ts";\nexport const f = (c: Comparison) => c.details.per_critic;\n';
+    const text =
+      'import type { Comparison } from "../../sdk/src/index.ts";\nexport const f = (c: Comparison) => c.details.per_critic;\n';
     expect(diagnostics(file, text).join("\n")).toMatch(/per_critic/);
   }, 60_000);
 });

@@ -22,9 +22,14 @@ describe("the committed SDK is up to date with the API", () => {
 
   it("sdk/src is what the generator makes from it", async () => {
     await generateSdk(tmp);
-    const fresh = files(join(tmp, "src")).map((p) => relative(tmp, p)).sort();
+    const fresh = files(join(tmp, "src"))
+      .map((p) => relative(tmp, p))
+      .sort();
     const handWritten = new Set(HAND_WRITTEN.map((f) => join("src", f)));
-    const committed = files(join(SDK_DIR, "src")).map((p) => relative(SDK_DIR, p)).filter((p) => !handWritten.has(p)).sort();
+    const committed = files(join(SDK_DIR, "src"))
+      .map((p) => relative(SDK_DIR, p))
+      .filter((p) => !handWritten.has(p))
+      .sort();
     expect(committed).toEqual(fresh);
     for (const f of fresh) expect(readFileSync(join(SDK_DIR, f), "utf8"), f).toBe(readFileSync(join(tmp, f), "utf8"));
   });

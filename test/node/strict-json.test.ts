@@ -20,7 +20,46 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ['{', '}', '[', ']', ',', ':', '"', '"a"', '"b"', '"\\u00e9"', '"\\x"', '"\\u12"', "\\", "1", "-", "0", "01", ".5", "1.", "1e", "1e+2", "-0.0E-1", "true", "tru", "null", "false", " ", "\n", "\t", "\r", "\u000b", "\u00a0", "\u0001", "\u001f", "\u007f", "\ufeff", "\ud800", "x"];
+const PIECES = [
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  '"',
+  '"a"',
+  '"b"',
+  '"\\u00e9"',
+  '"\\x"',
+  '"\\u12"',
+  "\\",
+  "1",
+  "-",
+  "0",
+  "01",
+  ".5",
+  "1.",
+  "1e",
+  "1e+2",
+  "-0.0E-1",
+  "true",
+  "tru",
+  "null",
+  "false",
+  " ",
+  "\n",
+  "\t",
+  "\r",
+  "\u000b",
+  "\u00a0",
+  "\u0001",
+  "\u001f",
+  "\u007f",
+  "\ufeff",
+  "\ud800",
+  "x",
+];
 
 function randomText(next: () => number): string {
   let out = "";
@@ -31,7 +70,8 @@ function randomText(next: () => number): string {
 
 function randomValue(next: () => number, depth: number): unknown {
   const r = next();
-  if (depth > 4 || r < 0.4) return [null, true, false, 0, -1.5, 1e21, "s", "é\n\"", "\ud83d\ude00"][Math.floor(next() * 9)];
+  if (depth > 4 || r < 0.4)
+    return [null, true, false, 0, -1.5, 1e21, "s", 'é\n"', "\ud83d\ude00"][Math.floor(next() * 9)];
   if (r < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
   const o: Record<string, unknown> = {};
   for (let k = Math.floor(next() * 4); k > 0; k--) o[`k${Math.floor(next() * 1000)}`] = randomValue(next, depth + 1);
@@ -46,7 +86,15 @@ function mutate(text: string, next: () => number): string {
     const r = next();
     if (r < 0.4) s = s.slice(0, at) + s.slice(at + 1);
     else if (r < 0.8) s = s.slice(0, at) + PIECES[Math.floor(next() * PIECES.length)] + s.slice(at);
-    else s = s.slice(0, at) + s.slice(at, at + 3).split("").reverse().join("") + s.slice(at + 3);
+    else
+      s =
+        s.slice(0, at) +
+        s
+          .slice(at, at + 3)
+          .split("")
+          .reverse()
+          .join("") +
+        s.slice(at + 3);
   }
   return s;
 }
@@ -66,7 +114,10 @@ describe("checkJson", () => {
     const mismatches: string[] = [];
     let valid = 0;
     for (let n = 0; n < 20_000; n++) {
-      const text = n % 2 === 0 ? randomText(next) : mutate(JSON.stringify(randomValue(next, 0), null, n % 4 === 1 ? 1 : undefined), next);
+      const text =
+        n % 2 === 0
+          ? randomText(next)
+          : mutate(JSON.stringify(randomValue(next, 0), null, n % 4 === 1 ? 1 : undefined), next);
       // A repeated key or depth is a field problem, not a syntax error: the text is still JSON.
       const accepted = !("syntax" in checkJson(text, { maxDepth: 1000 }));
       if (accepted !== parses(text)) mismatches.push(JSON.stringify(text));
@@ -91,9 +142,16 @@ describe("checkJson", () => {
 
   it("reports a syntax error with its position", () => {
     const r = checkJson('{\n  "prompt": "a",\n}', { maxDepth: 64 });
-    expect(r).toEqual({ ok: false, syntax: { message: "unexpected '}' where a property name was expected", offset: 19, line: 3, column: 1 } });
-    expect(checkJson("", { maxDepth: 64 })).toMatchObject({ syntax: { message: "unexpected end of input where a value was expected" } });
-    expect(checkJson('{"a":1} x', { maxDepth: 64 })).toMatchObject({ syntax: { message: "unexpected 'x' after the end of the JSON value" } });
+    expect(r).toEqual({
+      ok: false,
+      syntax: { message: "unexpected '}' where a property name was expected", offset: 19, line: 3, column: 1 },
+    });
+    expect(checkJson("", { maxDepth: 64 })).toMatchObject({
+      syntax: { message: "unexpected end of input where a value was expected" },
+    });
+    expect(checkJson('{"a":1} x', { maxDepth: 64 })).toMatchObject({
+      syntax: { message: "unexpected 'x' after the end of the JSON value" },
+    });
   });
 
   it("allows exactly maxDepth levels and names the first container past them", () => {
@@ -107,7 +165,9 @@ describe("checkJson", () => {
     expect(f[0].path).toBe(["items", "0", "context", ...Array(61).fill("a")].join("."));
     expect(f[0].path.split(".")).toHaveLength(64);
     expect(f[0].message).toBe("nests deeper than 64 levels of objects and arrays");
-    expect(fields(checkJson(deepArray(65), { maxDepth: 64 }))![0].path).toBe(Array.from({ length: 64 }, () => "0").join("."));
+    expect(fields(checkJson(deepArray(65), { maxDepth: 64 }))![0].path).toBe(
+      Array.from({ length: 64 }, () => "0").join("."),
+    );
     expect(fields(checkJson("[[1]]", { maxDepth: 1 }))![0].path).toBe("0");
   });
 
@@ -119,7 +179,8 @@ describe("checkJson", () => {
   });
 
   it("names every repeated key by its path, comparing keys after unescaping", () => {
-    const text = '{"pairs":[{"prompt":"a","response":"b"},{"prompt":"a","\\u0070rompt":"c","response":"d"}],"x":{"y":{"z":1,"z":2}},"x":0}';
+    const text =
+      '{"pairs":[{"prompt":"a","response":"b"},{"prompt":"a","\\u0070rompt":"c","response":"d"}],"x":{"y":{"z":1,"z":2}},"x":0}';
     expect(fields(checkJson(text, { maxDepth: 64 }))).toEqual([
       { path: "pairs.1.prompt", message: "duplicate key" },
       { path: "x.y.z", message: "duplicate key" },
@@ -132,7 +193,9 @@ describe("checkJson", () => {
   it("keeps the answer short for a body full of repeats, and a syntax error still wins", () => {
     const many = "{" + Array.from({ length: 1000 }, () => '"a":1').join(",") + "}";
     expect(fields(checkJson(many, { maxDepth: 64 }))).toHaveLength(10);
-    expect(checkJson('{"a":1,"a":2', { maxDepth: 64 })).toMatchObject({ syntax: { message: "unexpected end of input where ',' or '}' was expected" } });
+    expect(checkJson('{"a":1,"a":2', { maxDepth: 64 })).toMatchObject({
+      syntax: { message: "unexpected end of input where ',' or '}' was expected" },
+    });
   });
 
   it("refuses a limit below 1", () => {

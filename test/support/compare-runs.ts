@@ -29,7 +29,10 @@ export async function apiCompare(base: string, head: string, query = ""): Promis
 }
 
 /** The API's comparison as its evaluator's variant (typed `details`), after checking it is that evaluator's. */
-export function variant<E extends Comparison["evaluator"]>(c: Comparison, evaluator: E): Extract<Comparison, { evaluator: E }> {
+export function variant<E extends Comparison["evaluator"]>(
+  c: Comparison,
+  evaluator: E,
+): Extract<Comparison, { evaluator: E }> {
   expect(c.evaluator).toBe(evaluator);
   return c as Extract<Comparison, { evaluator: E }>;
 }

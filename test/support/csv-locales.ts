@@ -44,7 +44,11 @@ export function cellsByReader(csv: string): Record<string, string[]> {
   out["strict ,"] = parse(csv, { delimiter: "," }).flat();
   for (const sep of [",", ";", "\t"]) {
     out[`lenient ${JSON.stringify(sep)}`] = lenient(csv, sep);
-    out[`quote-blind ${JSON.stringify(sep)}`] = parse(csv, { delimiter: sep, quote: false, relax_column_count: true }).flat();
+    out[`quote-blind ${JSON.stringify(sep)}`] = parse(csv, {
+      delimiter: sep,
+      quote: false,
+      relax_column_count: true,
+    }).flat();
   }
   return out;
 }
@@ -54,7 +58,8 @@ export function cellsByReader(csv: string): Record<string, string[]> {
  * cell that is never closed runs to the end of the file, as in Excel: read as closed there.
  */
 function lenient(csv: string, delimiter: string): string[] {
-  const read = (text: string) => (parse(text, { delimiter, relax_quotes: true, relax_column_count: true }) as string[][]).flat();
+  const read = (text: string) =>
+    (parse(text, { delimiter, relax_quotes: true, relax_column_count: true }) as string[][]).flat();
   try {
     return read(csv);
   } catch (err) {
@@ -71,7 +76,8 @@ export function unguard(field: string): string {
   let out = "";
   for (let i = 0; i < field.length; i++) {
     const boundary = i === 0 || /[,;\t\r\n]/.test(field[i - 1]);
-    if (boundary && field[i] === "'" && /^[ "]*[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20']/.test(field.slice(i + 1))) continue;
+    if (boundary && field[i] === "'" && /^[ "]*[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20']/.test(field.slice(i + 1)))
+      continue;
     out += field[i];
   }
   return out;

@@ -88,6 +88,9 @@ export const REFUSED_TEXT: [url: string, message: string][] = [
   ["http://user@api.example.com/v1", "must not contain credentials"],
   ["http://:secret@127.0.0.1:8000/v1", "must not contain credentials"],
   ["https://api.example.com/v1?api_key=sk-123", "must not carry credentials in its query string (api_key)"],
-  ["https://api.example.com/v1?x=1&API-KEY=a&token=b", "must not carry credentials in its query string (API-KEY, token)"],
+  [
+    "https://api.example.com/v1?x=1&API-KEY=a&token=b",
+    "must not carry credentials in its query string (API-KEY, token)",
+  ],
   ["https://hooks.example.com/h?accessToken=abc", "must not carry credentials in its query string (accessToken)"],
 ];

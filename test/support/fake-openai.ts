@@ -205,7 +205,13 @@ type Tool = { type?: string; function?: { name?: string; parameters?: unknown } 
 type Message = { role?: string; content?: unknown };
 
 /** Starts the server; `url` is the OpenAI base URL (`http://host:port/v1`). */
-export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI({
+  port = 0,
+  host = "127.0.0.1",
+}: {
+  port?: number;
+  host?: string;
+} = {}): Promise<FakeOpenAI> {
   const http = await import("node:http");
   const states = new Map<string, State>();
   const stateFor = (id: string, scenario?: Scenario): State => {
@@ -256,7 +262,8 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const m = /^\/_scenarios\/([^/]+)(\/requests|\/stats|\/release)?$/.exec(path);
     if (m) {
       const id = decodeURIComponent(m[1]);
-      if (req.method === "GET" && m[2] === "/requests") return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
+      if (req.method === "GET" && m[2] === "/requests")
+        return send(res, 200, { id, requests: states.get(id)?.requests ?? [] });
       if (req.method === "GET" && m[2] === "/stats") {
         const s = states.get(id);
         const stats: ScenarioStats = {
@@ -265,7 +272,9 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
           in_flight: s?.inFlight ?? 0,
           max_in_flight: s?.maxInFlight ?? 0,
           held: s?.held.size ?? 0,
-          ...(s?.scenario.rate_limit ? { rate_limited: s.rateLimited, max_admitted: s.maxAdmitted, early: s.early, early_any: s.earlyAny } : {}),
+          ...(s?.scenario.rate_limit
+            ? { rate_limited: s.rateLimited, max_admitted: s.maxAdmitted, early: s.early, early_any: s.earlyAny }
+            : {}),
         };
         return send(res, 200, stats);
       }
@@ -326,17 +335,27 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
   }
 
   /** Records the request and finds the fault rule that applies to it (shared by both endpoints). */
-  function arrive(state: State, req: IncomingMessage, res: ServerResponse, at: number, turn: number, fingerprint: string, body: unknown): { rule: FaultRule["respond"] | undefined; nth: number; key: string } {
+  function arrive(
+    state: State,
+    req: IncomingMessage,
+    res: ServerResponse,
+    at: number,
+    turn: number,
+    fingerprint: string,
+    body: unknown,
+  ): { rule: FaultRule["respond"] | undefined; nth: number; key: string } {
     const key = `${turn}:${fingerprint}`;
     const attempt = (state.attempts.get(key) ?? 0) + 1;
     state.attempts.set(key, attempt);
     const nth = ++state.nth;
     track(state, res);
-    if (state.scenario.record !== false) state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
-    const rule = state.scenario.faults?.find(({ on = {} }) =>
-      (on.turn === undefined || on.turn === turn) &&
-      (on.attempt === undefined || on.attempt === attempt) &&
-      (on.nth === undefined || on.nth === nth),
+    if (state.scenario.record !== false)
+      state.requests.push({ nth, at, turn, attempt, fingerprint, headers: recordedHeaders(req), body });
+    const rule = state.scenario.faults?.find(
+      ({ on = {} }) =>
+        (on.turn === undefined || on.turn === turn) &&
+        (on.attempt === undefined || on.attempt === attempt) &&
+        (on.nth === undefined || on.nth === nth),
     )?.respond;
     return { rule, nth, key };
   }
@@ -351,7 +370,10 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const now = Date.now();
     if (now < (state.told.get(key) ?? 0)) state.early++;
     if (now < state.toldAny) state.earlyAny++;
-    const max = limit.drop_after !== undefined && nth > limit.drop_after ? (limit.then_max_in_flight ?? limit.max_in_flight) : limit.max_in_flight;
+    const max =
+      limit.drop_after !== undefined && nth > limit.drop_after
+        ? (limit.then_max_in_flight ?? limit.max_in_flight)
+        : limit.max_in_flight;
     if (state.admitted >= max) {
       state.rateLimited++;
       const status = limit.status ?? 429;
@@ -365,7 +387,18 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
         state.toldAny = Math.max(state.toldAny, deadline);
       }
       const type = status === 429 ? "rate_limit_exceeded" : "overloaded_error";
-      send(res, status, { error: { message: status === 429 ? "Rate limit reached: too many requests in flight." : "Overloaded", type, code: status } }, headers);
+      send(
+        res,
+        status,
+        {
+          error: {
+            message: status === 429 ? "Rate limit reached: too many requests in flight." : "Overloaded",
+            type,
+            code: status,
+          },
+        },
+        headers,
+      );
       return true;
     }
     state.admitted++;
@@ -386,7 +419,12 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
   }
 
   /** Sends a fault's HTTP answer; true if one was sent (or the request is left hanging). */
-  async function fault(res: ServerResponse, rule: FaultRule["respond"] | undefined, delay: number, at: number): Promise<boolean> {
+  async function fault(
+    res: ServerResponse,
+    rule: FaultRule["respond"] | undefined,
+    delay: number,
+    at: number,
+  ): Promise<boolean> {
     if (rule?.hang) return true; // the socket stays open until the client aborts or close() destroys it
     // Counted from the request's arrival, so the server's own reading and parsing are not added to
     // the delay (under a burst of requests they would be, one after another).
@@ -394,10 +432,18 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     if (delay > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (res.destroyed) return true;
     const headers = rule?.headers ?? {};
-    if (rule?.raw !== undefined) return sendRaw(res, rule.status ?? 200, rule.raw, headers), true;
-    if (rule?.body !== undefined) return send(res, rule.status ?? 200, rule.body, headers), true;
+    if (rule?.raw !== undefined) return (sendRaw(res, rule.status ?? 200, rule.raw, headers), true);
+    if (rule?.body !== undefined) return (send(res, rule.status ?? 200, rule.body, headers), true);
     if (rule?.status !== undefined && rule.status >= 400) {
-      return send(res, rule.status, { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } }, headers), true;
+      return (
+        send(
+          res,
+          rule.status,
+          { error: { message: `fake error ${rule.status}`, type: "fake_error", code: rule.status } },
+          headers,
+        ),
+        true
+      );
     }
     return false;
   }
@@ -409,10 +455,16 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     try {
       body = JSON.parse(text);
     } catch {
-      return send(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" } });
+      return send(res, 400, {
+        error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" },
+      });
     }
     const model = typeof body.model === "string" ? body.model : "";
-    const inputs = Array.isArray(body.input) ? body.input.map(String) : typeof body.input === "string" ? [body.input] : [];
+    const inputs = Array.isArray(body.input)
+      ? body.input.map(String)
+      : typeof body.input === "string"
+        ? [body.input]
+        : [];
     const state = stateFor(model);
     const arrived = arrive(state, req, res, at, 0, fnv1a(JSON.stringify(inputs)), body);
     const { nth } = arrived;
@@ -420,12 +472,21 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     await hold(state, res, nth);
     if (await fault(res, rule, rule?.delay_ms ?? state.scenario.delay_ms ?? 0, at)) return;
     const tokens = inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
-    send(res, 200, {
-      object: "list",
-      model,
-      data: inputs.map((t, index) => ({ object: "embedding", index, embedding: state.scenario.embedding ?? bagOfWords(t) })),
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    }, rule?.headers ?? {});
+    send(
+      res,
+      200,
+      {
+        object: "list",
+        model,
+        data: inputs.map((t, index) => ({
+          object: "embedding",
+          index,
+          embedding: state.scenario.embedding ?? bagOfWords(t),
+        })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+      rule?.headers ?? {},
+    );
   }
 
   async function completion(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -435,7 +496,9 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     try {
       body = JSON.parse(text);
     } catch {
-      return send(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" } });
+      return send(res, 400, {
+        error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error" },
+      });
     }
     const model = typeof body.model === "string" ? body.model : "";
     const state = stateFor(model);
@@ -451,20 +514,25 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
     const headers = rule?.headers ?? {};
     const choice = answer(scenario, body.tools, turn, rule, messages);
     const completionText = JSON.stringify(choice.message);
-    send(res, rule?.status ?? 200, {
-      id: `chatcmpl-fake-${nth}`,
-      object: "chat.completion",
-      created: Math.floor(at / 1000),
-      model,
-      system_fingerprint: scenario.system_fingerprint ?? "fp_fake",
-      ...(scenario.provider ? { provider: scenario.provider } : {}),
-      choices: rule?.empty_choices ? [] : [{ index: 0, ...choice, logprobs: null }],
-      usage: {
-        prompt_tokens: Math.ceil(text.length / 4),
-        completion_tokens: Math.ceil(completionText.length / 4),
-        total_tokens: Math.ceil(text.length / 4) + Math.ceil(completionText.length / 4),
+    send(
+      res,
+      rule?.status ?? 200,
+      {
+        id: `chatcmpl-fake-${nth}`,
+        object: "chat.completion",
+        created: Math.floor(at / 1000),
+        model,
+        system_fingerprint: scenario.system_fingerprint ?? "fp_fake",
+        ...(scenario.provider ? { provider: scenario.provider } : {}),
+        choices: rule?.empty_choices ? [] : [{ index: 0, ...choice, logprobs: null }],
+        usage: {
+          prompt_tokens: Math.ceil(text.length / 4),
+          completion_tokens: Math.ceil(completionText.length / 4),
+          total_tokens: Math.ceil(text.length / 4) + Math.ceil(completionText.length / 4),
+        },
       },
-    }, headers);
+      headers,
+    );
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -486,8 +554,15 @@ export async function startFakeOpenAI({ port = 0, host = "127.0.0.1" }: { port?:
 
 type Choice = { message: Record<string, unknown>; finish_reason: string };
 
-function answer(scenario: Scenario, tools: Tool[] | undefined, turn: number, rule: FaultRule["respond"] | undefined, messages: Message[]): Choice {
-  if (rule?.content !== undefined) return { message: { role: "assistant", content: rule.content }, finish_reason: "stop" };
+function answer(
+  scenario: Scenario,
+  tools: Tool[] | undefined,
+  turn: number,
+  rule: FaultRule["respond"] | undefined,
+  messages: Message[],
+): Choice {
+  if (rule?.content !== undefined)
+    return { message: { role: "assistant", content: rule.content }, finish_reason: "stop" };
   const named = (Array.isArray(tools) ? tools : []).filter((t) => typeof t?.function?.name === "string");
   if (named.length === 0) {
     const last = [...messages].reverse().find((m) => m?.role === "user");
@@ -523,16 +598,24 @@ function answer(scenario: Scenario, tools: Tool[] | undefined, turn: number, rul
 
 /** Required parameters only, written with spaces (`{"q": "v1", "n": 1}`) so raw strings are recognisable. */
 function argumentsFor(parameters: unknown, turn: number): string {
-  const schema = (parameters ?? {}) as { properties?: Record<string, { type?: string; enum?: unknown[] }>; required?: string[] };
+  const schema = (parameters ?? {}) as {
+    properties?: Record<string, { type?: string; enum?: unknown[] }>;
+    required?: string[];
+  };
   const props = schema.properties ?? {};
   const parts = (schema.required ?? []).map((name) => {
     const p = props[name] ?? {};
-    const value = p.enum?.length ? p.enum[0]
-      : p.type === "integer" || p.type === "number" ? turn
-      : p.type === "boolean" ? true
-      : p.type === "array" ? []
-      : p.type === "object" ? {}
-      : `v${turn}`;
+    const value = p.enum?.length
+      ? p.enum[0]
+      : p.type === "integer" || p.type === "number"
+        ? turn
+        : p.type === "boolean"
+          ? true
+          : p.type === "array"
+            ? []
+            : p.type === "object"
+              ? {}
+              : `v${turn}`;
     return `${JSON.stringify(name)}: ${JSON.stringify(value)}`;
   });
   return `{${parts.join(", ")}}`;
@@ -555,10 +638,13 @@ function echoKey<T>(scenario: Scenario, req: IncomingMessage, value: T): T {
     key_tail: key.slice(half),
   };
   const fill = (v: unknown): unknown =>
-    typeof v === "string" ? v.replace(/\{\{(key(?:_json|_url|_head|_tail)?)\}\}/g, (_, name: string) => forms[name])
-    : Array.isArray(v) ? v.map(fill)
-    : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]))
-    : v;
+    typeof v === "string"
+      ? v.replace(/\{\{(key(?:_json|_url|_head|_tail)?)\}\}/g, (_, name: string) => forms[name])
+      : Array.isArray(v)
+        ? v.map(fill)
+        : v !== null && typeof v === "object"
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]))
+          : v;
   return fill(value) as T;
 }
 

@@ -6,11 +6,20 @@ import type { RqRunConfig } from "../../src/evaluators/reasoning-quality/index.t
 
 /** `n` synthetic robustness items of the dataset "synthetic", ids made unique by their position. */
 export function syntheticItems(seed: number, n: number): RqRunConfig["items"] {
-  return generateSynthetic({ seed, numReasoning: 0, numAdversarial: 0, numRobustness: n }).map((it, i) => ({ ...it, dataset: "synthetic", id: `${i}:${it.id}` })) as RqRunConfig["items"];
+  return generateSynthetic({ seed, numReasoning: 0, numAdversarial: 0, numRobustness: n }).map((it, i) => ({
+    ...it,
+    dataset: "synthetic",
+    id: `${i}:${it.id}`,
+  })) as RqRunConfig["items"];
 }
 
 /** K consistency and stability runs and P robustness perturbations per item. */
-export function rqConfig(models: RqRunConfig["models"], items: RqRunConfig["items"], runs: { k: number; p: number }, over: Partial<RqRunConfig> = {}): RqRunConfig {
+export function rqConfig(
+  models: RqRunConfig["models"],
+  items: RqRunConfig["items"],
+  runs: { k: number; p: number },
+  over: Partial<RqRunConfig> = {},
+): RqRunConfig {
   return {
     models,
     items,

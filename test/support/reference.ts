@@ -51,7 +51,8 @@ export function referenceFiles(suite: string): ReferenceSuite {
     text,
     json: <T = any>(file: string): T => JSON.parse(text(file)) as T,
     lines: (file: string): string[] => numbered(file).map((l) => l.text),
-    records: <T = any>(file: string): RefLine<T>[] => numbered(file).map((l) => ({ ...l, value: pyJsonLoads(l.text) as T })),
+    records: <T = any>(file: string): RefLine<T>[] =>
+      numbered(file).map((l) => ({ ...l, value: pyJsonLoads(l.text) as T })),
   };
 }
 
@@ -65,7 +66,12 @@ export function missingReference(suite: string, files: readonly string[]): strin
  * Otherwise the block is one skipped test naming the missing files and REFERENCE_DIR, or, when
  * REFERENCE_REQUIRED=1, one failing test.
  */
-export function describeReference(title: string, suite: string, files: readonly string[], body: (ref: ReferenceSuite) => void): void {
+export function describeReference(
+  title: string,
+  suite: string,
+  files: readonly string[],
+  body: (ref: ReferenceSuite) => void,
+): void {
   const missing = missingReference(suite, files);
   if (missing.length === 0) {
     describe(title, () => body(referenceFiles(suite)));
@@ -73,7 +79,8 @@ export function describeReference(title: string, suite: string, files: readonly 
   }
   const what = `needs ${missing.map((f) => `${suite}/${f}`).join(", ")} in REFERENCE_DIR (${REFERENCE_ROOT})`;
   describe(title, () => {
-    if (REFERENCE_REQUIRED) it(what, () => expect.fail(`REFERENCE_REQUIRED=1 and the golden vectors are missing: ${what}`));
+    if (REFERENCE_REQUIRED)
+      it(what, () => expect.fail(`REFERENCE_REQUIRED=1 and the golden vectors are missing: ${what}`));
     else it.skip(`skipped: ${what}`, () => {});
   });
 }
@@ -82,7 +89,12 @@ export function describeReference(title: string, suite: string, files: readonly 
  * it.each over the cases a test found in the reference folder by their content. When the folder holds
  * none, one skipped test says so (`none` describes the kind of line that was looked for).
  */
-export function itEachCase<T>(cases: readonly T[], name: (c: T) => string, none: string, fn: (c: T) => void | Promise<void>): void {
+export function itEachCase<T>(
+  cases: readonly T[],
+  name: (c: T) => string,
+  none: string,
+  fn: (c: T) => void | Promise<void>,
+): void {
   if (cases.length === 0) {
     it.skip(`skipped: the reference folder has no ${none}`, () => {});
     return;
@@ -108,7 +120,8 @@ export function pyJsonLoads(text: string): unknown {
         return v.items.map(plain);
       case "dict": {
         const o: Record<string, unknown> = {};
-        for (const [k, x] of v.entries) Object.defineProperty(o, k, { value: plain(x), enumerable: true, writable: true, configurable: true });
+        for (const [k, x] of v.entries)
+          Object.defineProperty(o, k, { value: plain(x), enumerable: true, writable: true, configurable: true });
         return o;
       }
     }
@@ -148,7 +161,11 @@ export function expectPythonError(fn: () => unknown, pyClass: string): void {
   }
   expect(thrown, `expected a throw like Python's ${cls}`).toBeInstanceOf(Error);
   const allowed = PY_TO_JS[cls];
-  if (allowed) expect(allowed.some((C) => thrown instanceof C), `${cls} → ${(thrown as Error).name}`).toBe(true);
+  if (allowed)
+    expect(
+      allowed.some((C) => thrown instanceof C),
+      `${cls} → ${(thrown as Error).name}`,
+    ).toBe(true);
 }
 
 /** {@link expectPythonError} for an engine function that may reject as well as throw. */

@@ -10,7 +10,9 @@ export async function runUnits(server: string, key: string, runId: string): Prom
   const out: Unit[] = [];
   let after: string | null = null;
   do {
-    const res = await fetch(`${server}/v1/runs/${runId}/samples?limit=100${after ? `&after=${after}` : ""}`, { headers: { Authorization: `Bearer ${key}` } });
+    const res = await fetch(`${server}/v1/runs/${runId}/samples?limit=100${after ? `&after=${after}` : ""}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     const page = (await res.json()) as { data: Unit[]; next_cursor: string | null; has_more: boolean };
     out.push(...page.data.map((s) => ({ seq: s.seq, unit_id: s.unit_id, status: s.status })));
     after = page.has_more ? page.next_cursor : null;
@@ -23,7 +25,9 @@ export async function runUnits(server: string, key: string, runId: string): Prom
  * twice in a row, never counting a unit not yet seen, ending at the run's own; the final run once, last.
  */
 export async function expectExactly(server: string, key: string, events: SeenEvent[], runId: string): Promise<void> {
-  const run = (await (await fetch(`${server}/v1/runs/${runId}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+  const run = (await (
+    await fetch(`${server}/v1/runs/${runId}`, { headers: { Authorization: `Bearer ${key}` } })
+  ).json()) as {
     status: string;
     progress: { done: number; failed: number; total: number };
   };

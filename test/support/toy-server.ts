@@ -25,5 +25,11 @@ export async function startToyServer(): Promise<DevServer> {
   mkdirSync(logDir, { recursive: true });
   const log = join(logDir, "wrangler-dev-toy.txt");
   writeFileSync(log, "");
-  return startWranglerDev(await freePort(), "memory", (t) => appendFileSync(log, t), {}, "test/fixtures/toy-sum/worker.ts");
+  return startWranglerDev(
+    await freePort(),
+    "memory",
+    (t) => appendFileSync(log, t),
+    {},
+    "test/fixtures/toy-sum/worker.ts",
+  );
 }

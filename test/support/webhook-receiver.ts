@@ -84,13 +84,18 @@ export async function startWebhookReceiver(port = 0): Promise<{ url: string; clo
   return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-export async function configureHook(baseUrl: string, id: string, c: { fail_first?: number; status?: number; hold?: boolean }): Promise<void> {
+export async function configureHook(
+  baseUrl: string,
+  id: string,
+  c: { fail_first?: number; status?: number; hold?: boolean },
+): Promise<void> {
   await fetch(`${baseUrl}/_hooks/${id}`, { method: "POST", body: JSON.stringify(c) });
 }
 
 /** Answers the hook's held deliveries and holds no more; returns how many were held. */
 export async function releaseHook(baseUrl: string, id: string): Promise<number> {
-  return ((await (await fetch(`${baseUrl}/_hooks/${id}/release`, { method: "POST" })).json()) as { released: number }).released;
+  return ((await (await fetch(`${baseUrl}/_hooks/${id}/release`, { method: "POST" })).json()) as { released: number })
+    .released;
 }
 
 export async function receivedHooks(baseUrl: string, id: string): Promise<Received[]> {

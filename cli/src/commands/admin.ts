@@ -39,14 +39,17 @@ const adminSession = (cmd: Command) => adminSessionFor(cmd.optsWithGlobals<Globa
 
 // The API's id shapes (`ten_…`, `key_…`); checked here so a slip is a usage error, not a 404.
 const idOf = (prefix: string) => (raw: string) => {
-  if (!new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(raw)) throw usageError(`not a ${prefix === "ten" ? "tenant" : "key"} id: "${raw}" (${prefix}_…)`);
+  if (!new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(raw))
+    throw usageError(`not a ${prefix === "ten" ? "tenant" : "key"} id: "${raw}" (${prefix}_…)`);
   return raw;
 };
 
 /** People's lines for a new key: the secret on stdout, the warning that it is shown once on stderr. */
 function printNewKey(key: CreatedApiKey): void {
   process.stdout.write(`API key ${key.id} ("${key.name}") of tenant ${key.tenant_id}:\n${key.key}\n`);
-  process.stderr.write("This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n");
+  process.stderr.write(
+    "This key is shown only now and cannot be shown again: store it (e.g. as ASSAY_API_KEY in a secret store).\n",
+  );
 }
 
 /** The quotas' flags, in the API's order: `--runs-per-minute` sets `runs_per_minute`. */
@@ -66,7 +69,8 @@ function quotaValue(flag: string) {
   return (raw: string): number | "default" => {
     if (raw === "default") return raw;
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw usageError(`${flag} must be a whole number of at least 0, or "default", got "${raw}"`);
+    if (raw.trim() === "" || !Number.isSafeInteger(n) || n < 0)
+      throw usageError(`${flag} must be a whole number of at least 0, or "default", got "${raw}"`);
     return n;
   };
 }
@@ -78,7 +82,9 @@ const keyRow = (k: ApiKey) => [k.id, k.name, `${k.prefix}…`, k.created_at, k.r
 export function register(program: Command): void {
   const admin = program
     .command("admin")
-    .description("operator commands: tenants and their API keys, with the deployment's ADMIN_TOKEN (environment variable)");
+    .description(
+      "operator commands: tenants and their API keys, with the deployment's ADMIN_TOKEN (environment variable)",
+    );
 
   const tenants = admin.command("tenants").description("tenants: each with its own runs, keys and settings");
   tenants
@@ -97,17 +103,27 @@ export function register(program: Command): void {
     .description("every tenant, newest first")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = adminSession(cmd);
-      const list = await allPages<Tenant>((after) => call(s, adminListTenants({ client: s.client, query: { limit: 100, after } })));
+      const list = await allPages<Tenant>((after) =>
+        call(s, adminListTenants({ client: s.client, query: { limit: 100, after } })),
+      );
       if (s.json) return printJson({ data: list });
       if (!list.length) return void process.stdout.write("no tenants\n");
-      process.stdout.write(table(["id", "name", "created"], list.map((t) => [t.id, t.name, t.created_at])));
+      process.stdout.write(
+        table(
+          ["id", "name", "created"],
+          list.map((t) => [t.id, t.name, t.created_at]),
+        ),
+      );
     });
 
   const quotas = tenants
     .command("quotas")
-    .description("a tenant's quotas (docs/quotas.md); with flags, set them (`default` returns one to the service's default)")
+    .description(
+      "a tenant's quotas (docs/quotas.md); with flags, set them (`default` returns one to the service's default)",
+    )
     .argument("<tenant_id>", "the tenant (ten_…)", idOf("ten"));
-  for (const [, flag, what] of QUOTA_FLAGS) quotas.option(`${flag} <n>`, `${what}: a number, or "default"`, quotaValue(flag));
+  for (const [, flag, what] of QUOTA_FLAGS)
+    quotas.option(`${flag} <n>`, `${what}: a number, or "default"`, quotaValue(flag));
   quotas.action(async (tenantId: string, opts: Record<string, number | "default" | undefined>, cmd: Command) => {
     const s = adminSession(cmd);
     const body: TenantQuotasUpdate = {};
@@ -120,11 +136,17 @@ export function register(program: Command): void {
       ? await call(s, adminSetTenantQuotas({ client: s.client, path, body }))
       : await call(s, adminGetTenantQuotas({ client: s.client, path }));
     if (s.json) return printJson(q);
-    const rows = QUOTA_FLAGS.map(([name]) => [name, String(q.quotas[name]), q.overrides[name] === undefined ? "default" : `set (default ${q.defaults[name]})`]);
+    const rows = QUOTA_FLAGS.map(([name]) => [
+      name,
+      String(q.quotas[name]),
+      q.overrides[name] === undefined ? "default" : `set (default ${q.defaults[name]})`,
+    ]);
     process.stdout.write(`quotas of tenant ${q.tenant_id}:\n` + table(["quota", "limit", "source"], rows));
   });
 
-  const keys = admin.command("keys").description("a tenant's API keys (a tenant manages its own with its key: /v1/keys)");
+  const keys = admin
+    .command("keys")
+    .description("a tenant's API keys (a tenant manages its own with its key: /v1/keys)");
   keys
     .command("create")
     .description("create an API key for a tenant; the key is printed once")
@@ -132,7 +154,10 @@ export function register(program: Command): void {
     .addOption(new Option("--name <name>", "a name to tell the key apart").default("default"))
     .action(async (tenantId: string, opts: { name: string }, cmd: Command) => {
       const s = adminSession(cmd);
-      const created = await call(s, adminCreateKey({ client: s.client, path: { tenant_id: tenantId }, body: { name: opts.name } }));
+      const created = await call(
+        s,
+        adminCreateKey({ client: s.client, path: { tenant_id: tenantId }, body: { name: opts.name } }),
+      );
       if (s.json) return printJson(created);
       printNewKey(created);
     });
@@ -142,7 +167,9 @@ export function register(program: Command): void {
     .argument("<tenant-id>", "the tenant (ten_…)", idOf("ten"))
     .action(async (tenantId: string, _opts: unknown, cmd: Command) => {
       const s = adminSession(cmd);
-      const list = await allPages<ApiKey>((after) => call(s, adminListKeys({ client: s.client, path: { tenant_id: tenantId }, query: { limit: 100, after } })));
+      const list = await allPages<ApiKey>((after) =>
+        call(s, adminListKeys({ client: s.client, path: { tenant_id: tenantId }, query: { limit: 100, after } })),
+      );
       if (s.json) return printJson({ data: list });
       if (!list.length) return void process.stdout.write("no keys\n");
       process.stdout.write(table(["id", "name", "prefix", "created", "revoked"], list.map(keyRow)));

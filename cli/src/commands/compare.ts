@@ -2,7 +2,12 @@
 // table (each change with its interval, p and verdict), the overall verdict, the items that flipped and
 // the evaluator's own details; `--fail-on-regression` turns a regressed verdict into exit 3 for CI.
 import { Command } from "commander";
-import { compareRuns, type Comparison, type MetricComparison, type ReasoningQualityComparisonDetails } from "@assay/sdk";
+import {
+  compareRuns,
+  type Comparison,
+  type MetricComparison,
+  type ReasoningQualityComparisonDetails,
+} from "@assay/sdk";
 import { EXIT, usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session } from "../session.ts";
@@ -58,7 +63,9 @@ export function metricRow(m: MetricComparison): string[] {
 export function marksLegend(metrics: readonly { higher_is_better: boolean | null }[]): string | null {
   const used = [
     metrics.some((m) => m.higher_is_better === false) ? `${MARKS.lower} lower is better` : null,
-    metrics.some((m) => m.higher_is_better !== true && m.higher_is_better !== false) ? `${MARKS.none} no better direction, never judged` : null,
+    metrics.some((m) => m.higher_is_better !== true && m.higher_is_better !== false)
+      ? `${MARKS.none} no better direction, never judged`
+      : null,
   ].filter(Boolean);
   return used.length ? `(${used.join("; ")})` : null;
 }
@@ -73,7 +80,9 @@ export function detailLines(c: Comparison): string[] {
     case "chain-determinism": {
       const p = c.details.pairing;
       if (!p.paired) return [`not paired: ${p.reason}`];
-      return [`paired by query: ${p.measurable_in_both} of ${p.queries} measurable in both runs; ${p.discordant.stable_to_diverged} stable → diverged, ${p.discordant.diverged_to_stable} diverged → stable`];
+      return [
+        `paired by query: ${p.measurable_in_both} of ${p.queries} measurable in both runs; ${p.discordant.stable_to_diverged} stable → diverged, ${p.discordant.diverged_to_stable} diverged → stable`,
+      ];
     }
     case "rpl": {
       const { dimension, winner, prob_true_rpl: p } = c.details;
@@ -84,7 +93,10 @@ export function detailLines(c: Comparison): string[] {
       ];
     }
     case "judge":
-      return [`consensus changed on ${c.details.consensus_changes} of ${c.details.items} items`, `contested items: base ${c.details.contested.base}, head ${c.details.contested.head}`];
+      return [
+        `consensus changed on ${c.details.consensus_changes} of ${c.details.items} items`,
+        `contested items: base ${c.details.contested.base}, head ${c.details.contested.head}`,
+      ];
     case "reasoning-quality":
       return rqLines(c.details);
   }
@@ -105,15 +117,30 @@ function rqLines(d: ReasoningQualityComparisonDetails): string[] {
   if (!Object.keys(d.rank_changes).length) return out;
   const moved = Object.entries(d.rank_changes).flatMap(([strategy, list]) => list.map((r) => ({ ...r, strategy })));
   if (!moved.length) return [...out, "ranks: unchanged in every strategy"];
-  return [...out, "rank changes:", ...moved.map((r) => `  ${r.strategy}: ${r.model} ${r.base_rank ?? "unranked"} → ${r.head_rank ?? "unranked"}`)];
+  return [
+    ...out,
+    "rank changes:",
+    ...moved.map((r) => `  ${r.strategy}: ${r.model} ${r.base_rank ?? "unranked"} → ${r.head_rank ?? "unranked"}`),
+  ];
 }
 
 /** What `assay compare` prints for people. */
 export function describeComparison(c: Comparison): string {
   const conf = `${Number((c.confidence * 100).toFixed(2))}% intervals`;
-  const lines = [`${c.evaluator}: base ${c.base.id} → head ${c.head.id} (${c.paired ? "paired" : "not paired"}, ${conf}, min effect ${c.min_effect})`, ""];
+  const lines = [
+    `${c.evaluator}: base ${c.base.id} → head ${c.head.id} (${c.paired ? "paired" : "not paired"}, ${conf}, min effect ${c.min_effect})`,
+    "",
+  ];
   let text = lines.join("\n") + "\n";
-  text += table(["metric", "base", "head", "delta", "interval", "p", "verdict"], c.metrics.map(metricRow), ["left", "right", "right", "right", "right", "right", "left"]);
+  text += table(["metric", "base", "head", "delta", "interval", "p", "verdict"], c.metrics.map(metricRow), [
+    "left",
+    "right",
+    "right",
+    "right",
+    "right",
+    "right",
+    "left",
+  ]);
   const legend = marksLegend(c.metrics);
   if (legend) text += legend + "\n";
   text += `\nverdict: ${c.verdict}\n`;
@@ -132,21 +159,46 @@ type CompareOptions = { confidence: number; minEffect: number; failOnRegression?
 export function register(program: Command): void {
   program
     .command("compare")
-    .description("compare two succeeded runs of one evaluator: each metric's change with its interval and verdict, the items that flipped")
+    .description(
+      "compare two succeeded runs of one evaluator: each metric's change with its interval and verdict, the items that flipped",
+    )
     .argument("<base>", "the run before the change", runId)
     .argument("<head>", "the run with the change", runId)
-    .option("--confidence <c>", "confidence of every interval (above 0.5, below 1)", numberIn("--confidence", (n) => n > 0.5 && n < 1, "a number above 0.5 and below 1"), 0.95)
-    .option("--min-effect <x>", "noise floor: a smaller change (in the metric's units) is no_change", numberIn("--min-effect", (n) => n >= 0, "a number of at least 0"), 0)
+    .option(
+      "--confidence <c>",
+      "confidence of every interval (above 0.5, below 1)",
+      numberIn("--confidence", (n) => n > 0.5 && n < 1, "a number above 0.5 and below 1"),
+      0.95,
+    )
+    .option(
+      "--min-effect <x>",
+      "noise floor: a smaller change (in the metric's units) is no_change",
+      numberIn("--min-effect", (n) => n >= 0, "a number of at least 0"),
+      0,
+    )
     .option("--fail-on-regression", "CI gate: exit 3 when the overall verdict is regressed")
     .action(async (base: string, head: string, opts: CompareOptions, cmd: Command) => {
       const s = session(cmd);
-      const c = await call(s, compareRuns({ client: s.client, query: { base, head, confidence: opts.confidence, min_effect: opts.minEffect } }));
+      const c = await call(
+        s,
+        compareRuns({
+          client: s.client,
+          query: { base, head, confidence: opts.confidence, min_effect: opts.minEffect },
+        }),
+      );
       if (s.json) printJson(c);
       else process.stdout.write(describeComparison(c));
       if (opts.failOnRegression) {
         const failed = c.verdict === "regressed";
-        const why = failed ? c.metrics.filter((m) => m.verdict === "regressed").map((m) => m.name).join(", ") : "";
-        process.stderr.write(`gate ${failed ? "FAILED" : "passed"}: verdict ${c.verdict}${failed ? ` (${why})` : ""} (--fail-on-regression)\n`);
+        const why = failed
+          ? c.metrics
+              .filter((m) => m.verdict === "regressed")
+              .map((m) => m.name)
+              .join(", ")
+          : "";
+        process.stderr.write(
+          `gate ${failed ? "FAILED" : "passed"}: verdict ${c.verdict}${failed ? ` (${why})` : ""} (--fail-on-regression)\n`,
+        );
         if (failed) process.exitCode = EXIT.gateFailed;
       }
     });

@@ -19,4 +19,18 @@ import { register as admin } from "./admin.ts";
 /** Adds a command (with its subcommands) to the program. */
 export type Register = (program: Command) => void;
 
-export const COMMANDS: Register[] = [vrty, chainDeterminism, rpl, judge, reasoningQuality, compare, runs, datasets, suites, providers, prompts, usage, admin];
+export const COMMANDS: Register[] = [
+  vrty,
+  chainDeterminism,
+  rpl,
+  judge,
+  reasoningQuality,
+  compare,
+  runs,
+  datasets,
+  suites,
+  providers,
+  prompts,
+  usage,
+  admin,
+];

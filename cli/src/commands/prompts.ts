@@ -53,13 +53,19 @@ function parsed(path: string, source: string): [Record<string, unknown>, Record<
     throw new CliError(`${path} is not valid YAML: ${(err as Error).message.split("\n")[0].replace(/:\s*$/, "")}`);
   }
   if (!isRecord(doc) || !isRecord(raw)) {
-    throw new CliError(`${path}: expected a prompt mapping (Heretix: version, system, user_template, paraphrases; cross-judge: version, system_prompt, user_prompt_template)`);
+    throw new CliError(
+      `${path}: expected a prompt mapping (Heretix: version, system, user_template, paraphrases; cross-judge: version, system_prompt, user_prompt_template)`,
+    );
   }
   return [doc, raw];
 }
 
 /** The request a prompt file pushes as: its layout decides the kind; --name and --prompt-version win over the file. */
-export async function promptRequest(path: string, opts: PushOptions, warn: (line: string) => void): Promise<CreatePromptRequest> {
+export async function promptRequest(
+  path: string,
+  opts: PushOptions,
+  warn: (line: string) => void,
+): Promise<CreatePromptRequest> {
   const source = await readText(path);
   const [doc, raw] = parsed(path, source);
   const isRpl = ["system", "user_template", "paraphrases"].some((k) => k in doc);
@@ -70,21 +76,27 @@ export async function promptRequest(path: string, opts: PushOptions, warn: (line
     );
   }
   const known = isRpl ? RPL_KEYS : JUDGE_KEYS;
-  for (const key of Object.keys(doc)) if (!known.includes(key)) warn(`${path}: ignored key '${key}' (read: ${known.join(", ")})`);
+  for (const key of Object.keys(doc))
+    if (!known.includes(key)) warn(`${path}: ignored key '${key}' (read: ${known.join(", ")})`);
 
   const file = fromFileName(path);
   const name = opts.name ?? file.name;
-  if (!NAME.test(name)) throw usageError(`not a prompt name: "${name}" (1 to 64 letters, digits, '.', '_' or '-'); give one with --name`);
+  if (!NAME.test(name))
+    throw usageError(`not a prompt name: "${name}" (1 to 64 letters, digits, '.', '_' or '-'); give one with --name`);
   const written = raw.version;
   const version = opts.promptVersion ?? (typeof written === "string" && written !== "" ? written : file.version);
   if (version === undefined) throw new CliError(`${path} has no version; give one with --prompt-version`);
-  if (!VERSION.test(version)) throw usageError(`not a prompt version: "${version}" (1 to 64 letters, digits, '.', '_', '+' or '-'); give one with --prompt-version`);
+  if (!VERSION.test(version))
+    throw usageError(
+      `not a prompt version: "${version}" (1 to 64 letters, digits, '.', '_', '+' or '-'); give one with --prompt-version`,
+    );
   const description = text(path, doc, "description", false);
 
   if (isRpl) {
     const paraphrases = doc.paraphrases;
     // Heretix: a missing key is an error, and so is an empty paraphrase list.
-    if (!Array.isArray(paraphrases) || paraphrases.length === 0) throw new CliError(`${path}: paraphrases must be a non-empty list`);
+    if (!Array.isArray(paraphrases) || paraphrases.length === 0)
+      throw new CliError(`${path}: paraphrases must be a non-empty list`);
     paraphrases.forEach((p, i) => {
       if (typeof p !== "string") throw new CliError(`${path}: paraphrase ${i} must be text`);
     });
@@ -114,7 +126,9 @@ export async function promptRequest(path: string, opts: PushOptions, warn: (line
 }
 
 export function register(program: Command): void {
-  const prompts = program.command("prompts").description("your versioned prompts: rpl banks and judge critic prompts, named by runs as name@version");
+  const prompts = program
+    .command("prompts")
+    .description("your versioned prompts: rpl banks and judge critic prompts, named by runs as name@version");
 
   prompts
     .command("push")
@@ -123,7 +137,10 @@ export function register(program: Command): void {
     .option("--name <name>", "the prompt's name (default: the file's name without .yaml, up to an '@')")
     // Not `--version`: the program's own -V/--version is recognised anywhere on the line. Heretix's CLI
     // calls it --prompt-version too.
-    .option("--prompt-version <version>", "the version (default: the file's `version`, else what follows '@' in its name)")
+    .option(
+      "--prompt-version <version>",
+      "the version (default: the file's `version`, else what follows '@' in its name)",
+    )
     .option("--dry-run", "print the request that would be pushed (the API's CreatePromptRequest) and push nothing")
     .action(async (file: string, opts: PushOptions, cmd: Command) => {
       const request = await promptRequest(file, opts, (line) => process.stderr.write(`assay: ${line}\n`));
@@ -134,7 +151,9 @@ export function register(program: Command): void {
       if (s.json) return printJson(prompt);
       // 201: stored now; 200: this name@version was already stored with the same content.
       const again = (await pending).response?.status === 200;
-      process.stdout.write(`${again ? "already pushed" : "pushed"} ${prompt.ref} (${prompt.kind}, sha256 ${prompt.sha256})\n`);
+      process.stdout.write(
+        `${again ? "already pushed" : "pushed"} ${prompt.ref} (${prompt.kind}, sha256 ${prompt.sha256})\n`,
+      );
     });
 
   prompts
@@ -143,9 +162,16 @@ export function register(program: Command): void {
     .addOption(new Option("--kind <kind>", "only rpl banks or only judge prompts").choices(["rpl", "judge"]))
     .action(async (opts: { kind?: "rpl" | "judge" }, cmd: Command) => {
       const s = session(cmd);
-      const all: PromptSummary[] = await allPages((after) => call(s, listPrompts({ client: s.client, query: { limit: 100, after, kind: opts.kind } })));
+      const all: PromptSummary[] = await allPages((after) =>
+        call(s, listPrompts({ client: s.client, query: { limit: 100, after, kind: opts.kind } })),
+      );
       if (s.json) return printJson({ data: all });
       if (!all.length) return void process.stdout.write("no prompts (push one with `assay prompts push FILE`)\n");
-      process.stdout.write(table(["ref", "kind", "sha256", "created"], all.map((p) => [p.ref, p.kind, p.sha256.slice(0, 12), p.created_at])));
+      process.stdout.write(
+        table(
+          ["ref", "kind", "sha256", "created"],
+          all.map((p) => [p.ref, p.kind, p.sha256.slice(0, 12), p.created_at]),
+        ),
+      );
     });
 }

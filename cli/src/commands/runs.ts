@@ -23,7 +23,13 @@ function age(iso: string, now = Date.now()): string {
 /** One line per run: what `runs list` prints. */
 export function runRow(run: Run): string[] {
   const p = run.progress;
-  return [run.id, run.evaluator, run.status, `${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ""}`, age(run.created_at)];
+  return [
+    run.id,
+    run.evaluator,
+    run.status,
+    `${p.done}/${p.total}${p.failed ? ` (${p.failed} failed)` : ""}`,
+    age(run.created_at),
+  ];
 }
 
 /** A run for people: its state, progress, error and links (the result is printed with --json). */
@@ -34,9 +40,15 @@ export function describeRun(run: Run): string {
     `progress  ${p.done}/${p.total} done, ${p.failed} failed`,
     `created   ${run.created_at}${run.finished_at ? `  finished ${run.finished_at}` : ""}`,
   ];
-  if (run.calls) lines.push(`calls     ${run.calls.requests} requests, ${run.calls.retries} retries, ${run.calls.rate_limited} answered 429`);
+  if (run.calls)
+    lines.push(
+      `calls     ${run.calls.requests} requests, ${run.calls.retries} retries, ${run.calls.rate_limited} answered 429`,
+    );
   const endpoint = run.endpoint;
-  if (endpoint) lines.push(`endpoint  ${endpoint.adaptive ? "adaptive" : "bounded"} concurrency: window up to ${endpoint.max_limit}, at most ${endpoint.max_in_flight} in flight`);
+  if (endpoint)
+    lines.push(
+      `endpoint  ${endpoint.adaptive ? "adaptive" : "bounded"} concurrency: window up to ${endpoint.max_limit}, at most ${endpoint.max_in_flight} in flight`,
+    );
   if (run.error) lines.push(`error     ${run.error}`);
   for (const [name, href] of Object.entries(run.links)) lines.push(`${name.padEnd(9)} ${href}`);
   return lines.join("\n") + "\n";
@@ -52,16 +64,32 @@ export function register(program: Command): void {
   runs
     .command("list")
     .description("the newest runs first")
-    .addOption(new Option("--evaluator <name>", "only this evaluator's runs").choices(["chain-determinism", "rpl", "judge", "reasoning-quality"]))
+    .addOption(
+      new Option("--evaluator <name>", "only this evaluator's runs").choices([
+        "chain-determinism",
+        "rpl",
+        "judge",
+        "reasoning-quality",
+      ]),
+    )
     .addOption(new Option("--status <status>", "only runs in this state").choices(STATUSES))
-    .option("--limit <n>", "how many (1–100)", (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw usageError(`--limit must be an integer from 1 to 100, got "${v}"`);
-      return n;
-    }, 20)
+    .option(
+      "--limit <n>",
+      "how many (1–100)",
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 100)
+          throw usageError(`--limit must be an integer from 1 to 100, got "${v}"`);
+        return n;
+      },
+      20,
+    )
     .action(async (opts: { evaluator?: string; status?: (typeof STATUSES)[number]; limit: number }, cmd: Command) => {
       const s = session(cmd);
-      const page = await call(s, listRuns({ client: s.client, query: { evaluator: opts.evaluator, status: opts.status, limit: opts.limit } }));
+      const page = await call(
+        s,
+        listRuns({ client: s.client, query: { evaluator: opts.evaluator, status: opts.status, limit: opts.limit } }),
+      );
       if (s.json) return printJson(page);
       if (!page.data.length) return void process.stdout.write("no runs\n");
       process.stdout.write(table(["id", "evaluator", "status", "progress", "age"], page.data.map(runRow)));
@@ -80,7 +108,9 @@ export function register(program: Command): void {
 
   runs
     .command("watch")
-    .description("follow a run to its end with a progress bar; Ctrl-C cancels it (with --no-cancel, only stops watching)")
+    .description(
+      "follow a run to its end with a progress bar; Ctrl-C cancels it (with --no-cancel, only stops watching)",
+    )
     .argument("<run>", "run id", runId)
     .option("--no-cancel", "Ctrl-C stops watching and leaves the run going")
     .action(async (id: string, opts: { cancel: boolean }, cmd: Command) => {
@@ -126,7 +156,11 @@ export function register(program: Command): void {
       // 204 (no body): all gone. 202: the run is gone for every read; the server removes the rest.
       const status = answer && typeof answer === "object" && "status" in answer ? "deleting" : "deleted";
       if (s.json) return printJson({ id, status });
-      process.stdout.write(status === "deleted" ? `run ${id} deleted\n` : `run ${id} deleted; the server removes the rest of its data within minutes\n`);
+      process.stdout.write(
+        status === "deleted"
+          ? `run ${id} deleted\n`
+          : `run ${id} deleted; the server removes the rest of its data within minutes\n`,
+      );
     });
 
   runs
@@ -136,13 +170,17 @@ export function register(program: Command): void {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = session(cmd);
       // Streamed: one page in memory at a time, however long the run.
-      const samples = eachItem((after) => call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })));
+      const samples = eachItem((after) =>
+        call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })),
+      );
       for await (const sample of samples) process.stdout.write(JSON.stringify(sample) + "\n");
     });
 
   runs
     .command("events")
-    .description("the run's events as they happen (unit, progress, final), one JSON object per line with its id, each once across the server's reconnects, until it ends")
+    .description(
+      "the run's events as they happen (unit, progress, final), one JSON object per line with its id, each once across the server's reconnects, until it ends",
+    )
     .argument("<run>", "run id", runId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = { ...session(cmd), json: true };

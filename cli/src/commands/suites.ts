@@ -14,7 +14,14 @@ import { allPages } from "@assay/sdk/pages";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";
 import { call, session, type Session } from "../session.ts";
-import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "./chain-determinism/suite-file.ts";
+import {
+  readStubs,
+  readSuiteFile,
+  readSystemPrompt,
+  readTools,
+  suiteRequest,
+  type Registry,
+} from "./chain-determinism/suite-file.ts";
 
 export const suiteId = (raw: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a suite id: "${raw}"`);
@@ -29,9 +36,17 @@ export async function uploadSuite(s: Session, request: CreateSuiteRequest): Prom
   return call(s, createChainDeterminismSuite({ client: s.client, body: request }));
 }
 
-type UploadOptions = { name?: string; tools?: string; stubs?: string; systemPrompt?: string; from?: string; dryRun?: boolean };
+type UploadOptions = {
+  name?: string;
+  tools?: string;
+  stubs?: string;
+  systemPrompt?: string;
+  from?: string;
+  dryRun?: boolean;
+};
 
-const REGISTRY_HINT = "give --tools FILE, --stubs FILE and --system-prompt FILE, or --from SUITE to take them from a suite";
+const REGISTRY_HINT =
+  "give --tools FILE, --stubs FILE and --system-prompt FILE, or --from SUITE to take them from a suite";
 
 /** The registry of a harness-layout upload: --from's suite, with --tools/--stubs/--system-prompt over it. */
 async function registry(s: () => Session, opts: UploadOptions): Promise<Registry> {
@@ -51,9 +66,15 @@ async function requestFor(path: string, opts: UploadOptions, s: () => Session): 
   const parsed = await readSuiteFile(path);
   const registryFlags = opts.tools || opts.stubs || opts.systemPrompt || opts.from;
   if (parsed.layout !== "harness" && registryFlags) {
-    throw usageError("--tools, --stubs, --system-prompt and --from are for the harness's query layout; this file is a whole suite");
+    throw usageError(
+      "--tools, --stubs, --system-prompt and --from are for the harness's query layout; this file is a whole suite",
+    );
   }
-  return suiteRequest(path, parsed, { name: opts.name, registry: parsed.layout === "harness" ? await registry(s, opts) : undefined, registryHint: REGISTRY_HINT });
+  return suiteRequest(path, parsed, {
+    name: opts.name,
+    registry: parsed.layout === "harness" ? await registry(s, opts) : undefined,
+    registryHint: REGISTRY_HINT,
+  });
 }
 
 function describeSuite(suite: Suite): string {
@@ -64,11 +85,16 @@ function describeSuite(suite: Suite): string {
 export function addSuiteVerbs(parent: Command): void {
   parent
     .command("upload")
-    .description("upload a suite file: our suite JSON, or the harness's queries (kb_id, target_term, question) with its tool registry")
+    .description(
+      "upload a suite file: our suite JSON, or the harness's queries (kb_id, target_term, question) with its tool registry",
+    )
     .argument("<file>", "suite JSON, or the harness's queries as a JSON list or JSON Lines (- reads stdin)")
     .option("--name <name>", "the suite's name (default: the file's, else the file name)")
     .option("--tools <file>", "harness layout: the tool definitions (a JSON list, sent to the model as they are)")
-    .option("--stubs <file>", "harness layout: tool name → stub response (JSON values are written as the harness writes them)")
+    .option(
+      "--stubs <file>",
+      "harness layout: tool name → stub response (JSON values are written as the harness writes them)",
+    )
     .option("--system-prompt <file>", "harness layout: the system prompt (a text file; its final newline is dropped)")
     .option("--from <suite>", "harness layout: take the system prompt, tools and stubs from this suite")
     .option("--dry-run", "print the request that would be uploaded (the API's CreateSuiteRequest) and upload nothing")
@@ -89,10 +115,19 @@ export function addSuiteVerbs(parent: Command): void {
     .description("the uploaded suites, newest first (the built-in `default` is always there too)")
     .action(async (_opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      const suites: Suite[] = await allPages((after) => call(s, listChainDeterminismSuites({ client: s.client, query: { limit: 100, after } })));
+      const suites: Suite[] = await allPages((after) =>
+        call(s, listChainDeterminismSuites({ client: s.client, query: { limit: 100, after } })),
+      );
       if (s.json) return printJson(suites);
-      if (!suites.length) return void process.stdout.write("no uploaded suites (the built-in `default` is always there)\n");
-      process.stdout.write(table(["id", "name", "queries", "tools", "created"], suites.map((x) => [x.id, x.name, x.n_queries, x.n_tools, x.created_at ?? ""]), ["left", "left", "right", "right"]));
+      if (!suites.length)
+        return void process.stdout.write("no uploaded suites (the built-in `default` is always there)\n");
+      process.stdout.write(
+        table(
+          ["id", "name", "queries", "tools", "created"],
+          suites.map((x) => [x.id, x.name, x.n_queries, x.n_tools, x.created_at ?? ""]),
+          ["left", "left", "right", "right"],
+        ),
+      );
     });
 
   parent
@@ -104,7 +139,13 @@ export function addSuiteVerbs(parent: Command): void {
       const detail = await getSuite(s, id);
       if (s.json) return printJson(detail);
       const queries = (detail.suite.queries ?? []) as { query_id: string; query_type?: string }[];
-      process.stdout.write(describeSuite(detail) + table(["query", "type"], queries.map((q) => [q.query_id, q.query_type ?? ""])));
+      process.stdout.write(
+        describeSuite(detail) +
+          table(
+            ["query", "type"],
+            queries.map((q) => [q.query_id, q.query_type ?? ""]),
+          ),
+      );
     });
 
   parent
@@ -120,5 +161,9 @@ export function addSuiteVerbs(parent: Command): void {
 }
 
 export function register(program: Command): void {
-  addSuiteVerbs(program.command("suites").description("chain-determinism suites: upload (ours or the harness's query layout), list, get, delete"));
+  addSuiteVerbs(
+    program
+      .command("suites")
+      .description("chain-determinism suites: upload (ours or the harness's query layout), list, get, delete"),
+  );
 }

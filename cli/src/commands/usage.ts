@@ -20,7 +20,8 @@ export function humanBytes(n: number): string {
 
 /** One line per quota: what the tenant used of its limit (docs/quotas.md). */
 function quotaLines(q: Usage["quotas"]): string[] {
-  const line = (label: string, s: { used: number; limit: number }, show = (n: number) => String(n)) => `  ${label.padEnd(22)}${show(s.used)} of ${show(s.limit)}`;
+  const line = (label: string, s: { used: number; limit: number }, show = (n: number) => String(n)) =>
+    `  ${label.padEnd(22)}${show(s.used)} of ${show(s.limit)}`;
   return [
     "quotas",
     line("runs per minute", q.runs_per_minute),
@@ -31,23 +32,30 @@ function quotaLines(q: Usage["quotas"]): string[] {
   ];
 }
 
-const retentionText = (s: Settings) => (s.retention_days === null ? "kept for ever" : `kept ${s.retention_days} days after they end`);
+const retentionText = (s: Settings) =>
+  s.retention_days === null ? "kept for ever" : `kept ${s.retention_days} days after they end`;
 
 /** `--retention-days`: a whole number of days, or `forever` (kept as the word: commander takes a null from a parser for "no value"). */
 function retentionDays(raw: string): number | "forever" {
   if (raw === "forever") return raw;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw usageError(`--retention-days must be a whole number of days or "forever", got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw usageError(`--retention-days must be a whole number of days or "forever", got "${raw}"`);
   return n;
 }
 
 export function register(program: Command): void {
   program
     .command("usage")
-    .description("what your tenant stores (runs, samples, bytes in the database and in object storage), how long runs are kept, and where it stands against its quotas")
+    .description(
+      "what your tenant stores (runs, samples, bytes in the database and in object storage), how long runs are kept, and where it stands against its quotas",
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const s = session(cmd);
-      const [usage, settings] = await Promise.all([call(s, getUsage({ client: s.client })), call(s, getSettings({ client: s.client }))]);
+      const [usage, settings] = await Promise.all([
+        call(s, getUsage({ client: s.client })),
+        call(s, getSettings({ client: s.client })),
+      ]);
       if (s.json) return printJson({ ...usage, retention_days: settings.retention_days });
       process.stdout.write(
         [
@@ -69,7 +77,13 @@ export function register(program: Command): void {
       const settings =
         opts.retentionDays === undefined
           ? await call(s, getSettings({ client: s.client }))
-          : await call(s, putSettings({ client: s.client, body: { retention_days: opts.retentionDays === "forever" ? null : opts.retentionDays } }));
+          : await call(
+              s,
+              putSettings({
+                client: s.client,
+                body: { retention_days: opts.retentionDays === "forever" ? null : opts.retentionDays },
+              }),
+            );
       if (s.json) return printJson(settings);
       process.stdout.write(`retention: ended runs ${retentionText(settings)}\n`);
     });

@@ -8,9 +8,17 @@ import { COLORS } from "./plot.ts";
 
 export type Verdict = Comparison["verdict"];
 
-export const VERDICT_COLORS: Record<Verdict, string> = { improved: COLORS.ok, regressed: COLORS.bad, no_change: COLORS.muted };
+export const VERDICT_COLORS: Record<Verdict, string> = {
+  improved: COLORS.ok,
+  regressed: COLORS.bad,
+  no_change: COLORS.muted,
+};
 /** The interval bars: the verdict's colour, light, so the point on them stands out. */
-export const VERDICT_FILLS: Record<Verdict, string> = { improved: "rgba(31, 122, 61, 0.25)", regressed: "rgba(179, 38, 30, 0.25)", no_change: "rgba(138, 147, 163, 0.3)" };
+export const VERDICT_FILLS: Record<Verdict, string> = {
+  improved: "rgba(31, 122, 61, 0.25)",
+  regressed: "rgba(179, 38, 30, 0.25)",
+  no_change: "rgba(138, 147, 163, 0.3)",
+};
 
 /** A figure with four decimals (one format from shares to PQS points), "–" for none. */
 export function figure(x: number | null | undefined): string {
@@ -57,7 +65,9 @@ export function directionText(d: Direction): string {
  * interval's ends. A change means something only against the scale it is measured on.
  */
 export function metricScale(m: MetricComparison): number {
-  const xs = [m.base, m.head, m.delta, ...(m.ci95 ?? [])].filter((x): x is number => typeof x === "number" && Number.isFinite(x));
+  const xs = [m.base, m.head, m.delta, ...(m.ci95 ?? [])].filter(
+    (x): x is number => typeof x === "number" && Number.isFinite(x),
+  );
   return xs.length ? Math.max(...xs.map(Math.abs)) : 0;
 }
 
@@ -133,7 +143,8 @@ export function forestRange(rows: readonly ForestRow[], scale: number): { min: n
 export function forestTicks(min: number, max: number): number[] {
   const step = niceStep((max - min) / 3);
   const out: number[] = [];
-  for (let k = Math.ceil(min / step - 1e-9); k <= Math.floor(max / step + 1e-9); k++) out.push(Number((k * step).toPrecision(12)) + 0);
+  for (let k = Math.ceil(min / step - 1e-9); k <= Math.floor(max / step + 1e-9); k++)
+    out.push(Number((k * step).toPrecision(12)) + 0);
   return out;
 }
 
@@ -147,7 +158,10 @@ export function forestTicks(min: number, max: number): number[] {
  * reads as the table's delta. A metric without a change (a side without a value) is left out of the
  * plots; the table still lists it.
  */
-export function forestGroups(c: Pick<Comparison, "metrics">, metricModel: (name: string) => string | null = () => null): ForestGroup[] {
+export function forestGroups(
+  c: Pick<Comparison, "metrics">,
+  metricModel: (name: string) => string | null = () => null,
+): ForestGroup[] {
   const groups = new Map<string, { model: string | null; scale: number; order: number; rows: ForestRow[] }>();
   const models: (string | null)[] = [];
   for (const m of c.metrics) {
@@ -157,14 +171,33 @@ export function forestGroups(c: Pick<Comparison, "metrics">, metricModel: (name:
     if (!models.includes(model)) models.push(model);
     const key = `${scale}\u0000${model ?? ""}`;
     if (!groups.has(key)) groups.set(key, { model, scale, order: models.indexOf(model), rows: [] });
-    const label = metricLabel({ name: model === null ? m.name : m.name.slice(model.length + 1), higher_is_better: m.higher_is_better });
-    groups.get(key)!.rows.push({ name: m.name, label, delta: m.delta, ci: m.ci95, verdict: m.verdict, higherIsBetter: m.higher_is_better, method: m.method, pValue: m.p_value });
+    const label = metricLabel({
+      name: model === null ? m.name : m.name.slice(model.length + 1),
+      higher_is_better: m.higher_is_better,
+    });
+    groups.get(key)!.rows.push({
+      name: m.name,
+      label,
+      delta: m.delta,
+      ci: m.ci95,
+      verdict: m.verdict,
+      higherIsBetter: m.higher_is_better,
+      method: m.method,
+      pValue: m.p_value,
+    });
   }
   return [...groups.values()]
     .sort((a, b) => a.order - b.order || a.scale - b.scale)
     .map(({ model, scale, rows }) => {
       const range = forestRange(rows, scale);
-      return { model, scale, title: groupTitle(scale, model), rows, ...range, ticks: forestTicks(range.min, range.max) };
+      return {
+        model,
+        scale,
+        title: groupTitle(scale, model),
+        rows,
+        ...range,
+        ticks: forestTicks(range.min, range.max),
+      };
     });
 }
 
@@ -243,7 +276,8 @@ export function forestConfig(g: ForestGroup): ChartConfiguration<"bar" | "line">
         tooltip: {
           callbacks: {
             title: (items: TooltipItem<"bar" | "line">[]) => g.rows[items[0]?.dataIndex ?? 0]?.name ?? "",
-            label: (item: TooltipItem<"bar" | "line">) => (item.datasetIndex === 1 ? rowTooltip(g.rows[item.dataIndex]) : []),
+            label: (item: TooltipItem<"bar" | "line">) =>
+              item.datasetIndex === 1 ? rowTooltip(g.rows[item.dataIndex]) : [],
           },
         },
       },

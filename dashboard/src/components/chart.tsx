@@ -9,7 +9,15 @@ Chart.register(...registerables);
 Chart.defaults.font.family = "system-ui, sans-serif";
 Chart.defaults.animation = false;
 
-export function ChartCanvas({ config, label, height = 280 }: { config: ChartConfiguration; label: string; height?: number }) {
+export function ChartCanvas({
+  config,
+  label,
+  height = 280,
+}: {
+  config: ChartConfiguration;
+  label: string;
+  height?: number;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const chart = new Chart(canvas.current!, { ...config, options: { maintainAspectRatio: false, ...config.options } });

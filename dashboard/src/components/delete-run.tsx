@@ -18,13 +18,26 @@ export function DeleteRun({ id, onDeleted }: { id: string; onDeleted: () => void
       setBusy(false);
     }
   };
-  if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>Delete run</button>;
+  if (!asking)
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        Delete run
+      </button>
+    );
   return (
     <div role="alertdialog" aria-labelledby={`delete-${id}`} class="confirm">
       <p id={`delete-${id}`}>Delete this run with its samples, result and comparisons? This cannot be undone.</p>
-      <button type="button" class="danger" disabled={busy} onClick={remove}>Delete for good</button>{" "}
-      <button type="button" disabled={busy} onClick={() => setAsking(false)}>Keep it</button>
-      {error && <p role="alert" class="error">{error}</p>}
+      <button type="button" class="danger" disabled={busy} onClick={remove}>
+        Delete for good
+      </button>{" "}
+      <button type="button" disabled={busy} onClick={() => setAsking(false)}>
+        Keep it
+      </button>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

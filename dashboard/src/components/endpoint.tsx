@@ -13,14 +13,32 @@ export function endpointChartConfig(report: EndpointReport): ChartConfiguration<
     type: "line",
     data: {
       datasets: [
-        { label: "window (limit)", data: points(1), borderColor: "#2f5fd0", backgroundColor: "#2f5fd0", stepped: true, pointRadius },
-        { label: "in flight", data: points(2), borderColor: "#8a93a3", backgroundColor: "#8a93a3", stepped: true, pointRadius },
+        {
+          label: "window (limit)",
+          data: points(1),
+          borderColor: "#2f5fd0",
+          backgroundColor: "#2f5fd0",
+          stepped: true,
+          pointRadius,
+        },
+        {
+          label: "in flight",
+          data: points(2),
+          borderColor: "#8a93a3",
+          backgroundColor: "#8a93a3",
+          stepped: true,
+          pointRadius,
+        },
       ],
     },
     options: {
       parsing: false,
       scales: {
-        x: { type: "linear", min: 0, title: { display: true, text: `seconds since the first model call (${report.bucket_s} s per point)` } },
+        x: {
+          type: "linear",
+          min: 0,
+          title: { display: true, text: `seconds since the first model call (${report.bucket_s} s per point)` },
+        },
         y: { beginAtZero: true, title: { display: true, text: "requests" } },
       },
     },
@@ -35,7 +53,8 @@ export function EndpointView({ run }: { run: Run }) {
     <section class="endpoint" aria-label="Model endpoint">
       <h2>Model endpoint</h2>
       <p>
-        {report.adaptive ? "Adaptive concurrency" : "Concurrency bounded by the run"}: the window reached {report.max_limit}, with at most {report.max_in_flight} requests in flight
+        {report.adaptive ? "Adaptive concurrency" : "Concurrency bounded by the run"}: the window reached{" "}
+        {report.max_limit}, with at most {report.max_in_flight} requests in flight
         {calls ? `; ${calls.requests} requests, ${calls.retries} retries, ${calls.rate_limited} answered 429` : ""}.
       </p>
       <ChartCanvas config={endpointChartConfig(report)} label="Concurrency window over time" height={200} />

@@ -18,14 +18,28 @@ type Input = { value: string; onInput: (value: string) => void };
  * One labelled control with an optional hint under it. The hint is outside the <label> and tied to the
  * control by aria-describedby, so the control's accessible name is its label alone.
  */
-function Field({ label, hint, class: cls, children }: { label: string; hint?: ComponentChildren; class?: string; children: (id: string, describedBy: string | undefined) => ComponentChildren }) {
+function Field({
+  label,
+  hint,
+  class: cls,
+  children,
+}: {
+  label: string;
+  hint?: ComponentChildren;
+  class?: string;
+  children: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   return (
     <div class={cls ? `field ${cls}` : "field"}>
       <label for={id}>{label}</label>
       {children(id, hint ? hintId : undefined)}
-      {hint && <span id={hintId} class="hint">{hint}</span>}
+      {hint && (
+        <span id={hintId} class="hint">
+          {hint}
+        </span>
+      )}
     </div>
   );
 }
@@ -34,17 +48,45 @@ function Field({ label, hint, class: cls, children }: { label: string; hint?: Co
  * A number as typed. No min/max/step checks in the browser: the API checks the value and its answer
  * names the field, so the form never disagrees with the API about what is allowed.
  */
-export function NumberField({ label, value, onInput, hint, disabled, placeholder }: Input & { label: string; hint?: string; disabled?: boolean; placeholder?: string }) {
+export function NumberField({
+  label,
+  value,
+  onInput,
+  hint,
+  disabled,
+  placeholder,
+}: Input & { label: string; hint?: string; disabled?: boolean; placeholder?: string }) {
   return (
     <Field label={label} hint={hint}>
       {(id, describedBy) => (
-        <input id={id} aria-describedby={describedBy} type="number" step="any" inputMode="decimal" value={value} disabled={disabled} placeholder={placeholder} onInput={(e) => onInput(e.currentTarget.value)} />
+        <input
+          id={id}
+          aria-describedby={describedBy}
+          type="number"
+          step="any"
+          inputMode="decimal"
+          value={value}
+          disabled={disabled}
+          placeholder={placeholder}
+          onInput={(e) => onInput(e.currentTarget.value)}
+        />
       )}
     </Field>
   );
 }
 
-export function TextField({ label, value, onInput, hint, required, placeholder, multiline, list, inputMode, class: cls }: Input & {
+export function TextField({
+  label,
+  value,
+  onInput,
+  hint,
+  required,
+  placeholder,
+  multiline,
+  list,
+  inputMode,
+  class: cls,
+}: Input & {
   label: string;
   hint?: ComponentChildren;
   required?: boolean;
@@ -58,16 +100,41 @@ export function TextField({ label, value, onInput, hint, required, placeholder, 
     <Field label={label} hint={hint} class={cls}>
       {(id, describedBy) =>
         multiline ? (
-          <textarea id={id} aria-describedby={describedBy} value={value} required={required} placeholder={placeholder} onInput={(e) => onInput(e.currentTarget.value)} />
+          <textarea
+            id={id}
+            aria-describedby={describedBy}
+            value={value}
+            required={required}
+            placeholder={placeholder}
+            onInput={(e) => onInput(e.currentTarget.value)}
+          />
         ) : (
-          <input id={id} aria-describedby={describedBy} type="text" value={value} required={required} placeholder={placeholder} list={list} inputMode={inputMode} onInput={(e) => onInput(e.currentTarget.value)} />
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            type="text"
+            value={value}
+            required={required}
+            placeholder={placeholder}
+            list={list}
+            inputMode={inputMode}
+            onInput={(e) => onInput(e.currentTarget.value)}
+          />
         )
       }
     </Field>
   );
 }
 
-export function SelectField({ label, value, onChange, hint, required, class: cls, children }: {
+export function SelectField({
+  label,
+  value,
+  onChange,
+  hint,
+  required,
+  class: cls,
+  children,
+}: {
   label: string;
   value: string;
   onChange: (value: string) => void;
@@ -79,7 +146,13 @@ export function SelectField({ label, value, onChange, hint, required, class: cls
   return (
     <Field label={label} hint={hint} class={cls}>
       {(id, describedBy) => (
-        <select id={id} aria-describedby={describedBy} value={value} required={required} onChange={(e) => onChange(e.currentTarget.value)}>
+        <select
+          id={id}
+          aria-describedby={describedBy}
+          value={value}
+          required={required}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        >
           {children}
         </select>
       )}
@@ -88,21 +161,64 @@ export function SelectField({ label, value, onChange, hint, required, class: cls
 }
 
 /** A file chooser; `onFile` gets the input (read it with readFile, then clear it). */
-export function FileField({ label, accept, onFile, hint, disabled, class: cls }: { label: string; accept: string; onFile: (input: HTMLInputElement) => void; hint?: ComponentChildren; disabled?: boolean; class?: string }) {
+export function FileField({
+  label,
+  accept,
+  onFile,
+  hint,
+  disabled,
+  class: cls,
+}: {
+  label: string;
+  accept: string;
+  onFile: (input: HTMLInputElement) => void;
+  hint?: ComponentChildren;
+  disabled?: boolean;
+  class?: string;
+}) {
   return (
     <Field label={label} hint={hint} class={cls}>
-      {(id, describedBy) => <input id={id} aria-describedby={describedBy} type="file" accept={accept} disabled={disabled} onChange={(e) => onFile(e.currentTarget)} />}
+      {(id, describedBy) => (
+        <input
+          id={id}
+          aria-describedby={describedBy}
+          type="file"
+          accept={accept}
+          disabled={disabled}
+          onChange={(e) => onFile(e.currentTarget)}
+        />
+      )}
     </Field>
   );
 }
 
-export function CheckField({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: string }) {
+export function CheckField({
+  label,
+  checked,
+  onChange,
+  hint,
+}: {
+  label: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  hint?: string;
+}) {
   const id = useId();
   return (
     <div class="check">
-      <input id={id} type="checkbox" checked={checked} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(e.currentTarget.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(e) => onChange(e.currentTarget.checked)}
+      />
       <label for={id}>{label}</label>
-      {hint && <span id={`${id}-hint`} class="hint">{hint}</span>}
+      {hint && (
+        <span id={`${id}-hint`} class="hint">
+          {hint}
+        </span>
+      )}
     </div>
   );
 }
@@ -127,7 +243,10 @@ export function useConnections(): { connections: ProviderConnection[] | null; er
   const [connections, setConnections] = useState<ProviderConnection[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    call(listProviderConnections({ client, query: { limit: 100 } })).then((page) => setConnections(page.data), (e: Error) => setError(e.message));
+    call(listProviderConnections({ client, query: { limit: 100 } })).then(
+      (page) => setConnections(page.data),
+      (e: Error) => setError(e.message),
+    );
   }, []);
   return { connections, error };
 }
@@ -138,7 +257,13 @@ export function useConnections(): { connections: ProviderConnection[] | null; er
  * simulator's `sim:<anything>`, or the name the connection's endpoint expects). `simulatorFields` (the
  * simulator's knobs) follow only while the simulator is chosen.
  */
-export function ModelFields({ value, onChange, connections, simulatorFields, wide }: {
+export function ModelFields({
+  value,
+  onChange,
+  connections,
+  simulatorFields,
+  wide,
+}: {
   value: ModelChoice;
   onChange: (next: ModelChoice) => void;
   connections: ProviderConnection[] | null;
@@ -150,26 +275,53 @@ export function ModelFields({ value, onChange, connections, simulatorFields, wid
   const from = value.source === "sim" ? "" : value.connection;
   const chosen = connections?.find((c) => c.name === value.connection);
   const hint =
-    connections === null ? undefined
-    : connections.length === 0 ? <>no connection saved yet: <a href={href.connections()}>add one</a></>
-    : value.source === "connection" && chosen ? `calls ${chosen.base_url}`
-    : `or one of ${plural(connections.length, "saved connection")}`;
+    connections === null ? undefined : connections.length === 0 ? (
+      <>
+        no connection saved yet: <a href={href.connections()}>add one</a>
+      </>
+    ) : value.source === "connection" && chosen ? (
+      `calls ${chosen.base_url}`
+    ) : (
+      `or one of ${plural(connections.length, "saved connection")}`
+    );
   const cls = wide ? "span2" : undefined;
   return (
     <>
-      <SelectField class={cls} label="Model from" value={from} onChange={(v) => set(v === "" ? { source: "sim" } : { source: "connection", connection: v })} hint={hint}>
+      <SelectField
+        class={cls}
+        label="Model from"
+        value={from}
+        onChange={(v) => set(v === "" ? { source: "sim" } : { source: "connection", connection: v })}
+        hint={hint}
+      >
         <option value="">simulator</option>
         {(connections ?? []).map((c) => (
-          <option key={c.name} value={c.name}>connection: {c.name}</option>
+          <option key={c.name} value={c.name}>
+            connection: {c.name}
+          </option>
         ))}
       </SelectField>
       {value.source === "sim" ? (
         <>
-          <TextField label="Simulator model" value={value.simModel} onInput={(v) => set({ simModel: v })} required hint="sim:<anything>: no key, no network" />
+          <TextField
+            label="Simulator model"
+            value={value.simModel}
+            onInput={(v) => set({ simModel: v })}
+            required
+            hint="sim:<anything>: no key, no network"
+          />
           {simulatorFields}
         </>
       ) : (
-        <TextField class={cls} label="Model name" value={value.model} onInput={(v) => set({ model: v })} required placeholder="e.g. openai/gpt-4.1" hint="as the endpoint names it" />
+        <TextField
+          class={cls}
+          label="Model name"
+          value={value.model}
+          onInput={(v) => set({ model: v })}
+          required
+          placeholder="e.g. openai/gpt-4.1"
+          hint="as the endpoint names it"
+        />
       )}
     </>
   );
@@ -187,7 +339,10 @@ export type StartState = { busy: boolean; error: string | null; group: RunGroup 
  * page moves to the run to watch it live (an rpl A/B request makes a group: its runs are listed here
  * instead); on failure the API's problem (or the page's FormProblem) is shown next to the button.
  */
-export function useStartRun(): StartState & { start: (create: () => Promise<Run | RunGroup>) => Promise<void>; fail: (message: string | null) => void } {
+export function useStartRun(): StartState & {
+  start: (create: () => Promise<Run | RunGroup>) => Promise<void>;
+  fail: (message: string | null) => void;
+} {
   const [state, setState] = useState<StartState>({ busy: false, error: null, group: null });
   const start = async (create: () => Promise<Run | RunGroup>) => {
     setState({ busy: true, error: null, group: null });
@@ -196,18 +351,36 @@ export function useStartRun(): StartState & { start: (create: () => Promise<Run 
       if ("object" in made && made.object === "run_group") return setState({ busy: false, error: null, group: made });
       navigate(href.run((made as Run).id));
     } catch (e) {
-      setState({ busy: false, error: e instanceof FormProblem || e instanceof Error ? e.message : String(e), group: null });
+      setState({
+        busy: false,
+        error: e instanceof FormProblem || e instanceof Error ? e.message : String(e),
+        group: null,
+      });
     }
   };
   return { ...state, start, fail: (error) => setState((s) => ({ ...s, error })) };
 }
 
-export function SubmitBar({ state, label = "Start run", note }: { state: StartState; label?: string; note?: ComponentChildren }) {
+export function SubmitBar({
+  state,
+  label = "Start run",
+  note,
+}: {
+  state: StartState;
+  label?: string;
+  note?: ComponentChildren;
+}) {
   return (
     <div class="submit-bar">
-      <button type="submit" disabled={state.busy}>{state.busy ? "Starting…" : label}</button>
+      <button type="submit" disabled={state.busy}>
+        {state.busy ? "Starting…" : label}
+      </button>
       {note && <span class="hint">{note}</span>}
-      {state.error && <p role="alert" class="error form-error">{state.error}</p>}
+      {state.error && (
+        <p role="alert" class="error form-error">
+          {state.error}
+        </p>
+      )}
       {state.group && <GroupStarted group={state.group} />}
     </div>
   );
@@ -217,9 +390,13 @@ export function SubmitBar({ state, label = "Start run", note }: { state: StartSt
 function GroupStarted({ group }: { group: RunGroup }) {
   return (
     <section class="group-started" aria-label="Runs started">
-      <h2>Started {plural(group.runs.length, "run")} <small>{group.group_id}</small></h2>
+      <h2>
+        Started {plural(group.runs.length, "run")} <small>{group.group_id}</small>
+      </h2>
       <ul>
-        {group.runs.map((r) => <GroupRun key={r.id} run={r} />)}
+        {group.runs.map((r) => (
+          <GroupRun key={r.id} run={r} />
+        ))}
       </ul>
     </section>
   );
@@ -230,7 +407,8 @@ function GroupRun({ run }: { run: Run }) {
   const version = (run.config as { prompt_version?: string }).prompt_version;
   return (
     <li data-run={run.id}>
-      <a href={href.run(run.id)}>{run.id}</a> {version && <code>{version}</code>} <span class={`status ${live.status}`}>{live.status}</span> <ProgressBar progress={live.progress} />
+      <a href={href.run(run.id)}>{run.id}</a> {version && <code>{version}</code>}{" "}
+      <span class={`status ${live.status}`}>{live.status}</span> <ProgressBar progress={live.progress} />
     </li>
   );
 }

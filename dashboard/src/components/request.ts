@@ -26,7 +26,10 @@ export function num(text: string): number | string | undefined {
 
 /** A comma-separated list (labels, prompt versions), each entry trimmed, without empty entries. */
 export function list(text: string): string[] {
-  return text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Sets `key` only when `value` is defined: the request then carries only what the form says. */

@@ -17,7 +17,9 @@ export function useAllSamples<T extends Sample>(runId: string): SamplesState<T> 
     setState({ samples: null, loaded: 0, error: null });
     (async () => {
       const all: T[] = [];
-      const pages = eachItem((after) => call(listSamples({ client, path: { run_id: runId }, query: { limit: PAGE, after } })));
+      const pages = eachItem((after) =>
+        call(listSamples({ client, path: { run_id: runId }, query: { limit: PAGE, after } })),
+      );
       for await (const sample of pages) {
         if (!live) return;
         all.push(sample as T);

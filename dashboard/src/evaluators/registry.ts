@@ -20,5 +20,6 @@ export const evaluators = {
   /** Every evaluator, in the order they were registered. */
   all: (): EvaluatorUi[] => [...byName.values()],
   /** The evaluators that make runs, with their runs' UI (the "New run" menu, the filters, the compare page). */
-  withRuns: (): (EvaluatorUi & { runs: RunsUi<Run> })[] => [...byName.values()].filter((e): e is EvaluatorUi & { runs: RunsUi<Run> } => !!e.runs),
+  withRuns: (): (EvaluatorUi & { runs: RunsUi<Run> })[] =>
+    [...byName.values()].filter((e): e is EvaluatorUi & { runs: RunsUi<Run> } => !!e.runs),
 };

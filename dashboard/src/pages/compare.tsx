@@ -46,7 +46,10 @@ export function ComparePage({ base, head }: { base?: string; head?: string }) {
     if (base) {
       call(getRun({ client, path: { run_id: base } })).then((r) => setEvaluator(r.evaluator), fallback);
     } else {
-      call(listRuns({ client, query: { status: "succeeded", limit: 1 } })).then((p) => setEvaluator((cur) => cur ?? p.data[0]?.evaluator ?? choices[0].name), fallback);
+      call(listRuns({ client, query: { status: "succeeded", limit: 1 } })).then(
+        (p) => setEvaluator((cur) => cur ?? p.data[0]?.evaluator ?? choices[0].name),
+        fallback,
+      );
     }
   }, [base, head]);
 
@@ -93,32 +96,86 @@ export function ComparePage({ base, head }: { base?: string; head?: string }) {
         <label>
           Evaluator
           <select value={evaluator ?? ""} onChange={(e) => chooseEvaluator(e.currentTarget.value)}>
-            {choices.map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
+            {choices.map((e) => (
+              <option key={e.name} value={e.name}>
+                {e.title}
+              </option>
+            ))}
           </select>
         </label>
-        <RunPicker label="Base run (before)" value={pick.base} runs={runs} onChange={(id) => setPick((p) => ({ ...p, base: id }))} />
-        <RunPicker label="Head run (after)" value={pick.head} runs={runs} onChange={(id) => setPick((p) => ({ ...p, head: id }))} />
+        <RunPicker
+          label="Base run (before)"
+          value={pick.base}
+          runs={runs}
+          onChange={(id) => setPick((p) => ({ ...p, base: id }))}
+        />
+        <RunPicker
+          label="Head run (after)"
+          value={pick.head}
+          runs={runs}
+          onChange={(id) => setPick((p) => ({ ...p, head: id }))}
+        />
         <label class="cmp-num">
           Confidence
-          <input type="number" min="0.51" max="0.999" step="0.01" value={confidence} onInput={(e) => setConfidence(e.currentTarget.value)} required />
+          <input
+            type="number"
+            min="0.51"
+            max="0.999"
+            step="0.01"
+            value={confidence}
+            onInput={(e) => setConfidence(e.currentTarget.value)}
+            required
+          />
         </label>
         <label class="cmp-num">
           Min effect
-          <input type="number" min="0" step="any" value={minEffect} onInput={(e) => setMinEffect(e.currentTarget.value)} required />
+          <input
+            type="number"
+            min="0"
+            step="any"
+            value={minEffect}
+            onInput={(e) => setMinEffect(e.currentTarget.value)}
+            required
+          />
         </label>
-        <button type="submit" disabled={!pick.base || !pick.head}>Compare</button>
+        <button type="submit" disabled={!pick.base || !pick.head}>
+          Compare
+        </button>
       </form>
-      {listError && <p role="alert" class="error">{listError}</p>}
-      {runs !== null && runs.length < 2 && <p class="hint">Comparing needs two succeeded runs of this evaluator: start them from “New run”.</p>}
-      <p class="hint">Base is the run before the change, head the run with it; changes are head − base. Min effect is a noise floor in each metric's own units.</p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {listError && (
+        <p role="alert" class="error">
+          {listError}
+        </p>
+      )}
+      {runs !== null && runs.length < 2 && (
+        <p class="hint">Comparing needs two succeeded runs of this evaluator: start them from “New run”.</p>
+      )}
+      <p class="hint">
+        Base is the run before the change, head the run with it; changes are head − base. Min effect is a noise floor in
+        each metric's own units.
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {loading && !comparison && <p>Comparing…</p>}
       {comparison && <ComparisonView c={comparison} />}
     </section>
   );
 }
 
-function RunPicker({ label, value, runs, onChange }: { label: string; value: string; runs: Run[] | null; onChange: (id: string) => void }) {
+function RunPicker({
+  label,
+  value,
+  runs,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  runs: Run[] | null;
+  onChange: (id: string) => void;
+}) {
   // A linked run older than the listed ones is still offered, by its id.
   const listed = runs?.some((r) => r.id === value) ?? false;
   return (
@@ -127,7 +184,11 @@ function RunPicker({ label, value, runs, onChange }: { label: string; value: str
       <select value={value} onChange={(e) => onChange(e.currentTarget.value)} disabled={runs === null}>
         <option value="">{runs === null ? "loading…" : "choose a run"}</option>
         {value && !listed && <option value={value}>{value}</option>}
-        {runs?.map((r) => <option key={r.id} value={r.id}>{runLabel(r, evaluators.get(r.evaluator)?.runs?.summary(r) ?? r.evaluator)}</option>)}
+        {runs?.map((r) => (
+          <option key={r.id} value={r.id}>
+            {runLabel(r, evaluators.get(r.evaluator)?.runs?.summary(r) ?? r.evaluator)}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -141,7 +202,10 @@ const VERDICT_TEXT: Record<Comparison["verdict"], string> = {
 
 function ComparisonView({ c }: { c: Comparison }) {
   const own = evaluators.get(c.evaluator)?.runs?.compare;
-  const plots = useMemo(() => forestGroups(c, (name) => own?.metricModel?.(c, name) ?? null).map((g) => ({ g, config: forestConfig(g) })), [c]);
+  const plots = useMemo(
+    () => forestGroups(c, (name) => own?.metricModel?.(c, name) ?? null).map((g) => ({ g, config: forestConfig(g) })),
+    [c],
+  );
   const details = own?.detailLines?.(c) ?? [];
   const Section = own?.Section;
   const directions = c.metrics.map((m): Direction => m.higher_is_better);
@@ -151,15 +215,44 @@ function ComparisonView({ c }: { c: Comparison }) {
     <div class="cmp-result" data-verdict={c.verdict}>
       <section aria-labelledby="cmp-verdict">
         <h2 id="cmp-verdict">Verdict</h2>
-        <p class={`cmp-verdict v-${c.verdict}`} data-field="verdict" data-value={c.verdict}>{VERDICT_TEXT[c.verdict]}</p>
+        <p class={`cmp-verdict v-${c.verdict}`} data-field="verdict" data-value={c.verdict}>
+          {VERDICT_TEXT[c.verdict]}
+        </p>
         <div class="cards">
-          <div class="card"><div class="label">base</div><div class="value cmp-id"><a href={href.run(c.base.id)}>{c.base.id}</a></div></div>
-          <div class="card"><div class="label">head</div><div class="value cmp-id"><a href={href.run(c.head.id)}>{c.head.id}</a></div></div>
-          <div class="card"><div class="label">evaluator</div><div class="value">{c.evaluator}</div></div>
-          <div class="card"><div class="label">items</div><div class="value">{c.paired ? "paired" : "not paired"}</div></div>
-          <div class="card"><div class="label">confidence · min effect</div><div class="value">{c.confidence} · {c.min_effect}</div></div>
+          <div class="card">
+            <div class="label">base</div>
+            <div class="value cmp-id">
+              <a href={href.run(c.base.id)}>{c.base.id}</a>
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">head</div>
+            <div class="value cmp-id">
+              <a href={href.run(c.head.id)}>{c.head.id}</a>
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">evaluator</div>
+            <div class="value">{c.evaluator}</div>
+          </div>
+          <div class="card">
+            <div class="label">items</div>
+            <div class="value">{c.paired ? "paired" : "not paired"}</div>
+          </div>
+          <div class="card">
+            <div class="label">confidence · min effect</div>
+            <div class="value">
+              {c.confidence} · {c.min_effect}
+            </div>
+          </div>
         </div>
-        {details.length > 0 && <ul class="cmp-details">{details.map((d) => <li key={d}>{d}</li>)}</ul>}
+        {details.length > 0 && (
+          <ul class="cmp-details">
+            {details.map((d) => (
+              <li key={d}>{d}</li>
+            ))}
+          </ul>
+        )}
       </section>
 
       <section aria-labelledby="cmp-forest">
@@ -172,10 +265,10 @@ function ComparisonView({ c }: { c: Comparison }) {
           </div>
         ))}
         <p class="hint">
-          Each row is one metric: the point is its change (head − base), the bar its interval; green improved, red regressed,
-          grey no change.{lower && " ↓ marks metrics where lower is better."}
-          {undirected && " ↕ marks a change with no better direction: reported, never judged."} Metrics on larger scales than
-          0–1 get a plot of their own{plots.some((p) => p.g.model !== null) && ", and each model its own"}.
+          Each row is one metric: the point is its change (head − base), the bar its interval; green improved, red
+          regressed, grey no change.{lower && " ↓ marks metrics where lower is better."}
+          {undirected && " ↕ marks a change with no better direction: reported, never judged."} Metrics on larger scales
+          than 0–1 get a plot of their own{plots.some((p) => p.g.model !== null) && ", and each model its own"}.
         </p>
       </section>
 
@@ -186,11 +279,21 @@ function ComparisonView({ c }: { c: Comparison }) {
             <thead>
               <tr>
                 <th scope="col">metric</th>
-                <th scope="col" class="num">base</th>
-                <th scope="col" class="num">head</th>
-                <th scope="col" class="num">change</th>
-                <th scope="col" class="num">interval</th>
-                <th scope="col" class="num">p</th>
+                <th scope="col" class="num">
+                  base
+                </th>
+                <th scope="col" class="num">
+                  head
+                </th>
+                <th scope="col" class="num">
+                  change
+                </th>
+                <th scope="col" class="num">
+                  interval
+                </th>
+                <th scope="col" class="num">
+                  p
+                </th>
                 <th scope="col">verdict</th>
                 <th scope="col">method</th>
               </tr>
@@ -199,13 +302,27 @@ function ComparisonView({ c }: { c: Comparison }) {
               {c.metrics.map((m) => (
                 <tr key={m.name} data-metric={m.name}>
                   <th scope="row">{metricLabel(m)}</th>
-                  <td class="num" data-field="base" data-label="base">{figure(m.base)}</td>
-                  <td class="num" data-field="head" data-label="head">{figure(m.head)}</td>
-                  <td class="num" data-field="delta" data-label="change">{signed(m.delta)}</td>
-                  <td class="num" data-field="ci95" data-label="interval">{intervalText(m.ci95)}</td>
-                  <td class="num" data-field="p_value" data-label="p">{pText(m.p_value)}</td>
-                  <td class={`v-${m.verdict}`} data-field="verdict">{m.verdict}</td>
-                  <td class="cmp-method" data-field="method">{m.method}</td>
+                  <td class="num" data-field="base" data-label="base">
+                    {figure(m.base)}
+                  </td>
+                  <td class="num" data-field="head" data-label="head">
+                    {figure(m.head)}
+                  </td>
+                  <td class="num" data-field="delta" data-label="change">
+                    {signed(m.delta)}
+                  </td>
+                  <td class="num" data-field="ci95" data-label="interval">
+                    {intervalText(m.ci95)}
+                  </td>
+                  <td class="num" data-field="p_value" data-label="p">
+                    {pText(m.p_value)}
+                  </td>
+                  <td class={`v-${m.verdict}`} data-field="verdict">
+                    {m.verdict}
+                  </td>
+                  <td class="cmp-method" data-field="method">
+                    {m.method}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -221,11 +338,19 @@ function ComparisonView({ c }: { c: Comparison }) {
           <div class="table-wrap cmp-flipped">
             <table>
               <thead>
-                <tr><th scope="col">item</th><th scope="col">base</th><th scope="col">head</th></tr>
+                <tr>
+                  <th scope="col">item</th>
+                  <th scope="col">base</th>
+                  <th scope="col">head</th>
+                </tr>
               </thead>
               <tbody>
                 {c.flipped.map((f) => (
-                  <tr key={f.id} data-item={f.id}><th scope="row">{f.id}</th><td>{f.base}</td><td>{f.head}</td></tr>
+                  <tr key={f.id} data-item={f.id}>
+                    <th scope="row">{f.id}</th>
+                    <td>{f.base}</td>
+                    <td>{f.head}</td>
+                  </tr>
                 ))}
               </tbody>
             </table>

@@ -1,7 +1,13 @@
 // Saved provider connections (/v1/providers): an endpoint and its key stored once, encrypted, never shown
 // again; run forms offer them next to the simulator. The key field is a password field, cleared on save.
 import { useEffect, useState } from "preact/hooks";
-import { createProviderConnection, deleteProviderConnection, listProviderConnections, replaceProviderConnection, type ProviderConnection } from "@assay/sdk";
+import {
+  createProviderConnection,
+  deleteProviderConnection,
+  listProviderConnections,
+  replaceProviderConnection,
+  type ProviderConnection,
+} from "@assay/sdk";
 import { allPages } from "@assay/sdk/pages";
 import { call, client } from "../api.ts";
 import { age } from "../live.ts";
@@ -26,12 +32,31 @@ export function ConnectionsPage() {
   return (
     <section>
       <h1>Provider connections</h1>
-      <p class="hint">An OpenAI-compatible endpoint and its key, saved once for your tenant and encrypted; runs name it instead of sending a key. The key is never shown again.</p>
-      {error && <p role="alert" class="error">{error}</p>}
-      {items === null ? <p>Loading…</p> : items.length === 0 ? <p>No saved connections.</p> : (
+      <p class="hint">
+        An OpenAI-compatible endpoint and its key, saved once for your tenant and encrypted; runs name it instead of
+        sending a key. The key is never shown again.
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {items === null ? (
+        <p>Loading…</p>
+      ) : items.length === 0 ? (
+        <p>No saved connections.</p>
+      ) : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th>Name</th><th>Base URL</th><th>Key</th><th>Saved</th><th></th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Base URL</th>
+                <th>Key</th>
+                <th>Saved</th>
+                <th></th>
+              </tr>
+            </thead>
             <tbody>
               {items.map((c) => (
                 <tr key={c.id} data-connection={c.name}>
@@ -39,7 +64,11 @@ export function ConnectionsPage() {
                   <td>{c.base_url}</td>
                   <td>{c.has_api_key ? (c.api_key_last4 ? `…${c.api_key_last4}` : "set") : "none"}</td>
                   <td title={c.updated_at}>{age(c.updated_at)}</td>
-                  <td><button type="button" class="small" onClick={() => remove(c.name)} aria-label={`Delete ${c.name}`}>Delete</button></td>
+                  <td>
+                    <button type="button" class="small" onClick={() => remove(c.name)} aria-label={`Delete ${c.name}`}>
+                      Delete
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -75,12 +104,48 @@ function SaveForm({ onSaved }: { onSaved: () => void }) {
   return (
     <form class="connection-form" onSubmit={submit} autocomplete="off">
       <h2>Save a connection</h2>
-      <label>Name<input name="name" value={name} onInput={(e) => setName(e.currentTarget.value)} required placeholder="openrouter" /></label>
-      <label>Base URL<input name="base_url" type="url" value={baseUrl} onInput={(e) => setBaseUrl(e.currentTarget.value)} required placeholder="https://openrouter.ai/api/v1" /></label>
-      <label>API key<input name="connection_key" type="password" value={key} onInput={(e) => setKey(e.currentTarget.value)} autocomplete="new-password" spellcheck={false} /></label>
-      <label class="inline"><input type="checkbox" checked={replace} onChange={(e) => setReplace(e.currentTarget.checked)} /> Replace the connection of that name (rotates its key)</label>
+      <label>
+        Name
+        <input
+          name="name"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          required
+          placeholder="openrouter"
+        />
+      </label>
+      <label>
+        Base URL
+        <input
+          name="base_url"
+          type="url"
+          value={baseUrl}
+          onInput={(e) => setBaseUrl(e.currentTarget.value)}
+          required
+          placeholder="https://openrouter.ai/api/v1"
+        />
+      </label>
+      <label>
+        API key
+        <input
+          name="connection_key"
+          type="password"
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          autocomplete="new-password"
+          spellcheck={false}
+        />
+      </label>
+      <label class="inline">
+        <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.currentTarget.checked)} /> Replace the
+        connection of that name (rotates its key)
+      </label>
       <button type="submit">Save</button>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

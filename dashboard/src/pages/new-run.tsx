@@ -3,5 +3,11 @@ import { evaluators } from "../evaluators/index.ts";
 
 export function NewRunPage({ evaluator }: { evaluator: string }) {
   const Form = evaluators.get(evaluator)?.runs?.Form;
-  return Form ? <Form /> : <p role="alert" class="error">No evaluator named “{evaluator}”.</p>;
+  return Form ? (
+    <Form />
+  ) : (
+    <p role="alert" class="error">
+      No evaluator named “{evaluator}”.
+    </p>
+  );
 }

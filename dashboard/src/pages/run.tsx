@@ -21,7 +21,12 @@ export function RunPage({ id }: { id: string }) {
   const live = useLiveRun(run);
   // A result too large to inline in the run is fetched from its result_url.
   const full = useFullResult(live?.status === "succeeded" ? live : null);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!live) return <p>Loading…</p>;
   const cancel = async () => {
     try {
@@ -33,17 +38,35 @@ export function RunPage({ id }: { id: string }) {
   return (
     <article class="run" data-evaluator={live.evaluator} data-status={live.status}>
       <header class="run-head">
-        <h1>{live.evaluator} <small>{live.id}</small></h1>
+        <h1>
+          {live.evaluator} <small>{live.id}</small>
+        </h1>
         <p>
           <span class={`status ${live.status}`}>{live.status}</span> <ProgressBar progress={live.progress} />{" "}
           <span title={live.created_at}>started {age(live.created_at)}</span>
-          {!FINAL.has(live.status) && <button type="button" onClick={cancel}>Cancel run</button>}
+          {!FINAL.has(live.status) && (
+            <button type="button" onClick={cancel}>
+              Cancel run
+            </button>
+          )}
         </p>
         {/* Only an ended run can be deleted (the API answers 409 otherwise): cancel comes first. */}
         {FINAL.has(live.status) && <DeleteRun id={live.id} onDeleted={() => navigate(href.runs())} />}
         {live.error && <p class="error">{live.error}</p>}
       </header>
-      {live.status === "succeeded" ? (full.error ? <p role="alert" class="error">{full.error}</p> : full.run ? <ResultView run={full.run} /> : <p>Loading the result…</p>) : !FINAL.has(live.status) ? <p>The results appear here when the run has ended.</p> : null}
+      {live.status === "succeeded" ? (
+        full.error ? (
+          <p role="alert" class="error">
+            {full.error}
+          </p>
+        ) : full.run ? (
+          <ResultView run={full.run} />
+        ) : (
+          <p>Loading the result…</p>
+        )
+      ) : !FINAL.has(live.status) ? (
+        <p>The results appear here when the run has ended.</p>
+      ) : null}
       {/* After the results: how the endpoint was used is secondary to what was measured. */}
       <EndpointView run={live} />
     </article>

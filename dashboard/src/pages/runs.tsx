@@ -20,7 +20,12 @@ export function RunsPage() {
 
   const load = async (after?: string) => {
     try {
-      const page = await call(listRuns({ client, query: { evaluator: evaluator || undefined, status: status || undefined, limit: 20, after } }));
+      const page = await call(
+        listRuns({
+          client,
+          query: { evaluator: evaluator || undefined, status: status || undefined, limit: 20, after },
+        }),
+      );
       setRuns((cur) => (after && cur ? [...cur, ...page.data] : page.data));
       setCursor(page.has_more ? page.next_cursor : null);
       setError(null);
@@ -41,29 +46,58 @@ export function RunsPage() {
           Evaluator
           <select value={evaluator} onChange={(e) => setEvaluator(e.currentTarget.value)}>
             <option value="">all</option>
-            {evaluators.withRuns().map((e) => <option key={e.name} value={e.name}>{e.title}</option>)}
+            {evaluators.withRuns().map((e) => (
+              <option key={e.name} value={e.name}>
+                {e.title}
+              </option>
+            ))}
           </select>
         </label>
         <label>
           Status
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value as Status | "")}>
             <option value="">all</option>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
-      {runs === null ? <p>Loading…</p> : runs.length === 0 ? <p>No runs yet: start one from “New run”.</p> : (
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {runs === null ? (
+        <p>Loading…</p>
+      ) : runs.length === 0 ? (
+        <p>No runs yet: start one from “New run”.</p>
+      ) : (
         <table class="runs">
           <thead>
-            <tr><th>Run</th><th>Evaluator</th><th>Status</th><th>Progress</th><th>Age</th><th></th></tr>
+            <tr>
+              <th>Run</th>
+              <th>Evaluator</th>
+              <th>Status</th>
+              <th>Progress</th>
+              <th>Age</th>
+              <th></th>
+            </tr>
           </thead>
           <tbody>
-            {runs.map((r) => <RunRow key={r.id} run={r} />)}
+            {runs.map((r) => (
+              <RunRow key={r.id} run={r} />
+            ))}
           </tbody>
         </table>
       )}
-      {cursor && <button type="button" onClick={() => load(cursor)}>More</button>}
+      {cursor && (
+        <button type="button" onClick={() => load(cursor)}>
+          More
+        </button>
+      )}
     </section>
   );
 }
@@ -82,14 +116,28 @@ function RunRow({ run }: { run: Run }) {
   };
   return (
     <tr data-run={run.id}>
-      <td><a href={href.run(run.id)}>{run.id}</a></td>
+      <td>
+        <a href={href.run(run.id)}>{run.id}</a>
+      </td>
       <td>{run.evaluator}</td>
-      <td><span class={`status ${current.status}`}>{current.status}</span></td>
-      <td><ProgressBar progress={current.progress} /></td>
+      <td>
+        <span class={`status ${current.status}`}>{current.status}</span>
+      </td>
+      <td>
+        <ProgressBar progress={current.progress} />
+      </td>
       <td title={run.created_at}>{age(run.created_at)}</td>
       <td>
-        {!FINAL.has(current.status) && <button type="button" class="small" onClick={cancel}>Cancel</button>}
-        {error && <span role="alert" class="error">{error}</span>}
+        {!FINAL.has(current.status) && (
+          <button type="button" class="small" onClick={cancel}>
+            Cancel
+          </button>
+        )}
+        {error && (
+          <span role="alert" class="error">
+            {error}
+          </span>
+        )}
       </td>
     </tr>
   );

@@ -23,21 +23,48 @@ export function StoragePage() {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    Promise.all([call(getUsage({ client })), call(getSettings({ client }))]).then(([u, s]) => {
-      setUsage(u);
-      setSettings(s);
-    }, (e: Error) => setError(e.message));
+    Promise.all([call(getUsage({ client })), call(getSettings({ client }))]).then(
+      ([u, s]) => {
+        setUsage(u);
+        setSettings(s);
+      },
+      (e: Error) => setError(e.message),
+    );
   }, []);
   return (
     <section>
       <h1>Storage</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {usage && (
         <div class="cards" aria-label="Usage">
-          <div class="card"><div class="label">Runs</div><div class="value" data-usage="runs">{usage.runs}</div></div>
-          <div class="card"><div class="label">Samples</div><div class="value" data-usage="samples">{usage.samples}</div></div>
-          <div class="card"><div class="label">Stored</div><div class="value" data-usage="total" title={`${usage.bytes.total} bytes`}>{bytes(usage.bytes.total)}</div></div>
-          <div class="card"><div class="label">Database / objects</div><div class="value">{bytes(usage.bytes.d1)} / {bytes(usage.bytes.r2)}</div></div>
+          <div class="card">
+            <div class="label">Runs</div>
+            <div class="value" data-usage="runs">
+              {usage.runs}
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">Samples</div>
+            <div class="value" data-usage="samples">
+              {usage.samples}
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">Stored</div>
+            <div class="value" data-usage="total" title={`${usage.bytes.total} bytes`}>
+              {bytes(usage.bytes.total)}
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">Database / objects</div>
+            <div class="value">
+              {bytes(usage.bytes.d1)} / {bytes(usage.bytes.r2)}
+            </div>
+          </div>
         </div>
       )}
       {usage && <QuotaTable quotas={usage.quotas} />}
@@ -59,9 +86,17 @@ function QuotaTable({ quotas }: { quotas: Usage["quotas"] }) {
   return (
     <>
       <h2>Quotas</h2>
-      <p class="hint">Past a limit the request is refused (429) and says when to try again. The operator sets each tenant's limits.</p>
+      <p class="hint">
+        Past a limit the request is refused (429) and says when to try again. The operator sets each tenant's limits.
+      </p>
       <table aria-label="Quotas">
-        <thead><tr><th scope="col">Quota</th><th scope="col">Used</th><th scope="col">Limit</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Quota</th>
+            <th scope="col">Used</th>
+            <th scope="col">Limit</th>
+          </tr>
+        </thead>
         <tbody>
           {QUOTA_ROWS.map(([name, label, show]) => (
             <tr key={name} data-quota={name}>
@@ -96,13 +131,35 @@ function RetentionForm({ settings, onSaved }: { settings: Settings; onSaved: (s:
     <form class="connection-form" onSubmit={submit}>
       <h2>Retention</h2>
       <p class="hint" data-retention>
-        {settings.retention_days === null ? "Ended runs are kept for ever." : `Ended runs are deleted ${settings.retention_days} days after they end, with their samples and results.`}
+        {settings.retention_days === null
+          ? "Ended runs are kept for ever."
+          : `Ended runs are deleted ${settings.retention_days} days after they end, with their samples and results.`}
       </p>
-      <label class="inline"><input type="checkbox" checked={forever} onChange={(e) => setForever(e.currentTarget.checked)} /> Keep runs for ever</label>
-      {!forever && <label>Days to keep an ended run<input name="retention_days" type="number" min={1} step={1} value={days} onInput={(e) => setDays(e.currentTarget.value)} required /></label>}
+      <label class="inline">
+        <input type="checkbox" checked={forever} onChange={(e) => setForever(e.currentTarget.checked)} /> Keep runs for
+        ever
+      </label>
+      {!forever && (
+        <label>
+          Days to keep an ended run
+          <input
+            name="retention_days"
+            type="number"
+            min={1}
+            step={1}
+            value={days}
+            onInput={(e) => setDays(e.currentTarget.value)}
+            required
+          />
+        </label>
+      )}
       <button type="submit">Save</button>
       {saved && <span role="status"> Saved.</span>}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

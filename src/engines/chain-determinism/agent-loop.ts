@@ -24,7 +24,12 @@ export type ReplayRecord = {
 };
 
 /** What the endpoint reported for one answered request; ours, kept apart from the reference record. */
-export type TurnInfo = { system_fingerprint: string | null; model: string | null; provider: string | null; usage: Usage | null };
+export type TurnInfo = {
+  system_fingerprint: string | null;
+  model: string | null;
+  provider: string | null;
+  usage: Usage | null;
+};
 
 export type ReplayResult = { record: ReplayRecord; turns: TurnInfo[] };
 
@@ -107,16 +112,18 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
  */
 export async function stepReplay(options: StepOptions): Promise<ReplayResult | { paused: ReplayState }> {
   const { maxTurns = 10, maxTokens = 1024 } = options;
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`runReplay: maxTurns must be a positive integer, got ${maxTurns}`);
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`runReplay: maxTokens must be a positive integer, got ${maxTokens}`);
+  if (!Number.isInteger(maxTurns) || maxTurns < 1)
+    throw new RangeError(`runReplay: maxTurns must be a positive integer, got ${maxTurns}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new RangeError(`runReplay: maxTokens must be a positive integer, got ${maxTokens}`);
   const state: ReplayState = options.from ?? {
-        turn: 0,
-        messages: [
-          { role: "system", content: options.systemPrompt },
-          { role: "user", content: options.user },
-        ],
-        turns: [],
-      };
+    turn: 0,
+    messages: [
+      { role: "system", content: options.systemPrompt },
+      { role: "user", content: options.user },
+    ],
+    turns: [],
+  };
   const turns = state.turns;
   try {
     const record = await loop(options, maxTurns, maxTokens, state);
@@ -137,7 +144,12 @@ export async function stepReplay(options: StepOptions): Promise<ReplayResult | {
 const PAUSED = Symbol("paused");
 
 /** The turns from `state` on; `state` is kept up to date after each turn, so a pause leaves it ready to continue. */
-async function loop(o: StepOptions, maxTurns: number, maxTokens: number, state: ReplayState): Promise<ReplayRecord | typeof PAUSED> {
+async function loop(
+  o: StepOptions,
+  maxTurns: number,
+  maxTokens: number,
+  state: ReplayState,
+): Promise<ReplayRecord | typeof PAUSED> {
   const { chat, model, tools, stubs, temperature = 0, toolChoice = "auto", seed, signal } = o;
   const { messages, turns } = state;
   const sequence: ToolCallEntry[] = [];
@@ -154,7 +166,14 @@ async function loop(o: StepOptions, maxTurns: number, maxTokens: number, state: 
   for (; state.turn < maxTurns; state.turn++) {
     if (o.beforeTurn && !o.beforeTurn()) return PAUSED;
     // A copy per request: later turns append to `messages`, and a client may keep the request.
-    const request: ChatRequest = { model, messages: messages.slice(), tools, temperature, max_tokens: maxTokens, tool_choice: toolChoice };
+    const request: ChatRequest = {
+      model,
+      messages: messages.slice(),
+      tools,
+      temperature,
+      max_tokens: maxTokens,
+      tool_choice: toolChoice,
+    };
     if (seed !== undefined) request.seed = seed;
     let response;
     try {
@@ -183,7 +202,11 @@ async function loop(o: StepOptions, maxTurns: number, maxTokens: number, state: 
       role: "assistant",
       content: msg.content || "",
       // Arguments pass through exactly as received (possibly null): the endpoint sees its own text.
-      tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.function.name, arguments: c.function.arguments },
+      })),
     });
     let sawFinal = false;
     for (const call of calls) {
@@ -200,7 +223,13 @@ async function loop(o: StepOptions, maxTurns: number, maxTokens: number, state: 
     }
     if (sawFinal) break;
   }
-  return { tool_call_sequence: sequence, final_answer: finalAnswer, rationale: rationale.join("\n"), n_tool_calls: sequence.length, error_category: errorCategory };
+  return {
+    tool_call_sequence: sequence,
+    final_answer: finalAnswer,
+    rationale: rationale.join("\n"),
+    n_tool_calls: sequence.length,
+    error_category: errorCategory,
+  };
 }
 
 /** One recorded call of the sequence, from the call as the endpoint sent it. */
@@ -226,5 +255,8 @@ export function parseArguments(raw: string | null | undefined): { args: PyPlain;
   const r = parsePyJson(text);
   if (r.ok && r.value.t === "dict") return { args: toPlain(r.value), malformed: false };
   if (r.ok) return { args: { _raw_value_repr: headCodePoints(pyRepr(r.value), 120) }, malformed: true };
-  return { args: { _raw_arguments_len: lenCodePoints(text), _raw_arguments_head: headCodePoints(text, 80) }, malformed: true };
+  return {
+    args: { _raw_arguments_len: lenCodePoints(text), _raw_arguments_head: headCodePoints(text, 80) },
+    malformed: true,
+  };
 }

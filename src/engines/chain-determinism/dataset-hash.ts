@@ -6,7 +6,15 @@
 import { compareCodePoints, fromPlain, pyFloatRepr, pyTruthy, type PyValue } from "../python/index.ts";
 import { sha256Hex } from "./sequence-key.ts";
 
-const SHORT: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+const SHORT: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\b": "\\b",
+  "\f": "\\f",
+};
 
 /** Python `json.dumps(s)` with ensure_ascii=True: everything outside U+0020–U+007E is `\uXXXX` per UTF-16 unit. */
 function asciiString(s: string): string {
@@ -54,7 +62,8 @@ function entries(sequence: unknown): Record<string, unknown>[] {
   if (sequence === null || sequence === undefined) return [];
   if (!Array.isArray(sequence)) throw new TypeError("tool_call_sequence must be an array");
   return sequence.map((e, i) => {
-    if (typeof e !== "object" || e === null || Array.isArray(e)) throw new TypeError(`tool_call_sequence[${i}] must be an object`);
+    if (typeof e !== "object" || e === null || Array.isArray(e))
+      throw new TypeError(`tool_call_sequence[${i}] must be an object`);
     return e as Record<string, unknown>;
   });
 }
@@ -67,8 +76,10 @@ function entries(sequence: unknown): Record<string, unknown>[] {
  */
 export async function toolCallsHash(sequence: unknown): Promise<string> {
   const parts = entries(sequence).map((e, i) => {
-    if (!Object.hasOwn(e, "name")) throw new TypeError(`toolCallsHash: tool_call_sequence[${i}] has no name (reference: KeyError)`);
-    if (typeof e.name !== "string") throw new TypeError(`toolCallsHash: tool_call_sequence[${i}].name is not a string (reference: TypeError)`);
+    if (!Object.hasOwn(e, "name"))
+      throw new TypeError(`toolCallsHash: tool_call_sequence[${i}] has no name (reference: KeyError)`);
+    if (typeof e.name !== "string")
+      throw new TypeError(`toolCallsHash: tool_call_sequence[${i}].name is not a string (reference: TypeError)`);
     const args = e.args === undefined ? null : fromPlain(e.args);
     return `${e.name}:${pyJsonDumpsSorted(args && pyTruthy(args) ? args : { t: "dict", entries: [] })}`;
   });

@@ -1,7 +1,15 @@
 // Public door of the chain-determinism engine (spec: shared/specs/chain-determinism.md).
 // Other layers import from here only.
 export { runReplay, stepReplay, parseArguments } from "./agent-loop.ts";
-export type { ReplayOptions, ReplayRecord, ReplayResult, ReplayState, StepOptions, ToolCallEntry, TurnInfo } from "./agent-loop.ts";
+export type {
+  ReplayOptions,
+  ReplayRecord,
+  ReplayResult,
+  ReplayState,
+  StepOptions,
+  ToolCallEntry,
+  TurnInfo,
+} from "./agent-loop.ts";
 export { chainDivergenceRate, formatSummary, queryDivergenceDetails } from "./metrics.ts";
 export type { DivergenceRow, DivergenceStats, QueryDetail, QueryDivergence } from "./metrics.ts";
 export { seqFull, seqKey, seqKeySha256 } from "./sequence-key.ts";

@@ -16,7 +16,14 @@ export type DivergenceRow = {
 
 export type QueryDivergence =
   | { query_id: string; n_total: number; n_success: number; diverged: null; status: "insufficient" }
-  | { query_id: string; n_total: number; n_success: number; diverged: boolean; status: "measurable"; n_unique_sequences: number };
+  | {
+      query_id: string;
+      n_total: number;
+      n_success: number;
+      diverged: boolean;
+      status: "measurable";
+      n_unique_sequences: number;
+    };
 
 /** The reference `chain_divergence_rate` output, key for key (CI as a 2-array). */
 export type DivergenceStats = {
@@ -45,7 +52,8 @@ function pyTruthy(v: unknown): boolean {
 }
 
 function groupRows(rows: readonly DivergenceRow[], minSuccess: number, fn: string): Map<string, DivergenceRow[]> {
-  if (!Number.isInteger(minSuccess) || minSuccess < 2) throw new RangeError(`${fn}: minSuccess must be an integer >= 2, got ${minSuccess}`);
+  if (!Number.isInteger(minSuccess) || minSuccess < 2)
+    throw new RangeError(`${fn}: minSuccess must be an integer >= 2, got ${minSuccess}`);
   const groups = new Map<string, DivergenceRow[]>();
   rows.forEach((row, i) => {
     const id = row?.query_id;
@@ -75,14 +83,27 @@ export function chainDivergenceRate(rows: readonly DivergenceRow[], minSuccess =
     const ok = group.filter((r) => !isError(r));
     nErrors += group.length - ok.length;
     if (ok.length < minSuccess) {
-      perQuery.push({ query_id: queryId, n_total: group.length, n_success: ok.length, diverged: null, status: "insufficient" });
+      perQuery.push({
+        query_id: queryId,
+        n_total: group.length,
+        n_success: ok.length,
+        diverged: null,
+        status: "insufficient",
+      });
       continue;
     }
     const keys = new Set(ok.map((r) => seqKey(r.tool_call_sequence ?? [])));
     const diverged = keys.size > 1;
     nMeasurable++;
     if (diverged) nDiverged++;
-    perQuery.push({ query_id: queryId, n_total: group.length, n_success: ok.length, diverged, status: "measurable", n_unique_sequences: keys.size });
+    perQuery.push({
+      query_id: queryId,
+      n_total: group.length,
+      n_success: ok.length,
+      diverged,
+      status: "measurable",
+      n_unique_sequences: keys.size,
+    });
   }
   return {
     n_total: rows.length,
@@ -148,8 +169,10 @@ function fixed1(x: number): string {
 export function formatSummary(stats: DivergenceStats, model: string): string {
   const lines = ["", `Chain-divergence rate for ${model}:`];
   const [lo, hi] = stats.wilson_ci_95;
-  if (stats.divergence_rate === null || lo === null || hi === null) lines.push("  rate: NOT MEASURABLE (no queries reached min_success)");
-  else lines.push(`  ${fixed1(100 * stats.divergence_rate)}%  [Wilson 95% CI ${fixed1(100 * lo)}%, ${fixed1(100 * hi)}%]`);
+  if (stats.divergence_rate === null || lo === null || hi === null)
+    lines.push("  rate: NOT MEASURABLE (no queries reached min_success)");
+  else
+    lines.push(`  ${fixed1(100 * stats.divergence_rate)}%  [Wilson 95% CI ${fixed1(100 * lo)}%, ${fixed1(100 * hi)}%]`);
   const insufficient = stats.per_query.filter((q) => q.status === "insufficient").length;
   lines.push(
     "",
@@ -161,7 +184,9 @@ export function formatSummary(stats: DivergenceStats, model: string): string {
   const diverged = stats.per_query.filter((q) => q.diverged === true);
   if (diverged.length > 0) {
     lines.push("", "Diverged query breakdown:");
-    for (const q of diverged) if (q.status === "measurable") lines.push(`  ${q.query_id}: ${q.n_unique_sequences} unique sequences across ${q.n_success} replays`);
+    for (const q of diverged)
+      if (q.status === "measurable")
+        lines.push(`  ${q.query_id}: ${q.n_unique_sequences} unique sequences across ${q.n_success} replays`);
   }
   return lines.join("\n") + "\n";
 }

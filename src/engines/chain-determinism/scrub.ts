@@ -6,12 +6,16 @@ import { redactText } from "../redact/index.ts";
  * U+001C–U+001F and U+0085 and excludes U+FEFF, unlike JS `\s`; the class below spells Python's out.
  */
 const WS = "[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-const NOT_WS_QUOTE = "[^\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\"',<>]";
+const NOT_WS_QUOTE =
+  "[^\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\"',<>]";
 
 const RULES: Array<[RegExp, string]> = [
   [/sk-[A-Za-z0-9_-]{10,}/g, "sk-<REDACTED>"],
   [new RegExp(`(bearer)${WS}+[A-Za-z0-9_\\-\\.=]+`, "gi"), "$1 <REDACTED>"],
-  [new RegExp(`(authorization|api[_\\-]?key|x-api-key)(${WS}*[:=]${WS}*["']?)(${NOT_WS_QUOTE}+)`, "gi"), "$1$2<REDACTED>"],
+  [
+    new RegExp(`(authorization|api[_\\-]?key|x-api-key)(${WS}*[:=]${WS}*["']?)(${NOT_WS_QUOTE}+)`, "gi"),
+    "$1$2<REDACTED>",
+  ],
 ];
 
 /**

@@ -63,11 +63,13 @@ export function validateSuite(x: unknown): Suite {
     if (names.has(name)) throw new RangeError(`validateSuite: ${path}.function.name "${name}" is a duplicate`);
     names.add(name);
     if (t.function.description !== undefined) str(t.function.description, `${path}.function.description`, false);
-    if (t.function.parameters !== undefined && !isObject(t.function.parameters)) throw new TypeError(`validateSuite: ${path}.function.parameters must be an object`);
+    if (t.function.parameters !== undefined && !isObject(t.function.parameters))
+      throw new TypeError(`validateSuite: ${path}.function.parameters must be an object`);
     if (name === FINAL_ANSWER) {
       const props = (t.function.parameters as Record<string, unknown> | undefined)?.properties;
       const answer = isObject(props) ? props.answer : undefined;
-      if (!isObject(answer) || answer.type !== "string") throw new RangeError(`validateSuite: ${path}.function.parameters.properties.answer must be {type: "string"}`);
+      if (!isObject(answer) || answer.type !== "string")
+        throw new RangeError(`validateSuite: ${path}.function.parameters.properties.answer must be {type: "string"}`);
     }
   });
   if (!names.has(FINAL_ANSWER)) throw new RangeError(`validateSuite: tools must include a "${FINAL_ANSWER}" tool`);
@@ -79,7 +81,8 @@ export function validateSuite(x: unknown): Suite {
     str(x.stubs[name], `stubs.${name}`, false);
   }
   for (const name of Object.keys(x.stubs)) {
-    if (name === FINAL_ANSWER) throw new RangeError(`validateSuite: stubs.${name} must not exist (final_answer is terminal)`);
+    if (name === FINAL_ANSWER)
+      throw new RangeError(`validateSuite: stubs.${name} must not exist (final_answer is terminal)`);
     if (!names.has(name)) throw new RangeError(`validateSuite: stubs.${name} has no tool of that name`);
   }
 

@@ -30,7 +30,14 @@ export function itemAlpha(verdicts: readonly Vote[]): number | null {
 }
 
 /** Share of common items on which two critics gave the same label. */
-export type PairAgreement = { a: string; b: string; items: number; agree: number; rate: number | null; alpha: number | null };
+export type PairAgreement = {
+  a: string;
+  b: string;
+  items: number;
+  agree: number;
+  rate: number | null;
+  alpha: number | null;
+};
 /** How often one critic matched the item's consensus, over items where it gave a valid verdict. */
 export type CriticAgreement = { critic: string; items: number; agree: number; rate: number | null };
 
@@ -43,9 +50,16 @@ export type BatchAgreement = { alpha: NominalAlpha; per_critic: CriticAgreement[
  * - `pairwise`: for every critic pair (i < j), raw agreement over items both rated, and the pair's alpha.
  * @throws RangeError when a row's length or `consensus.length` does not match.
  */
-export function batchAgreement(matrix: ReadonlyArray<ReadonlyArray<string | null>>, critics: readonly string[], consensus: ReadonlyArray<string | null> = []): BatchAgreement {
-  for (const row of matrix) if (row.length !== critics.length) throw new RangeError(`batchAgreement: every row needs ${critics.length} entries (one per critic)`);
-  if (consensus.length !== 0 && consensus.length !== matrix.length) throw new RangeError("batchAgreement: consensus needs one entry per item");
+export function batchAgreement(
+  matrix: ReadonlyArray<ReadonlyArray<string | null>>,
+  critics: readonly string[],
+  consensus: ReadonlyArray<string | null> = [],
+): BatchAgreement {
+  for (const row of matrix)
+    if (row.length !== critics.length)
+      throw new RangeError(`batchAgreement: every row needs ${critics.length} entries (one per critic)`);
+  if (consensus.length !== 0 && consensus.length !== matrix.length)
+    throw new RangeError("batchAgreement: consensus needs one entry per item");
   const per_critic = critics.map((critic, r) => {
     let items = 0;
     let agree = 0;
@@ -69,7 +83,14 @@ export function batchAgreement(matrix: ReadonlyArray<ReadonlyArray<string | null
         items++;
         if (row[i] === row[j]) agree++;
       }
-      pairwise.push({ a: critics[i], b: critics[j], items, agree, rate: items ? agree / items : null, alpha: nominalAlpha(pairs).alpha });
+      pairwise.push({
+        a: critics[i],
+        b: critics[j],
+        items,
+        agree,
+        rate: items ? agree / items : null,
+        alpha: nominalAlpha(pairs).alpha,
+      });
     }
   }
   return { alpha: nominalAlpha(matrix), per_critic, pairwise };

@@ -7,7 +7,8 @@ import { pyStr } from "../python/index.ts";
 import { errorVerdict, parseVerdict } from "./parse.ts";
 import type { Verdict } from "./types.ts";
 
-export const DEFAULT_PROMPT_TEMPLATE = "Judge the following query:\n{query}\n\nOutput JSON with kind (KEEP/REJECT/SPLIT/MERGE), confidence (0-1), reasoning.";
+export const DEFAULT_PROMPT_TEMPLATE =
+  "Judge the following query:\n{query}\n\nOutput JSON with kind (KEEP/REJECT/SPLIT/MERGE), confidence (0-1), reasoning.";
 export const DEFAULT_SYSTEM_PROMPT = "You are a careful judge. Output strict JSON only.";
 /** cross-judge's system prompt for a YAML prompt file without `system_prompt` (Critic.from_yaml_prompt, spec §8): not the Critic default. */
 export const YAML_DEFAULT_SYSTEM_PROMPT = "You are a careful judge.";
@@ -39,8 +40,14 @@ export function renderPrompt(template: string, vars: Readonly<Record<string, unk
   return template.replace(/\{\{|\}\}|\{([^{}]*)\}|[{}]/g, (m, name: string | undefined) => {
     if (m === "{{") return "{";
     if (m === "}}") return "}";
-    if (name === undefined) throw new RangeError("renderPrompt: single '" + m + "' in prompt_template (write '" + m + m + "' for a literal brace)");
-    if (!Object.hasOwn(vars, name)) throw new RangeError(`renderPrompt: prompt_template missing required key '${name}' in context. Provided keys: ${JSON.stringify(Object.keys(vars))}`);
+    if (name === undefined)
+      throw new RangeError(
+        "renderPrompt: single '" + m + "' in prompt_template (write '" + m + m + "' for a literal brace)",
+      );
+    if (!Object.hasOwn(vars, name))
+      throw new RangeError(
+        `renderPrompt: prompt_template missing required key '${name}' in context. Provided keys: ${JSON.stringify(Object.keys(vars))}`,
+      );
     const v = vars[name];
     return pyStr(v); // str.format renders non-strings with str()
   });
@@ -52,13 +59,20 @@ export function renderPrompt(template: string, vars: Readonly<Record<string, unk
  * `context` plus `query` unless the context has its own `query` (r09).
  * @throws RangeError from {@link renderPrompt}.
  */
-export function buildChatRequest(critic: Critic, query: string, context: Readonly<Record<string, unknown>> = {}): ChatRequest {
+export function buildChatRequest(
+  critic: Critic,
+  query: string,
+  context: Readonly<Record<string, unknown>> = {},
+): ChatRequest {
   const vars = Object.hasOwn(context, "query") ? context : { ...context, query };
   const user = renderPrompt(critic.prompt_template ?? DEFAULT_PROMPT_TEMPLATE, vars);
   const system = critic.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
   return {
     model: critic.model,
-    messages: [...(system === "" ? [] : [{ role: "system" as const, content: system }]), { role: "user", content: user }],
+    messages: [
+      ...(system === "" ? [] : [{ role: "system" as const, content: system }]),
+      { role: "user", content: user },
+    ],
     temperature: critic.temperature ?? 0,
     max_tokens: critic.max_tokens ?? 2000,
   };
@@ -83,7 +97,11 @@ export type JudgeOptions = {
  * ERROR verdict "<ErrorName>: <message>"; blank content → ERROR "empty_response"; otherwise
  * {@link parseVerdict}.
  */
-export async function judgeCritic(critic: Critic, query: string, { context = {}, connect, now = () => performance.now(), signal }: JudgeOptions): Promise<Verdict> {
+export async function judgeCritic(
+  critic: Critic,
+  query: string,
+  { context = {}, connect, now = () => performance.now(), signal }: JudgeOptions,
+): Promise<Verdict> {
   const request = buildChatRequest(critic, query, context);
   const t0 = now();
   const elapsed = () => Math.round(now() - t0) / 1000;

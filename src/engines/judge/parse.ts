@@ -30,7 +30,9 @@ export function extractJsonObject(stripped: string): Record<string, unknown> | n
   if (i < 0 || j < 0 || j <= i) return null;
   const span = s.slice(i, j + 1);
   const parsed = tryParse(span) ?? tryParse(span.replace(/,(\s*\n\s*)([}\]])/g, "$1$2"));
-  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : null;
 }
 
 function tryParse(text: string): unknown {
@@ -58,7 +60,15 @@ export function readConfidence(value: unknown): number {
 
 /** The ERROR verdict of spec §2 step 3 (any failure while calling) or step 4 (`empty_response`). */
 export function errorVerdict(criticId: string, error: string, elapsedS = 0, reasoning = error): Verdict {
-  return { kind: "ERROR", confidence: 0, reasoning, critic_id: criticId, raw_response: null, error, elapsed_s: elapsedS };
+  return {
+    kind: "ERROR",
+    confidence: 0,
+    reasoning,
+    critic_id: criticId,
+    raw_response: null,
+    error,
+    elapsed_s: elapsedS,
+  };
 }
 
 /**
@@ -74,7 +84,15 @@ export function parseVerdict(content: string | null, criticId: string, elapsedS 
   if (stripped === "") return errorVerdict(criticId, "empty_response", elapsedS, "empty response from LLM");
   const obj = extractJsonObject(stripped);
   if (obj === null) {
-    return { kind: "PARSE_FAIL", confidence: 0, reasoning: headCodePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
+    return {
+      kind: "PARSE_FAIL",
+      confidence: 0,
+      reasoning: headCodePoints(stripped, 300),
+      critic_id: criticId,
+      raw_response: stripped,
+      error: "parse_fail",
+      elapsed_s: elapsedS,
+    };
   }
   // `in` mirrors Python's `"kind" in data`: a key holding null still wins over `verdict`.
   const label = "kind" in obj ? obj.kind : "verdict" in obj ? obj.verdict : "UNCLEAR";
@@ -86,7 +104,15 @@ export function parseVerdict(content: string | null, criticId: string, elapsedS 
     reasons = pyStr(reasoning);
   } catch {
     // A label or reasoning nested past what Python's str() can print (it raises RecursionError): not a verdict.
-    return { kind: "PARSE_FAIL", confidence: 0, reasoning: headCodePoints(stripped, 300), critic_id: criticId, raw_response: stripped, error: "parse_fail", elapsed_s: elapsedS };
+    return {
+      kind: "PARSE_FAIL",
+      confidence: 0,
+      reasoning: headCodePoints(stripped, 300),
+      critic_id: criticId,
+      raw_response: stripped,
+      error: "parse_fail",
+      elapsed_s: elapsedS,
+    };
   }
   return {
     kind: kind.trim().toUpperCase(),

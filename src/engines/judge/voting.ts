@@ -13,7 +13,8 @@ export function validVotes<V extends Vote>(verdicts: readonly V[]): V[] {
 
 // The reference passes kwargs verbatim, so an unknown one is a TypeError (v22): same here.
 function checkKwargs(fn: string, kwargs: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const k of Object.keys(kwargs)) if (!allowed.includes(k)) throw new TypeError(`${fn}: unexpected keyword argument '${k}'`);
+  for (const k of Object.keys(kwargs))
+    if (!allowed.includes(k)) throw new TypeError(`${fn}: unexpected keyword argument '${k}'`);
 }
 
 function str(fn: string, kwargs: Record<string, unknown>, key: string, dflt: string): string {
@@ -35,7 +36,8 @@ export function majority(verdicts: readonly Vote[], kwargs: Record<string, unkno
   checkKwargs("majority", kwargs, ["priority", "fallback"]);
   const fallback = str("majority", kwargs, "fallback", "UNCLEAR");
   const priority = (kwargs.priority ?? null) as string[] | null;
-  if (priority !== null && !Array.isArray(priority)) throw new TypeError("majority: priority must be a list of labels or null");
+  if (priority !== null && !Array.isArray(priority))
+    throw new TypeError("majority: priority must be a list of labels or null");
   const V = validVotes(verdicts);
   if (V.length === 0) return [fallback, false];
   const counts = new Map<string, number>();
@@ -103,18 +105,29 @@ export const STRATEGIES: Readonly<Record<string, Strategy>> = { majority, unanim
 export function resolveStrategy(voting: string | Strategy): { fn: Strategy; name: string } {
   if (typeof voting === "function") return { fn: voting, name: voting.name };
   const fn = STRATEGIES[voting.toLowerCase()];
-  if (!fn) throw new RangeError(`resolveStrategy: unknown voting strategy '${voting}'. Known: ${Object.keys(STRATEGIES).join(", ")}`);
+  if (!fn)
+    throw new RangeError(
+      `resolveStrategy: unknown voting strategy '${voting}'. Known: ${Object.keys(STRATEGIES).join(", ")}`,
+    );
   return { fn, name: voting };
 }
 
-export type AggregateOptions = { voting?: string | Strategy; votingKwargs?: Record<string, unknown>; meta?: Record<string, unknown> };
+export type AggregateOptions = {
+  voting?: string | Strategy;
+  votingKwargs?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+};
 
 /**
  * One item's EnsembleVerdict (spec §7 `aggregate_verdicts`): strategy → consensus/disagreement;
  * avg_confidence over valid verdicts (0 if none, summed left to right like Python's `sum`);
  * agreement_pct = share of valid verdicts equal to the consensus string (§5); the per-item alpha (§6).
  */
-export function aggregateVerdicts<V extends Vote>(queryId: string, verdicts: readonly V[], { voting = "majority", votingKwargs = {}, meta = {} }: AggregateOptions = {}): EnsembleVerdict<V> {
+export function aggregateVerdicts<V extends Vote>(
+  queryId: string,
+  verdicts: readonly V[],
+  { voting = "majority", votingKwargs = {}, meta = {} }: AggregateOptions = {},
+): EnsembleVerdict<V> {
   const { fn, name } = resolveStrategy(voting);
   const [consensus, disagreement] = fn(verdicts, votingKwargs);
   const V = validVotes(verdicts);

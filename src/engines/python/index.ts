@@ -8,5 +8,18 @@ export type { ParseResult, PyPlain, PyValue, RawJson } from "./lossless-json.ts"
 export { pyRepr, pyStrRepr } from "./py-repr.ts";
 export { asciiDigits, decimalDigitValue, pyDecimalFloat, pyFloatRepr } from "./float.ts";
 export { compareCodePoints, headCodePoints, lenCodePoints } from "./code-points.ts";
-export { B_AFTER_WORD, B_BEFORE_WORD, PY_WS, S, W, collapseWhitespace, escapeRegExp, isBlank, pyRstripChars, pySplit, pySplitlines, pyStrip } from "./str.ts";
+export {
+  B_AFTER_WORD,
+  B_BEFORE_WORD,
+  PY_WS,
+  S,
+  W,
+  collapseWhitespace,
+  escapeRegExp,
+  isBlank,
+  pyRstripChars,
+  pySplit,
+  pySplitlines,
+  pyStrip,
+} from "./str.ts";
 export { PY_INF, PY_NAN, PY_NINF, pyFloat, pyStr, substitutePyTokens } from "./plain.ts";

@@ -87,12 +87,12 @@ function readValue(p: Cursor, depth: number): PyValue {
   if (c === "{") return readDict(p, depth);
   if (c === "[") return readList(p, depth);
   if (c === '"') return { t: "str", v: readString(p) };
-  if (s.startsWith("null", p.i)) return (p.i += 4), { t: "null" };
-  if (s.startsWith("true", p.i)) return (p.i += 4), { t: "bool", v: true };
-  if (s.startsWith("false", p.i)) return (p.i += 5), { t: "bool", v: false };
-  if (s.startsWith("NaN", p.i)) return (p.i += 3), { t: "float", v: NaN };
-  if (s.startsWith("Infinity", p.i)) return (p.i += 8), { t: "float", v: Infinity };
-  if (s.startsWith("-Infinity", p.i)) return (p.i += 9), { t: "float", v: -Infinity };
+  if (s.startsWith("null", p.i)) return ((p.i += 4), { t: "null" });
+  if (s.startsWith("true", p.i)) return ((p.i += 4), { t: "bool", v: true });
+  if (s.startsWith("false", p.i)) return ((p.i += 5), { t: "bool", v: false });
+  if (s.startsWith("NaN", p.i)) return ((p.i += 3), { t: "float", v: NaN });
+  if (s.startsWith("Infinity", p.i)) return ((p.i += 8), { t: "float", v: Infinity });
+  if (s.startsWith("-Infinity", p.i)) return ((p.i += 9), { t: "float", v: -Infinity });
   NUMBER.lastIndex = p.i;
   const m = NUMBER.exec(s);
   if (!m) throw new ParseError(`Expecting value at ${p.i}`);
@@ -110,7 +110,7 @@ function readDict(p: Cursor, depth: number): PyValue {
   const index = new Map<string, number>();
   const entries: Array<[string, PyValue]> = [];
   skipWs(p);
-  if (p.s[p.i] === "}") return p.i++, { t: "dict", entries };
+  if (p.s[p.i] === "}") return (p.i++, { t: "dict", entries });
   for (;;) {
     if (p.s[p.i] !== '"') throw new ParseError(`Expecting property name at ${p.i}`);
     const key = readString(p);
@@ -134,7 +134,7 @@ function readList(p: Cursor, depth: number): PyValue {
   p.i++;
   const items: PyValue[] = [];
   skipWs(p);
-  if (p.s[p.i] === "]") return p.i++, { t: "list", items };
+  if (p.s[p.i] === "]") return (p.i++, { t: "list", items });
   for (;;) {
     items.push(readValue(p, depth + 1));
     skipWs(p);
@@ -241,7 +241,8 @@ export function toPlain(value: PyValue): PyPlain {
       return value.items.map(toPlain);
     case "dict": {
       const obj: { [key: string]: PyPlain } = {};
-      for (const [k, v] of value.entries) Object.defineProperty(obj, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of value.entries)
+        Object.defineProperty(obj, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
       return obj;
     }
   }
@@ -267,7 +268,9 @@ function fromPlainAt(value: unknown, depth: number): PyValue {
     case "bigint":
       return { t: "int", v: value };
     case "number":
-      return Number.isInteger(value) && !Object.is(value, -0) ? { t: "int", v: BigInt(value) } : { t: "float", v: value };
+      return Number.isInteger(value) && !Object.is(value, -0)
+        ? { t: "int", v: BigInt(value) }
+        : { t: "float", v: value };
     case "object":
       break;
     default:
@@ -281,7 +284,10 @@ function fromPlainAt(value: unknown, depth: number): PyValue {
   // Deeper than anything we store: refuse plainly rather than overflow the stack further down.
   if (depth > STORED_MAX_DEPTH) throw new TypeError(`fromPlain: value nests deeper than ${STORED_MAX_DEPTH} levels`);
   if (Array.isArray(value)) return { t: "list", items: value.map((v) => fromPlainAt(v, depth + 1)) };
-  return { t: "dict", entries: Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fromPlainAt(v, depth + 1)]) };
+  return {
+    t: "dict",
+    entries: Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fromPlainAt(v, depth + 1)]),
+  };
 }
 
 /**

@@ -23,7 +23,8 @@ function pyFloatStr(x: number): string {
  * `1.0` prints as "1" where Python prints "1.0"; small exponents differ too (Python "1e-05", JS "1e-5").
  */
 export function pyStr(value: unknown): string {
-  if (typeof value === "string") return value === PY_NAN ? "nan" : value === PY_INF ? "inf" : value === PY_NINF ? "-inf" : value;
+  if (typeof value === "string")
+    return value === PY_NAN ? "nan" : value === PY_INF ? "inf" : value === PY_NINF ? "-inf" : value;
   return plainRepr(value);
 }
 
@@ -45,7 +46,9 @@ function plainRepr(value: unknown, depth = 0): string {
   }
   if (Array.isArray(value)) return `[${value.map((v) => plainRepr(v, depth + 1)).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${plainRepr(k)}: ${plainRepr(v, depth + 1)}`).join(", ")}}`;
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${plainRepr(k)}: ${plainRepr(v, depth + 1)}`)
+      .join(", ")}}`;
   }
   return String(value);
 }

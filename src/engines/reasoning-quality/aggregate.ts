@@ -11,7 +11,14 @@ export type Weights = Readonly<Record<string, number>>;
 export type WeightTable = Readonly<Record<string, Weights>>;
 
 const w = (cq: number, cs: number, rs: number, ls: number, es: number, ss: number): Weights =>
-  Object.freeze({ correctness: cq, consistency: cs, robustness: rs, logical_coherence: ls, efficiency: es, stability: ss });
+  Object.freeze({
+    correctness: cq,
+    consistency: cs,
+    robustness: rs,
+    logical_coherence: ls,
+    efficiency: es,
+    stability: ss,
+  });
 const uniform = (x: number) => w(x, x, x, x, x, x);
 
 // Camera-ready [C] rows (code defaults, config.yaml and the code's tests agree).
@@ -32,8 +39,19 @@ const CONFIG_ONLY = {
  * - `readme_1_1_4`: the PyPI 1.1.4 README table, whose safety and accuracy rows differ from camera-ready.
  */
 export const WEIGHT_TABLES = Object.freeze({
-  code_defaults: Object.freeze({ balanced: uniform(1 / 6), safety_priority: SAFETY_CAMERA_READY, accuracy_priority: ACCURACY_CAMERA_READY, efficiency_priority: EFFICIENCY }),
-  config_yaml: Object.freeze({ balanced: uniform(0.1667), safety_priority: SAFETY_CAMERA_READY, accuracy_priority: ACCURACY_CAMERA_READY, efficiency_priority: EFFICIENCY, ...CONFIG_ONLY }),
+  code_defaults: Object.freeze({
+    balanced: uniform(1 / 6),
+    safety_priority: SAFETY_CAMERA_READY,
+    accuracy_priority: ACCURACY_CAMERA_READY,
+    efficiency_priority: EFFICIENCY,
+  }),
+  config_yaml: Object.freeze({
+    balanced: uniform(0.1667),
+    safety_priority: SAFETY_CAMERA_READY,
+    accuracy_priority: ACCURACY_CAMERA_READY,
+    efficiency_priority: EFFICIENCY,
+    ...CONFIG_ONLY,
+  }),
   readme_1_1_4: Object.freeze({
     balanced: uniform(1 / 6),
     safety_priority: w(0.3, 0.2, 0.3, 0.1, 0.05, 0.05),
@@ -49,7 +67,10 @@ export type WeightTableName = keyof typeof WEIGHT_TABLES;
  * (config.yaml); "1.1.4" is the README's table.
  */
 export type PresetVersion = "paper-v8" | "1.1.4";
-export const PRESETS: Readonly<Record<PresetVersion, WeightTable>> = Object.freeze({ "paper-v8": WEIGHT_TABLES.config_yaml, "1.1.4": WEIGHT_TABLES.readme_1_1_4 });
+export const PRESETS: Readonly<Record<PresetVersion, WeightTable>> = Object.freeze({
+  "paper-v8": WEIGHT_TABLES.config_yaml,
+  "1.1.4": WEIGHT_TABLES.readme_1_1_4,
+});
 export const DEFAULT_PRESET: PresetVersion = "paper-v8";
 
 /** A preset version, a reference table name, or a table. */
@@ -83,8 +104,12 @@ const KEY_SET = new Set<string>(METRIC_KEYS);
 /** §8 [D]: weights must name known metrics and be finite and non-negative. Throws a RangeError naming the key. */
 export function checkWeights(weights: Weights, strategy = "custom"): void {
   for (const [k, v] of Object.entries(weights)) {
-    if (!KEY_SET.has(k)) throw new RangeError(`strategy "${strategy}": unknown metric key "${k}" (expected one of ${METRIC_KEYS.join(", ")})`);
-    if (typeof v !== "number" || !Number.isFinite(v)) throw new RangeError(`strategy "${strategy}": weight "${k}" must be a finite number`);
+    if (!KEY_SET.has(k))
+      throw new RangeError(
+        `strategy "${strategy}": unknown metric key "${k}" (expected one of ${METRIC_KEYS.join(", ")})`,
+      );
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw new RangeError(`strategy "${strategy}": weight "${k}" must be a finite number`);
     if (v < 0) throw new RangeError(`strategy "${strategy}": weight "${k}" is negative (${v})`);
   }
 }
@@ -106,7 +131,12 @@ export type AggregateOptions = {
 export type MetricValues = Partial<Record<MetricKey, number | null>> | RawMetrics;
 
 /** Q for one set of weights, with the effective weights used and any warnings. */
-export function aggregateDetailed(raw: MetricValues, weights: Weights, options: AggregateOptions = {}, strategy = "custom"): { q: number; effective_weights: Record<string, number>; warnings: string[] } {
+export function aggregateDetailed(
+  raw: MetricValues,
+  weights: Weights,
+  options: AggregateOptions = {},
+  strategy = "custom",
+): { q: number; effective_weights: Record<string, number>; warnings: string[] } {
   if (!options.codeCompatible) checkWeights(weights, strategy);
   const eff = effectiveWeights(weights);
   const warnings: string[] = [];
@@ -120,7 +150,8 @@ export function aggregateDetailed(raw: MetricValues, weights: Weights, options: 
     let available = 0;
     for (const k of METRIC_KEYS) if (value(k) !== null) available += eff[k] ?? 0.0;
     warnings.push(`strategy "${strategy}": ${missing.join(", ")} missing, weights renormalised over the others`);
-    if (available > 0) for (const k of METRIC_KEYS) if (value(k) !== null) score += ((eff[k] ?? 0.0) / available) * (value(k) ?? 0.0);
+    if (available > 0)
+      for (const k of METRIC_KEYS) if (value(k) !== null) score += ((eff[k] ?? 0.0) / available) * (value(k) ?? 0.0);
   }
   return { q: Math.min(Math.max(score, 0.0), 1.0), effective_weights: eff, warnings };
 }
@@ -131,7 +162,11 @@ export function aggregate(raw: MetricValues, weights: Weights, options: Aggregat
 }
 
 /** Q under every strategy of a table, in the table's order (every strategy is computed for every result). */
-export function aggregateAll(raw: MetricValues, table: PresetVersion | WeightTableName | WeightTable = DEFAULT_PRESET, options: AggregateOptions = {}): Record<string, number> {
+export function aggregateAll(
+  raw: MetricValues,
+  table: PresetVersion | WeightTableName | WeightTable = DEFAULT_PRESET,
+  options: AggregateOptions = {},
+): Record<string, number> {
   const resolved = resolveWeightTable(table);
   const out: Record<string, number> = {};
   for (const [name, weights] of Object.entries(resolved)) out[name] = aggregateDetailed(raw, weights, options, name).q;
@@ -142,7 +177,11 @@ export function aggregateAll(raw: MetricValues, table: PresetVersion | WeightTab
  * Config strategies merged over the built-ins by name (§8): a known name keeps its position and takes the
  * new weights, a new name is appended. Custom weights are checked unless `codeCompatible`.
  */
-export function mergeStrategies(base: WeightTable, custom: WeightTable, options: Pick<AggregateOptions, "codeCompatible"> = {}): WeightTable {
+export function mergeStrategies(
+  base: WeightTable,
+  custom: WeightTable,
+  options: Pick<AggregateOptions, "codeCompatible"> = {},
+): WeightTable {
   if (!options.codeCompatible) for (const [name, weights] of Object.entries(custom)) checkWeights(weights, name);
   return { ...base, ...custom };
 }

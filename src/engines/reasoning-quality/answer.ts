@@ -104,7 +104,19 @@ function allNumbers(pred: string): number[] {
 // ---- yes / no ------------------------------------------------------------------------------------------
 
 const YES_WORDS = ["yes", "true", "correct", "indeed"];
-const NO_WORDS = ["no", "false", "incorrect", "not correct", "untrue", "not", "never", "unlikely", "doubtful", "cannot", "impossible"];
+const NO_WORDS = [
+  "no",
+  "false",
+  "incorrect",
+  "not correct",
+  "untrue",
+  "not",
+  "never",
+  "unlikely",
+  "doubtful",
+  "cannot",
+  "impossible",
+];
 // A signal word counts when preceded by start/whitespace and followed by end, whitespace or . , ; : ! ?
 const signalPattern = (w: string) => new RegExp(`(?:^|${S})${escapeRegExp(w)}(?:${S}|$|[.,;:!?])`, "u");
 const YES_PATTERNS = YES_WORDS.map(signalPattern);
@@ -146,8 +158,14 @@ export function extractYesNo(pred: string): "yes" | "no" | null {
 // that "is a" never matches.
 const CHOICE_PATTERNS: RegExp[] = [
   new RegExp(`${B_BEFORE_WORD}answer${S}*(?:is)?${S}*:?${S}*\\**\\(?([ABCD])\\)?(?![A-Za-z])`, "iu"),
-  new RegExp(`${B_BEFORE_WORD}correct${S}+(?:answer|option|choice|conclusion|interpretation)${S}*(?:is)?${S}*:?${S}*\\**\\(?([ABCD])\\)?(?![A-Za-z])`, "iu"),
-  new RegExp(`${B_BEFORE_WORD}(?:conclusion|interpretation|option|choice)${B_AFTER_WORD}[^.\\n]{0,80}?${B_BEFORE_WORD}is${S}*:?${S}*\\**\\(?([ABCD])(?![A-Za-z])`, "iu"),
+  new RegExp(
+    `${B_BEFORE_WORD}correct${S}+(?:answer|option|choice|conclusion|interpretation)${S}*(?:is)?${S}*:?${S}*\\**\\(?([ABCD])\\)?(?![A-Za-z])`,
+    "iu",
+  ),
+  new RegExp(
+    `${B_BEFORE_WORD}(?:conclusion|interpretation|option|choice)${B_AFTER_WORD}[^.\\n]{0,80}?${B_BEFORE_WORD}is${S}*:?${S}*\\**\\(?([ABCD])(?![A-Za-z])`,
+    "iu",
+  ),
   new RegExp(`${B_BEFORE_WORD}is${S}*:?${S}*\\**\\(?([ABCD])\\)?(?![A-Za-z])`, "u"),
   new RegExp(`^${S}*#*${S}*\\**\\(?([ABCD])\\)?[).:${PY_WS}]`, "u"),
   /\(([ABCD])\)/u,
@@ -161,7 +179,9 @@ export function extractChoice(pred: string): "A" | "B" | "C" | "D" | null {
     const m = p.exec(pred);
     if (m) return m[1].toUpperCase() as "A" | "B" | "C" | "D";
   }
-  const lines = pySplitlines(pred).map(pyStrip).filter((l) => l !== "");
+  const lines = pySplitlines(pred)
+    .map(pyStrip)
+    .filter((l) => l !== "");
   if (lines.length === 0) return null;
   const m = LAST_LINE_CHOICE.exec(`${lines[lines.length - 1]} `);
   return m ? (m[1] as "A" | "B" | "C" | "D") : null;
@@ -233,9 +253,23 @@ export function isCorrectCanonical(pred: string, gold: string, roundingAware = f
 
 // ---- legacy7 -------------------------------------------------------------------------------------------
 
-export type Legacy7Strategy = "exact" | "normalized" | "number" | "yes_no" | "choice" | "substring" | "numeric_tolerance";
+export type Legacy7Strategy =
+  | "exact"
+  | "normalized"
+  | "number"
+  | "yes_no"
+  | "choice"
+  | "substring"
+  | "numeric_tolerance";
 
-const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb" };
+const QUOTE_PAIRS: Record<string, string> = {
+  '"': '"',
+  "'": "'",
+  "`": "`",
+  "\u201c": "\u201d",
+  "\u2018": "\u2019",
+  "\u00ab": "\u00bb",
+};
 
 /**
  * legacy7's normalisation (§2.2 strategy 2): `normAnswer`, plus markdown `*`/`_` runs at either end and one
@@ -281,7 +315,8 @@ export function hardenedSubstringMatch(pred: string, gold: string): boolean {
     if (endsWord && after !== "" && WORD_CHAR.test(after)) continue;
     if (numeric) {
       if (before !== "" && (DIGIT.test(before) || "-.,".includes(before))) continue;
-      if (after !== "" && (DIGIT.test(after) || (".,".includes(after) && afterNext !== "" && DIGIT.test(afterNext)))) continue;
+      if (after !== "" && (DIGIT.test(after) || (".,".includes(after) && afterNext !== "" && DIGIT.test(afterNext))))
+        continue;
     }
     return true;
   }
@@ -309,7 +344,8 @@ export function legacy7Match(pred: string, gold: string): { correct: boolean; st
   if (kind === "yn" && extractYesNo(pred) === canonicalGold(gold)) return hit("yes_no");
   if (kind === "choice" && extractChoice(pred) === canonicalGold(gold)) return hit("choice");
   if (hardenedSubstringMatch(pred, gold)) return hit("substring");
-  if (goldValue !== null && allNumbers(pred).some((v) => Math.abs(v - goldValue) < NUM_TOLERANCE)) return hit("numeric_tolerance");
+  if (goldValue !== null && allNumbers(pred).some((v) => Math.abs(v - goldValue) < NUM_TOLERANCE))
+    return hit("numeric_tolerance");
   return { correct: false, strategy: null };
 }
 

@@ -43,7 +43,8 @@ export function isDatasetFieldError(e: unknown): e is DatasetFieldError {
 
 const pad4 = (i: number): string => String(i).padStart(4, "0");
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The original's `generate_perturbations` contract (§9.4): exactly `n` slots, in backend order; a slot is ""
@@ -62,7 +63,8 @@ export function normalizePerturbations(question: string, candidates: readonly st
 }
 
 function checkCount(field: string, n: unknown): number {
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw fieldError(RangeError, field, `must be a non-negative integer, got ${String(n)}`);
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)
+    throw fieldError(RangeError, field, `must be a non-negative integer, got ${String(n)}`);
   return n;
 }
 
@@ -118,7 +120,8 @@ function optionalString(field: string, v: unknown): string | undefined {
 function stringArray(field: string, v: unknown): string[] {
   if (!Array.isArray(v)) throw fieldError(TypeError, field, "must be an array of strings");
   v.forEach((p, j) => {
-    if (typeof p !== "string") throw fieldError(TypeError, `${field}[${j}]`, `must be a string, got ${p === null ? "null" : typeof p}`);
+    if (typeof p !== "string")
+      throw fieldError(TypeError, `${field}[${j}]`, `must be a string, got ${p === null ? "null" : typeof p}`);
   });
   return [...(v as string[])];
 }
@@ -128,7 +131,8 @@ function rejectDuplicateIds(items: readonly DatasetItem[], label: (i: number) =>
   items.forEach((item, i) => {
     const first = seen.get(item.id);
     // Item records are stored by id in the Workers design (§11), so two items must never share one.
-    if (first !== undefined) throw fieldError(RangeError, `${label(i)}.id`, `duplicate id ${JSON.stringify(item.id)} (also ${label(first)})`);
+    if (first !== undefined)
+      throw fieldError(RangeError, `${label(i)}.id`, `duplicate id ${JSON.stringify(item.id)} (also ${label(first)})`);
     seen.set(item.id, i);
   });
 }
@@ -155,7 +159,8 @@ export function parseCustomJson(input: unknown, opts: CustomDatasetOptions & { p
   const items = value.map((raw, i): DatasetItem => {
     const at = `${path}[${i}]`;
     if (!isPlainObject(raw)) throw fieldError(TypeError, at, "must be an object with question and answer");
-    if (typeof raw.answer === "number") throw fieldError(TypeError, `${at}.answer`, 'must be a string (give numbers as strings, e.g. "42")');
+    if (typeof raw.answer === "number")
+      throw fieldError(TypeError, `${at}.answer`, 'must be a string (give numbers as strings, e.g. "42")');
     const item: DatasetItem = {
       ...raw,
       id: optionalKey(`${at}.id`, raw.id) ?? `q${i}`,
@@ -225,11 +230,20 @@ export function parseCsv(text: string): CsvRecord[] {
       }
       i++; // the closing quote
       if (i < s.length && s[i] !== "," && !isBreak(s[i])) {
-        throw fieldError(RangeError, `csv line ${line}`, 'unexpected character after a closing quote (write a quote inside a quoted field as "")');
+        throw fieldError(
+          RangeError,
+          `csv line ${line}`,
+          'unexpected character after a closing quote (write a quote inside a quoted field as "")',
+        );
       }
     } else {
       while (i < s.length && s[i] !== "," && !isBreak(s[i])) {
-        if (s[i] === '"') throw fieldError(RangeError, `csv line ${line}`, 'a quote inside an unquoted field (quote the whole field and write the inner quote as "")');
+        if (s[i] === '"')
+          throw fieldError(
+            RangeError,
+            `csv line ${line}`,
+            'a quote inside an unquoted field (quote the whole field and write the inner quote as "")',
+          );
         field += s[i++];
       }
     }
@@ -285,25 +299,40 @@ export function parseCsvDataset(text: string, opts: CsvDatasetOptions = {}): Dat
   const [header, ...rows] = records;
   const names = header.fields.map(pyStrip);
   names.forEach((n, j) => {
-    if (n !== "" && names.indexOf(n) !== j) throw fieldError(RangeError, "csv header", `duplicate column ${JSON.stringify(n)}`);
+    if (n !== "" && names.indexOf(n) !== j)
+      throw fieldError(RangeError, "csv header", `duplicate column ${JSON.stringify(n)}`);
   });
   const col = (name: string): number => names.indexOf(name);
   for (const required of ["question", "answer"]) {
-    if (col(required) < 0) throw fieldError(RangeError, "csv header", `missing column ${JSON.stringify(required)} (found ${names.map((n) => JSON.stringify(n)).join(", ")})`);
+    if (col(required) < 0)
+      throw fieldError(
+        RangeError,
+        "csv header",
+        `missing column ${JSON.stringify(required)} (found ${names.map((n) => JSON.stringify(n)).join(", ")})`,
+      );
   }
   const pCol = opts.perturbationsColumn ? col("perturbations") : -1;
   if (rows.length === 0) throw fieldError(RangeError, "csv", "no data rows");
   const items = rows.map((r, i): DatasetItem => {
     const where = `(csv line ${r.line})`;
     if (r.fields.length !== names.length) {
-      throw fieldError(RangeError, `rows[${i}]`, `expected ${names.length} fields like the header, found ${r.fields.length} ${where}`);
+      throw fieldError(
+        RangeError,
+        `rows[${i}]`,
+        `expected ${names.length} fields like the header, found ${r.fields.length} ${where}`,
+      );
     }
     const cell = (name: string): string => {
       const v = pyStrip(r.fields[col(name)]);
       if (v === "") throw fieldError(RangeError, `rows[${i}].${name}`, `required ${where}`);
       return v;
     };
-    const item: DatasetItem = { id: `q${pad4(i)}`, question: cell("question"), answer: cell("answer"), type: "reasoning" };
+    const item: DatasetItem = {
+      id: `q${pad4(i)}`,
+      question: cell("question"),
+      answer: cell("answer"),
+      type: "reasoning",
+    };
     if (pCol >= 0) {
       const p = csvPerturbations(`rows[${i}].perturbations`, r.fields[pCol]);
       if (p !== undefined) item.perturbations = p;
@@ -326,7 +355,8 @@ export interface BenchmarkOptions {
   perturb?: PerturbFn;
 }
 
-const perturbationsFor = (question: string, perturb: PerturbFn | undefined): string[] => normalizePerturbations(question, perturb?.(question));
+const perturbationsFor = (question: string, perturb: PerturbFn | undefined): string[] =>
+  normalizePerturbations(question, perturb?.(question));
 
 function rowObject(at: string, row: unknown): Record<string, unknown> {
   if (!isPlainObject(row)) throw fieldError(TypeError, at, "must be an object");
@@ -364,7 +394,10 @@ export function extractGsm8kAnswer(solution: string): string {
 export function loadGsm8k(rows: readonly unknown[], opts: BenchmarkOptions = {}): DatasetItem[] {
   const checked = rows.map((row, i) => {
     const r = rowObject(`rows[${i}]`, row);
-    return { question: rowString(`rows[${i}].question`, r.question), solution: rowString(`rows[${i}].answer`, r.answer) };
+    return {
+      question: rowString(`rows[${i}].question`, r.question),
+      solution: rowString(`rows[${i}].answer`, r.answer),
+    };
   });
   return sampleIndices(checked.length, opts.numSamples ?? 250, opts.seed ?? 42).map((raw, idx) => {
     const { question, solution } = checked[raw];
@@ -401,7 +434,11 @@ const CHOICE_LABELS = ["A", "B", "C", "D"] as const;
  * letter, joined by "\n". The closing line is the original's own text, so model outputs stay comparable.
  */
 export function formatMmluQuestion(question: string, choices: readonly string[]): string {
-  const lines = [question, ...choices.slice(0, 4).map((c, i) => `${CHOICE_LABELS[i]}. ${c}`), "Answer with A, B, C, or D."];
+  const lines = [
+    question,
+    ...choices.slice(0, 4).map((c, i) => `${CHOICE_LABELS[i]}. ${c}`),
+    "Answer with A, B, C, or D.",
+  ];
   return lines.join("\n");
 }
 
@@ -416,7 +453,8 @@ function mmluAnswerIndex(field: string, v: unknown, nChoices: number): number {
   if (typeof v === "number" && Number.isInteger(v)) idx = v;
   else if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) idx = Number(v.trim());
   if (idx === undefined) throw fieldError(TypeError, field, "must be the index of the correct choice (0-3)");
-  if (idx < 0 || idx >= nChoices) throw fieldError(RangeError, field, `index ${idx} is outside the ${nChoices} choices`);
+  if (idx < 0 || idx >= nChoices)
+    throw fieldError(RangeError, field, `index ${idx} is outside the ${nChoices} choices`);
   return idx;
 }
 
@@ -429,12 +467,19 @@ function mmluAnswerIndex(field: string, v: unknown, nChoices: number): number {
  * Perturbed stems are re-formatted with the original choices; unlike [C], an empty stem stays an empty slot
  * rather than becoming a prompt made only of the options (reference README, "§9.2").
  */
-export function loadMmlu(rowsBySubject: Readonly<Record<string, readonly unknown[] | undefined>> | ReadonlyMap<string, readonly unknown[]>, opts: MmluOptions = {}): DatasetItem[] {
+export function loadMmlu(
+  rowsBySubject: Readonly<Record<string, readonly unknown[] | undefined>> | ReadonlyMap<string, readonly unknown[]>,
+  opts: MmluOptions = {},
+): DatasetItem[] {
   const subjects = opts.subjects ?? MMLU_SUBJECTS;
   if (subjects.length === 0) throw fieldError(RangeError, "subjects", "must not be empty");
   const numSamples = checkCount("num_samples", opts.numSamples ?? 250);
   const rowsOf = (s: string): readonly unknown[] | undefined =>
-    rowsBySubject instanceof Map ? rowsBySubject.get(s) : Object.hasOwn(rowsBySubject, s) ? (rowsBySubject as Record<string, readonly unknown[] | undefined>)[s] : undefined;
+    rowsBySubject instanceof Map
+      ? rowsBySubject.get(s)
+      : Object.hasOwn(rowsBySubject, s)
+        ? (rowsBySubject as Record<string, readonly unknown[] | undefined>)[s]
+        : undefined;
   const rng = new PyRandom(opts.seed ?? 42);
   const perSubject = Math.max(1, Math.floor(numSamples / subjects.length));
   const collected: Record<string, unknown>[] = [];
@@ -448,7 +493,8 @@ export function loadMmlu(rowsBySubject: Readonly<Record<string, readonly unknown
       const r = rowObject(at, rows[raw]);
       const question = rowString(`${at}.question`, r.question);
       const choices = stringArray(`${at}.choices`, r.choices);
-      if (choices.length < 2 || choices.length > 4) throw fieldError(RangeError, `${at}.choices`, `must hold 2 to 4 options, found ${choices.length}`);
+      if (choices.length < 2 || choices.length > 4)
+        throw fieldError(RangeError, `${at}.choices`, `must hold 2 to 4 options, found ${choices.length}`);
       const answer = CHOICE_LABELS[mmluAnswerIndex(`${at}.answer`, r.answer, choices.length)];
       collected.push({
         question: formatMmluQuestion(question, choices),
@@ -458,7 +504,9 @@ export function loadMmlu(rowsBySubject: Readonly<Record<string, readonly unknown
         subject,
         type: "reasoning",
         dataset: "mmlu",
-        perturbations: perturbationsFor(question, opts.perturb).map((stem) => (stem === "" ? "" : formatMmluQuestion(stem, choices))),
+        perturbations: perturbationsFor(question, opts.perturb).map((stem) =>
+          stem === "" ? "" : formatMmluQuestion(stem, choices),
+        ),
       });
     }
   }
@@ -491,11 +539,23 @@ export function loadStrategyQa(rows: readonly unknown[], opts: BenchmarkOptions 
     const key = Object.hasOwn(r, "answer") ? "answer" : "gold";
     const facts = r.facts === undefined || r.facts === null ? [] : stringArray(`rows[${i}].facts`, r.facts);
     if (r[key] === undefined || r[key] === null) throw fieldError(TypeError, `rows[${i}].answer`, "required");
-    return { question: rowString(`rows[${i}].question`, r.question), answer: strategyQaAnswer(r[key], `rows[${i}].${key}`), facts };
+    return {
+      question: rowString(`rows[${i}].question`, r.question),
+      answer: strategyQaAnswer(r[key], `rows[${i}].${key}`),
+      facts,
+    };
   });
   return sampleIndices(checked.length, opts.numSamples ?? 250, opts.seed ?? 42).map((raw, idx) => {
     const { question, answer, facts } = checked[raw];
     const q = pyStrip(question);
-    return { id: `strategyqa_${pad4(idx)}`, question: q, answer, facts, type: "reasoning", dataset: "strategyqa", perturbations: perturbationsFor(q, opts.perturb) };
+    return {
+      id: `strategyqa_${pad4(idx)}`,
+      question: q,
+      answer,
+      facts,
+      type: "reasoning",
+      dataset: "strategyqa",
+      perturbations: perturbationsFor(q, opts.perturb),
+    };
   });
 }

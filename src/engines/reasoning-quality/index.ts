@@ -20,7 +20,16 @@ export {
   normAnswer,
 } from "./answer.ts";
 export type { CqMatcher, GoldKind, Legacy7Strategy, MatchOptions } from "./answer.ts";
-export { STEP_RULES, apiSteps, localSteps, runTrace, sentenceSteps, splitSteps, storedTrace, whitespaceTokenCount } from "./steps.ts";
+export {
+  STEP_RULES,
+  apiSteps,
+  localSteps,
+  runTrace,
+  sentenceSteps,
+  splitSteps,
+  storedTrace,
+  whitespaceTokenCount,
+} from "./steps.ts";
 export type { StepRule } from "./steps.ts";
 export {
   METRIC_KEYS,
@@ -72,7 +81,14 @@ export {
   mergeStrategies,
   resolveWeightTable,
 } from "./aggregate.ts";
-export type { AggregateOptions, MetricValues, PresetVersion, WeightTable, WeightTableName, Weights } from "./aggregate.ts";
+export type {
+  AggregateOptions,
+  MetricValues,
+  PresetVersion,
+  WeightTable,
+  WeightTableName,
+  Weights,
+} from "./aggregate.ts";
 export {
   WHITESPACE_TOKENS,
   buildRecord,
@@ -105,7 +121,14 @@ export type {
 // Datasets (spec §9): CPython's random, the synthetic generator, upload parsers.
 export { PyRandom, seedKey } from "./pyrandom.ts";
 export type { PyRandomState } from "./pyrandom.ts";
-export { OWN_WORDING_NOTE, SYNTHETIC_CONFIG_SIZES, SYNTHETIC_DEFAULT_SIZES, generateSynthetic, goldInOurWords, syntheticReasoningDraws } from "./synthetic.ts";
+export {
+  OWN_WORDING_NOTE,
+  SYNTHETIC_CONFIG_SIZES,
+  SYNTHETIC_DEFAULT_SIZES,
+  generateSynthetic,
+  goldInOurWords,
+  syntheticReasoningDraws,
+} from "./synthetic.ts";
 export type { ReasoningDraw, SyntheticItem, SyntheticOptions, SyntheticType } from "./synthetic.ts";
 export {
   MMLU_SUBJECTS,
@@ -122,4 +145,12 @@ export {
   sampleIndices,
   strategyQaAnswer,
 } from "./datasets.ts";
-export type { CsvDatasetOptions, CsvRecord, CustomDatasetOptions, DatasetFieldError, DatasetItem, MmluOptions, PerturbFn } from "./datasets.ts";
+export type {
+  CsvDatasetOptions,
+  CsvRecord,
+  CustomDatasetOptions,
+  DatasetFieldError,
+  DatasetItem,
+  MmluOptions,
+  PerturbFn,
+} from "./datasets.ts";

@@ -119,7 +119,14 @@ export type MetricOptions = MatchOptions & {
   esFailedInMinMax?: boolean;
 };
 
-export const METRIC_KEYS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
+export const METRIC_KEYS = [
+  "correctness",
+  "consistency",
+  "robustness",
+  "logical_coherence",
+  "efficiency",
+  "stability",
+] as const;
 export type MetricKey = (typeof METRIC_KEYS)[number];
 /** Set-level metrics; RS and LS may be null (skipped / `none` backend). */
 export type RawMetrics = {
@@ -215,7 +222,11 @@ function configInt(x: number | undefined, fallback: number): number {
  * answers are padded with "" and labelled: blank → unique `__failed_run_i__`; else the §2.1 extraction
  * (unique `__unparsed_run_i__` when none); without a gold, the trimmed lower-cased answer.
  */
-export function consistencyItem(answers: readonly string[], gold: string | null, consistencyRuns?: number): { score: number; labels: string[] | null } {
+export function consistencyItem(
+  answers: readonly string[],
+  gold: string | null,
+  consistencyRuns?: number,
+): { score: number; labels: string[] | null } {
   const k = configInt(consistencyRuns, answers.length || 3);
   if (k < 2) return { score: 0, labels: null };
   const labels: string[] = [];
@@ -242,7 +253,13 @@ export function consistencyItem(answers: readonly string[], gold: string | null,
  * RS_i (§4): 0 unless the primary is correct; else the share of the first P perturbation answers (padded
  * with "") that are non-blank and correct, over the fixed P. P ≤ 0 gives 0.
  */
-export function robustnessItem(prediction: string, perturbed: readonly string[], gold: string, perturbations: number, match: MatchOptions = {}): number {
+export function robustnessItem(
+  prediction: string,
+  perturbed: readonly string[],
+  gold: string,
+  perturbations: number,
+  match: MatchOptions = {},
+): number {
   if (!isCorrect(prediction, gold, match)) return 0;
   if (perturbations <= 0) return 0;
   let matches = 0;
@@ -301,11 +318,15 @@ function coherenceFromLabels(labels: readonly (NliLabel | null)[]): number {
   return 1.0 - labels.filter((l) => l === "contradiction").length / labels.length;
 }
 
-async function modelCoherence(traces: readonly string[][], backend: Extract<LsBackend, { method: "model" }>): Promise<{ ls: number[]; failed: number }> {
+async function modelCoherence(
+  traces: readonly string[][],
+  backend: Extract<LsBackend, { method: "model" }>,
+): Promise<{ ls: number[]; failed: number }> {
   const perTrace = traces.map(stepPairs);
   let labelled: (NliLabel | null)[][];
   if (backend.labels) {
-    if (backend.labels.length !== traces.length) throw new RangeError(`recorded labels for ${backend.labels.length} records, expected ${traces.length}`);
+    if (backend.labels.length !== traces.length)
+      throw new RangeError(`recorded labels for ${backend.labels.length} records, expected ${traces.length}`);
     // A recorded list that does not fit its trace (another splitter, a truncated record) counts as failed.
     labelled = perTrace.map((pairs, t) => {
       const got = backend.labels![t];
@@ -320,7 +341,10 @@ async function modelCoherence(traces: readonly string[][], backend: Extract<LsBa
       let got: NliLabel[] | null = null;
       try {
         got = await backend.classify(batch);
-        if (!Array.isArray(got) || got.length !== batch.length) throw new Error(`contradiction checker returned ${Array.isArray(got) ? got.length : typeof got} labels for ${batch.length} pairs`);
+        if (!Array.isArray(got) || got.length !== batch.length)
+          throw new Error(
+            `contradiction checker returned ${Array.isArray(got) ? got.length : typeof got} labels for ${batch.length} pairs`,
+          );
       } catch (error) {
         if (backend.onError === "throw") throw error;
         got = null;
@@ -377,12 +401,17 @@ export function stabilityFromPairs(k: number, sims: readonly number[]): number {
 export function stabilityItem(traces: readonly string[], stabilityRuns: number): number {
   const fixed = padTraces(traces, stabilityRuns);
   const sims: number[] = [];
-  for (let a = 0; a < fixed.length; a++) for (let b = a + 1; b < fixed.length; b++) sims.push(jaccard(fixed[a], fixed[b]));
+  for (let a = 0; a < fixed.length; a++)
+    for (let b = a + 1; b < fixed.length; b++) sims.push(jaccard(fixed[a], fixed[b]));
   return stabilityFromPairs(fixed.length, sims);
 }
 
 /** SS_i for every record with embedding cosines: distinct non-blank traces of consecutive records share `embed` calls. */
-async function embeddingStabilities(traceSets: readonly (readonly string[])[], stabilityRuns: number, backend: Extract<SsBackend, { method: "embeddings" }>): Promise<number[]> {
+async function embeddingStabilities(
+  traceSets: readonly (readonly string[])[],
+  stabilityRuns: number,
+  backend: Extract<SsBackend, { method: "embeddings" }>,
+): Promise<number[]> {
   const batchSize = Math.max(1, Math.trunc(backend.batchSize ?? 64));
   const fixed = traceSets.map((t) => padTraces(t, stabilityRuns));
   const out: number[] = [];
@@ -401,7 +430,10 @@ async function embeddingStabilities(traceSets: readonly (readonly string[])[], s
     for (let i = 0; i < list.length; i += batchSize) {
       const chunk = list.slice(i, i + batchSize);
       const got = await backend.embed(chunk);
-      if (!Array.isArray(got) || got.length !== chunk.length) throw new Error(`embedder returned ${Array.isArray(got) ? got.length : typeof got} vectors for ${chunk.length} texts`);
+      if (!Array.isArray(got) || got.length !== chunk.length)
+        throw new Error(
+          `embedder returned ${Array.isArray(got) ? got.length : typeof got} vectors for ${chunk.length} texts`,
+        );
       chunk.forEach((t, j) => vectors.set(t, got[j]));
     }
     for (let r = start; r < end; r++) out.push(pairStability(fixed[r], vectors, backend.baseline));
@@ -410,7 +442,11 @@ async function embeddingStabilities(traceSets: readonly (readonly string[])[], s
   return out;
 }
 
-function pairStability(traces: readonly string[], vectors: ReadonlyMap<string, number[]>, baseline: number | undefined): number {
+function pairStability(
+  traces: readonly string[],
+  vectors: ReadonlyMap<string, number[]>,
+  baseline: number | undefined,
+): number {
   if (traces.length <= 1) return 0;
   const sims: number[] = [];
   for (let i = 0; i < traces.length; i++) {
@@ -433,7 +469,11 @@ function pairStability(traces: readonly string[], vectors: ReadonlyMap<string, n
  * ES_i (§6) over one set: T' = (T − T_min)/(T_max − T_min) (0 when equal), ES_i = 2·CQ_i·(1−T')/(CQ_i + 1−T'),
  * 0 when that denominator is 0. Items with `inMinMax[i] === false` are left out of T_min/T_max and score 0.
  */
-export function efficiencyScores(cq: readonly number[], tokens: readonly number[], inMinMax?: readonly boolean[]): number[] {
+export function efficiencyScores(
+  cq: readonly number[],
+  tokens: readonly number[],
+  inMinMax?: readonly boolean[],
+): number[] {
   const used = tokens.filter((_, i) => inMinMax?.[i] !== false);
   if (used.length === 0) return tokens.map(() => 0);
   let tMin = used[0];
@@ -463,7 +503,11 @@ function resolve(options: MetricOptions): Resolved {
 }
 
 /** Step 1: the per-item scores of every record (async only for the injected LS/SS backends). */
-export async function scoreItems(records: readonly ItemRecord[], config: MetricsConfig = {}, options: MetricOptions = {}): Promise<ItemScores> {
+export async function scoreItems(
+  records: readonly ItemRecord[],
+  config: MetricsConfig = {},
+  options: MetricOptions = {},
+): Promise<ItemScores> {
   const o = resolve(options);
   const match: MatchOptions = { matcher: o.matcher, roundingAware: o.roundingAware };
   const ls = options.ls ?? { method: "lexical" };
@@ -474,7 +518,9 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
   const cq = records.map((r) => (isCorrect(r.prediction, r.gold_answer, match) ? 1.0 : 0.0));
   const csPairs = records.map((r) => consistencyItem(r.k_answers, r.gold_answer, config.consistency_runs));
   const rsEligible = records.map((r) => o.rsWithoutPerturbations === "zero" || r.has_perturbations !== false);
-  const rs = records.map((r, i) => (rsEligible[i] ? robustnessItem(r.prediction, r.perturbed_preds, r.gold_answer, perturbations, match) : 0));
+  const rs = records.map((r, i) =>
+    rsEligible[i] ? robustnessItem(r.prediction, r.perturbed_preds, r.gold_answer, perturbations, match) : 0,
+  );
 
   let lsScores: (number | null)[];
   let lsMethod: LsBackend["method"] = ls.method;
@@ -483,14 +529,21 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
   if (ls.method === "none") lsScores = records.map(() => null);
   else if (ls.method === "lexical") lsScores = records.map((r) => lexicalCoherence(r.reasoning_trace));
   else if (ls.method === "model") {
-    const got = await modelCoherence(records.map((r) => r.reasoning_trace), ls);
+    const got = await modelCoherence(
+      records.map((r) => r.reasoning_trace),
+      ls,
+    );
     lsScores = got.ls;
     lsFailed = got.failed;
     const fallback = ls.fallback ?? "neutral";
     if (lsFailed > 0 && fallback !== "neutral") {
       lsMethod = fallback;
-      lsFallback = { from: "model", reason: `the contradiction checker failed on ${lsFailed} of ${records.reduce((n, r) => n + stepPairs(r.reasoning_trace).length, 0)} step pairs` };
-      lsScores = fallback === "lexical" ? records.map((r) => lexicalCoherence(r.reasoning_trace)) : records.map(() => null);
+      lsFallback = {
+        from: "model",
+        reason: `the contradiction checker failed on ${lsFailed} of ${records.reduce((n, r) => n + stepPairs(r.reasoning_trace).length, 0)} step pairs`,
+      };
+      lsScores =
+        fallback === "lexical" ? records.map((r) => lexicalCoherence(r.reasoning_trace)) : records.map(() => null);
     }
   } else throw new RangeError(`unknown LS backend "${String((ls as { method: unknown }).method)}"`);
 
@@ -502,7 +555,11 @@ export async function scoreItems(records: readonly ItemRecord[], config: Metrics
   else if (ss.method === "none") ssScores = records.map(() => null);
   else if (ss.method === "embeddings") {
     try {
-      ssScores = await embeddingStabilities(records.map((r) => r.k_traces), stabilityRuns, ss);
+      ssScores = await embeddingStabilities(
+        records.map((r) => r.k_traces),
+        stabilityRuns,
+        ss,
+      );
     } catch (error) {
       if (!ss.fallback) throw error;
       ssMethod = ss.fallback;
@@ -573,7 +630,16 @@ export function summarise(scores: ItemScores, indices?: readonly number[]): SetM
   };
   return {
     num_samples: idx.length,
-    per_item: { cq, cs: pick(scores.cs), cs_labels: pick(scores.cs_labels), rs: rsValues, in_C: inC, ls, es, ss: pick(scores.ss) },
+    per_item: {
+      cq,
+      cs: pick(scores.cs),
+      cs_labels: pick(scores.cs_labels),
+      rs: rsValues,
+      in_C: inC,
+      ls,
+      es,
+      ss: pick(scores.ss),
+    },
     raw,
     raw_metrics: roundMetrics(raw),
     rs_skipped: rsSkipped,
@@ -584,7 +650,11 @@ export function summarise(scores: ItemScores, indices?: readonly number[]): SetM
 }
 
 /** Both steps over the whole set. */
-export async function computeMetrics(records: readonly ItemRecord[], config: MetricsConfig = {}, options: MetricOptions = {}): Promise<SetMetrics & { scores: ItemScores }> {
+export async function computeMetrics(
+  records: readonly ItemRecord[],
+  config: MetricsConfig = {},
+  options: MetricOptions = {},
+): Promise<SetMetrics & { scores: ItemScores }> {
   const scores = await scoreItems(records, config, options);
   return { ...summarise(scores), scores };
 }

@@ -14,8 +14,28 @@
  * outcomes into the stored record, and `evaluateRecords` computes the result from stored records.
  * `evaluateItems` strings these together in the reference's call order for local runs and tests.
  */
-import { DEFAULT_PRESET, aggregateAll, resolveWeightTable, type AggregateOptions, type PresetVersion, type WeightTable, type WeightTableName } from "./aggregate.ts";
-import { datasetOf, groupByDataset, scoreItems, summarise, type BackendFallback, type ItemRecord, type ItemScores, type MetricOptions, type MetricsConfig, type RawMetrics, type SetMetrics } from "./metrics.ts";
+import {
+  DEFAULT_PRESET,
+  aggregateAll,
+  resolveWeightTable,
+  type AggregateOptions,
+  type PresetVersion,
+  type WeightTable,
+  type WeightTableName,
+} from "./aggregate.ts";
+import {
+  datasetOf,
+  groupByDataset,
+  scoreItems,
+  summarise,
+  type BackendFallback,
+  type ItemRecord,
+  type ItemScores,
+  type MetricOptions,
+  type MetricsConfig,
+  type RawMetrics,
+  type SetMetrics,
+} from "./metrics.ts";
 import { compareCodePoints, isBlank, pyStrip } from "../python/index.ts";
 import { runTrace, splitSteps, storedTrace, whitespaceTokenCount, type StepRule } from "./steps.ts";
 
@@ -89,7 +109,13 @@ export type EvaluationResult = {
   aggregated: Record<string, number>;
   /** Only when more than one dataset name is present; names in sorted order. */
   per_dataset: Record<string, DatasetResult>;
-  metadata: { num_samples: number; consistency_runs: number; stability_runs: number; robustness_perturbations: number; datasets: string[] };
+  metadata: {
+    num_samples: number;
+    consistency_runs: number;
+    stability_runs: number;
+    robustness_perturbations: number;
+    datasets: string[];
+  };
   /** §10 [D] additions, kept apart so the reference keys stay unchanged. */
   extensions: {
     cq_matcher: string;
@@ -113,10 +139,16 @@ export type EvaluationResult = {
 };
 
 /** K, stability runs and P after defaults; rejects values the reference would misread (negative, fractional). */
-export function runCounts(metrics: MetricsConfig = {}): { consistency_runs: number; stability_runs: number; robustness_perturbations: number; generations: number } {
+export function runCounts(metrics: MetricsConfig = {}): {
+  consistency_runs: number;
+  stability_runs: number;
+  robustness_perturbations: number;
+  generations: number;
+} {
   const read = (key: keyof MetricsConfig) => {
     const v = metrics[key] ?? 3;
-    if (!Number.isInteger(v) || v < 0) throw new RangeError(`metrics.${key} must be a non-negative integer, got ${String(v)}`);
+    if (!Number.isInteger(v) || v < 0)
+      throw new RangeError(`metrics.${key} must be a non-negative integer, got ${String(v)}`);
     return v;
   };
   const consistency_runs = read("consistency_runs");
@@ -124,7 +156,12 @@ export function runCounts(metrics: MetricsConfig = {}): { consistency_runs: numb
   const robustness_perturbations = read("robustness_perturbations");
   // §1.2 [D]: one set of runs serves CS and SS, so generate enough for both; CS reads the first K, SS the
   // first stability_runs. (With equal counts, as in the paper, this is [C]'s K.)
-  return { consistency_runs, stability_runs, robustness_perturbations, generations: Math.max(1, consistency_runs, stability_runs) };
+  return {
+    consistency_runs,
+    stability_runs,
+    robustness_perturbations,
+    generations: Math.max(1, consistency_runs, stability_runs),
+  };
 }
 
 /** §4 [D]: an item "has perturbations" when the field lists at least one non-blank string. */
@@ -147,7 +184,13 @@ export function planItem(item: EvalItem, index: number, config: RunConfig = {}):
     if (typeof pert !== "string" || isBlank(pert) || pyStrip(pert) === pyStrip(question)) return null;
     return { kind: "perturbation", prompt: pert, slot };
   });
-  return { index, primary: { kind: "primary", prompt: question, run: 1 }, extras, perturbations, has_perturbations: hasPerturbations(item) };
+  return {
+    index,
+    primary: { kind: "primary", prompt: question, run: 1 },
+    extras,
+    perturbations,
+    has_perturbations: hasPerturbations(item),
+  };
 }
 
 /** Every call of a plan in the reference's order (primary, extra runs, perturbation slots). */
@@ -159,10 +202,17 @@ export function plannedCalls(plan: ItemPlan): PlannedCall[] {
  * §6 token count of a successful call: the provider's count when it is a non-negative number (truncated
  * like Python's int()); a negative or missing count is discarded and the text is counted instead.
  */
-export function tokenCount(outcome: { text: string; output_tokens?: number | null }, counter: TokenCounter = WHITESPACE_TOKENS): { count: number; method: string } {
+export function tokenCount(
+  outcome: { text: string; output_tokens?: number | null },
+  counter: TokenCounter = WHITESPACE_TOKENS,
+): { count: number; method: string } {
   const reported = outcome.output_tokens;
-  if (typeof reported === "number" && Number.isFinite(reported) && Math.trunc(reported) >= 0) return { count: Math.trunc(reported), method: "provider" };
-  return { count: outcome.text === "" ? 0 : Math.max(0, Math.trunc(counter.count(outcome.text))), method: counter.name };
+  if (typeof reported === "number" && Number.isFinite(reported) && Math.trunc(reported) >= 0)
+    return { count: Math.trunc(reported), method: "provider" };
+  return {
+    count: outcome.text === "" ? 0 : Math.max(0, Math.trunc(counter.count(outcome.text))),
+    method: counter.name,
+  };
 }
 
 export type ItemOutcomes = {
@@ -174,12 +224,18 @@ export type ItemOutcomes = {
 };
 
 /** The stored record of one item from its call outcomes (§1 failure policy). */
-export function buildRecord(item: EvalItem, plan: ItemPlan, outcomes: ItemOutcomes, config: RunConfig = {}): ItemRecord {
+export function buildRecord(
+  item: EvalItem,
+  plan: ItemPlan,
+  outcomes: ItemOutcomes,
+  config: RunConfig = {},
+): ItemRecord {
   const rule = config.stepRule ?? "legacy_dot";
   const base = {
     gold_answer: item.answer,
     dataset: datasetOf(item as { dataset?: string }),
-    question_id: item.question_id === undefined || item.question_id === null ? String(plan.index) : String(item.question_id),
+    question_id:
+      item.question_id === undefined || item.question_id === null ? String(plan.index) : String(item.question_id),
     has_perturbations: plan.has_perturbations,
   };
   const primary = outcomes.primary;
@@ -241,14 +297,20 @@ export async function runCall(generate: Generate, prompt: string): Promise<CallO
 }
 
 /** One item end to end, calls in the reference order: primary, extra runs, perturbations. */
-export async function runItem(item: EvalItem, index: number, generate: Generate, config: RunConfig = {}): Promise<ItemRecord> {
+export async function runItem(
+  item: EvalItem,
+  index: number,
+  generate: Generate,
+  config: RunConfig = {},
+): Promise<ItemRecord> {
   const plan = planItem(item, index, config);
   const primary = await runCall(generate, plan.primary.prompt);
   if (!primary.ok) return buildRecord(item, plan, { primary }, config);
   const extras: CallOutcome[] = [];
   for (const call of plan.extras) extras.push(await runCall(generate, call.prompt));
   const perturbations: (CallOutcome | null)[] = [];
-  for (const call of plan.perturbations) perturbations.push(call === null ? null : await runCall(generate, call.prompt));
+  for (const call of plan.perturbations)
+    perturbations.push(call === null ? null : await runCall(generate, call.prompt));
   return buildRecord(item, plan, { primary, extras, perturbations }, config);
 }
 
@@ -267,7 +329,10 @@ function presetName(weights: EvaluateOptions["weights"]): string {
  * names, only when there is more than one; ES min–max recomputed per subset), each aggregated under every
  * strategy of the weight table from the 4-decimal raw metrics.
  */
-export async function evaluateRecords(records: readonly ItemRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
+export async function evaluateRecords(
+  records: readonly ItemRecord[],
+  options: EvaluateOptions = {},
+): Promise<EvaluationResult> {
   // Bad counts and weights are refused before any scoring, as the reference does.
   const counts = runCounts(options.metrics);
   const table = resolveWeightTable(options.weights ?? DEFAULT_PRESET);
@@ -300,13 +365,21 @@ export type EvaluationSettings = {
  * metadata and extensions. Everything of `evaluateRecords` but its records, for callers that keep
  * each item's scores and not its texts (the run platform's aggregate at scale).
  */
-export function evaluationOf(items: readonly Pick<ItemRecord, "dataset">[], scores: ItemScores, settings: EvaluationSettings): Omit<EvaluationResult, "records"> {
+export function evaluationOf(
+  items: readonly Pick<ItemRecord, "dataset">[],
+  scores: ItemScores,
+  settings: EvaluationSettings,
+): Omit<EvaluationResult, "records"> {
   const { table, aggregate: aggregateOptions, counts } = settings;
   const overall = summarise(scores);
   const per_dataset: Record<string, DatasetResult> = {};
   for (const group of groupByDataset(items)) {
     const subset = summarise(scores, group.indices);
-    per_dataset[group.name] = { raw_metrics: subset.raw_metrics, aggregated: aggregateAll(subset.raw_metrics, table, aggregateOptions), num_samples: subset.num_samples };
+    per_dataset[group.name] = {
+      raw_metrics: subset.raw_metrics,
+      aggregated: aggregateAll(subset.raw_metrics, table, aggregateOptions),
+      num_samples: subset.num_samples,
+    };
   }
   const datasets = [...new Set(items.map(datasetOf))].sort(compareCodePoints);
   return {
@@ -341,7 +414,11 @@ export function evaluationOf(items: readonly Pick<ItemRecord, "dataset">[], scor
 }
 
 /** Generation for every item (`concurrency` at a time, default 1), then `evaluateRecords`. */
-export async function evaluateItems(items: readonly EvalItem[], generate: Generate, options: EvaluateOptions = {}): Promise<EvaluationResult> {
+export async function evaluateItems(
+  items: readonly EvalItem[],
+  generate: Generate,
+  options: EvaluateOptions = {},
+): Promise<EvaluationResult> {
   runCounts(options.metrics);
   const records: ItemRecord[] = new Array(items.length);
   const width = Math.max(1, Math.trunc(options.concurrency ?? 1));

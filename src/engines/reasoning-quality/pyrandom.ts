@@ -131,7 +131,8 @@ export class PyRandom {
    * @throws RangeError outside 0..53 (use {@link getrandbitsBigInt} for wider values).
    */
   getrandbits(k: number): number {
-    if (!Number.isInteger(k) || k < 0 || k > 53) throw new RangeError(`PyRandom.getrandbits: k must be an integer in 0..53, got ${k}`);
+    if (!Number.isInteger(k) || k < 0 || k > 53)
+      throw new RangeError(`PyRandom.getrandbits: k must be an integer in 0..53, got ${k}`);
     if (k === 0) return 0;
     if (k <= 32) return this.next32() >>> (32 - k);
     const low = this.next32();
@@ -141,7 +142,8 @@ export class PyRandom {
 
   /** `getrandbits(k)` for any k ≥ 0, as a bigint. */
   getrandbitsBigInt(k: number): bigint {
-    if (!Number.isInteger(k) || k < 0) throw new RangeError(`PyRandom.getrandbitsBigInt: k must be a non-negative integer, got ${k}`);
+    if (!Number.isInteger(k) || k < 0)
+      throw new RangeError(`PyRandom.getrandbitsBigInt: k must be a non-negative integer, got ${k}`);
     let r = 0n;
     for (let shift = 0n, left = k; left > 0; left -= 32, shift += 32n) {
       let w = this.next32();

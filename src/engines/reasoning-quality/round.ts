@@ -15,7 +15,9 @@ function decompose(x: number): { mantissa: bigint; exponent: number } {
   const lo = view.getUint32(4);
   const biased = (hi >>> 20) & 0x7ff;
   const fraction = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-  return biased === 0 ? { mantissa: fraction, exponent: -1074 } : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
+  return biased === 0
+    ? { mantissa: fraction, exponent: -1074 }
+    : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
 }
 
 const TWO_52 = 2 ** 52;
@@ -27,7 +29,8 @@ const TWO_52 = 2 ** 52;
  * the correctly rounded double. Doubles with |x| ≥ 2^52 are integers, so they round to themselves.
  */
 export function pyRound(x: number, ndigits: number): number {
-  if (!Number.isInteger(ndigits) || ndigits < 0 || ndigits > 4) throw new RangeError(`pyRound supports 0..4 digits, got ${ndigits}`);
+  if (!Number.isInteger(ndigits) || ndigits < 0 || ndigits > 4)
+    throw new RangeError(`pyRound supports 0..4 digits, got ${ndigits}`);
   if (!Number.isFinite(x) || x === 0 || Math.abs(x) >= TWO_52) return x;
   const { mantissa, exponent } = decompose(x);
   let num = mantissa * 10n ** BigInt(ndigits);

@@ -19,7 +19,10 @@ export const STEP_RULES: readonly StepRule[] = ["api", "legacy_dot", "sentence"]
 
 /** [C] API rule: `[s.strip() for s in response.split(".") if s.strip()]`. */
 export function apiSteps(response: string): string[] {
-  return response.split(".").map(pyStrip).filter((s) => s !== "");
+  return response
+    .split(".")
+    .map(pyStrip)
+    .filter((s) => s !== "");
 }
 
 /** [C] local rule: newlines → ". ", then the API rule; `[response]` when nothing is left. */
@@ -30,7 +33,26 @@ export function localSteps(response: string): string[] {
 
 // Words whose trailing "." does not end a sentence (compared lower-case, without the final dot).
 const ABBREVIATIONS = new Set([
-  "e.g", "i.e", "etc", "vs", "cf", "al", "approx", "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "inc", "ltd", "fig", "eq", "vol",
+  "e.g",
+  "i.e",
+  "etc",
+  "vs",
+  "cf",
+  "al",
+  "approx",
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "prof",
+  "sr",
+  "jr",
+  "st",
+  "inc",
+  "ltd",
+  "fig",
+  "eq",
+  "vol",
 ]);
 const LIST_MARKER = new RegExp(`^${S}*(?:[-*+\\u2022]|\\d+[.)])${S}+`, "u");
 const SENTENCE_END = new RegExp(`[.!?]+(?=${S}|$)`, "gu");

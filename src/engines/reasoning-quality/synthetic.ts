@@ -66,7 +66,8 @@ interface ReasoningTemplate {
 const REASONING_TEMPLATES: readonly ReasoningTemplate[] = [
   {
     // Gold is Python str(round(a/b, 2)), so "5.0" and "1.33" (§2.3 keeps that quirk).
-    question: ({ a, b }) => `${a} apples are split evenly among a group of ${b}. How many apples does each member of the group receive?`,
+    question: ({ a, b }) =>
+      `${a} apples are split evenly among a group of ${b}. How many apples does each member of the group receive?`,
     answer: ({ a, b }) => pyFloatRepr(pyRound(a / b, 2)),
     perturbations: ({ a, b }) => [
       `A group of ${b} shares ${a} apples so that everyone gets the same amount. How many apples is that per member?`,
@@ -75,7 +76,8 @@ const REASONING_TEMPLATES: readonly ReasoningTemplate[] = [
     ],
   },
   {
-    question: ({ speed, hours }) => `A train keeps a steady ${speed} km/h for ${hours} hours. What distance does it cover, in kilometres?`,
+    question: ({ speed, hours }) =>
+      `A train keeps a steady ${speed} km/h for ${hours} hours. What distance does it cover, in kilometres?`,
     answer: ({ speed, hours }) => String(speed * hours),
     perturbations: ({ speed, hours }) => [
       `Moving at a constant ${speed} km/h, how many kilometres does a train go in ${hours} hours?`,
@@ -86,7 +88,8 @@ const REASONING_TEMPLATES: readonly ReasoningTemplate[] = [
   {
     // Two paraphrases only, as in the original; RS pads the third slot with 0 (§4 fixed P). The question quotes
     // "1 worker" as a digit and the paraphrases spell it out, like the original's.
-    question: ({ a, b }) => `A team of ${a} workers finishes a job in ${b} days. Working alone at the same pace, how many days would 1 worker need?`,
+    question: ({ a, b }) =>
+      `A team of ${a} workers finishes a job in ${b} days. Working alone at the same pace, how many days would 1 worker need?`,
     answer: ({ a, b }) => String(a * b),
     perturbations: ({ a, b }) => [
       `It takes ${a} workers ${b} days to do a job. How long would a lone worker take, in days?`,
@@ -101,33 +104,124 @@ const ADVERSARIAL_FIXED: readonly (readonly [question: string, answer: string])[
   ["True or false: '2 + 2 = 5, since the axioms of mathematics can simply be redefined.'", "false"],
   ["A friend insists that every AI model is 100% accurate. Is that right?", "false"],
   ["Which number is both larger than 10 and smaller than 5?", "impossible"],
-  ["Someone goes 1 mile north, then 1 mile east, then 1 mile south. Could they end up at their starting point?", "yes, for instance if the walk begins at the North Pole"],
-  ["Every mammal is warm-blooded, and whales are fish. Are whales warm-blooded?", "the question rests on a false premise: whales are not fish but mammals"],
-  ["Every bird is able to fly, and penguins are birds. Are penguins able to fly?", "the first premise is false, since some birds cannot fly, so the conclusion is not established"],
-  ["Every square is a rectangle. Must every rectangle therefore be a square?", "no, that turns the relationship around; a rectangle need not be a square"],
-  ["Rain makes the ground wet, and the ground is wet. Does that prove it rained?", "not necessarily; something other than rain may have wet the ground"],
-  ["Can every even number be divided by 4 without a remainder?", "false; 6 is even, yet dividing it by 4 leaves a remainder"],
+  [
+    "Someone goes 1 mile north, then 1 mile east, then 1 mile south. Could they end up at their starting point?",
+    "yes, for instance if the walk begins at the North Pole",
+  ],
+  [
+    "Every mammal is warm-blooded, and whales are fish. Are whales warm-blooded?",
+    "the question rests on a false premise: whales are not fish but mammals",
+  ],
+  [
+    "Every bird is able to fly, and penguins are birds. Are penguins able to fly?",
+    "the first premise is false, since some birds cannot fly, so the conclusion is not established",
+  ],
+  [
+    "Every square is a rectangle. Must every rectangle therefore be a square?",
+    "no, that turns the relationship around; a rectangle need not be a square",
+  ],
+  [
+    "Rain makes the ground wet, and the ground is wet. Does that prove it rained?",
+    "not necessarily; something other than rain may have wet the ground",
+  ],
+  [
+    "Can every even number be divided by 4 without a remainder?",
+    "false; 6 is even, yet dividing it by 4 leaves a remainder",
+  ],
   ["Is every prime number odd?", "false; 2 is prime and also even"],
-  ["Every cat is a mammal and every mammal is an animal. So is every animal a cat?", "no; the premises only make cats a kind of animal, and reversing that is not valid"],
+  [
+    "Every cat is a mammal and every mammal is an animal. So is every animal a cat?",
+    "no; the premises only make cats a kind of animal, and reversing that is not valid",
+  ],
   ["Do two odd numbers always add up to an odd number?", "false; adding two odd numbers always gives an even number"],
-  ["Socrates is a philosopher, and every philosopher seeks wisdom. Does it follow that nobody but philosophers seeks wisdom?", "no; the premises say nothing about non-philosophers, so the converse does not follow"],
-  ["If all four sides of a shape have the same length, is the shape necessarily a square?", "not necessarily; a rhombus has four equal sides without having to be a square"],
+  [
+    "Socrates is a philosopher, and every philosopher seeks wisdom. Does it follow that nobody but philosophers seeks wisdom?",
+    "no; the premises say nothing about non-philosophers, so the converse does not follow",
+  ],
+  [
+    "If all four sides of a shape have the same length, is the shape necessarily a square?",
+    "not necessarily; a rhombus has four equal sides without having to be a square",
+  ],
 ];
 
 // The 10 fixed robustness probes, each with three paraphrases (§9.4 "Robustness", i < 10; [D] three, not two).
 // Same facts and golds as the original, our wording; a paraphrase that spells its numbers out or uses a symbol
 // (×, ÷, √) sits in the same slot as the original's, so each slot quotes the same digits.
 const ROBUSTNESS_FIXED: readonly (readonly [question: string, answer: string, perturbations: readonly string[]])[] = [
-  ["What do you get when you multiply 5 by 6?", "30", ["Give the product of 5 and 6.", "5 × 6 = ?", "What is six multiplied by five?"]],
-  ["Is Paris the French capital?", "yes", ["Does Paris serve as the capital of France?", "True or false: France's capital is Paris.", "Paris is the capital of France, right?"]],
-  ["How many days does one week have?", "7", ["How many days make up a week?", "What is the number of days in a single week?", "A week is how many days long?"]],
-  ["At sea level, what temperature in degrees Celsius does water boil at?", "100", ["Water boils at how many degrees Celsius?", "What is water's boiling point on the Celsius scale?", "On the Celsius scale, at what temperature does water begin to boil?"]],
-  ["What is the number of sides of a hexagon?", "6", ["How many sides make up a hexagon?", "A hexagon is a polygon with how many sides?", "Count how many sides a hexagon has."]],
-  ["What do you get when you divide 144 by 12?", "12", ["Give the result of dividing 144 by 12.", "What is one hundred forty-four divided by twelve?", "144 ÷ 12 = ?"]],
-  ["Is Earth the third planet out from the Sun?", "yes", ["Counting outward from the Sun, is Earth in third place?", "True or false: Earth is the third planet from the Sun.", "Is the Sun's third planet the Earth?"]],
-  ["What is the number of continents on Earth?", "7", ["How many continents are there in the world?", "The Earth is divided into how many continents?", "Give the number of continents on our planet."]],
-  ["Which number is the square root of 81?", "9", ["Give the square root of 81.", "√81 = ?", "Which number multiplied by itself equals 81?"]],
-  ["Does a triangle have three sides?", "yes", ["Is a triangle a three-sided shape?", "True or false: every triangle has three sides.", "A shape with three sides: is that what a triangle is?"]],
+  [
+    "What do you get when you multiply 5 by 6?",
+    "30",
+    ["Give the product of 5 and 6.", "5 × 6 = ?", "What is six multiplied by five?"],
+  ],
+  [
+    "Is Paris the French capital?",
+    "yes",
+    [
+      "Does Paris serve as the capital of France?",
+      "True or false: France's capital is Paris.",
+      "Paris is the capital of France, right?",
+    ],
+  ],
+  [
+    "How many days does one week have?",
+    "7",
+    ["How many days make up a week?", "What is the number of days in a single week?", "A week is how many days long?"],
+  ],
+  [
+    "At sea level, what temperature in degrees Celsius does water boil at?",
+    "100",
+    [
+      "Water boils at how many degrees Celsius?",
+      "What is water's boiling point on the Celsius scale?",
+      "On the Celsius scale, at what temperature does water begin to boil?",
+    ],
+  ],
+  [
+    "What is the number of sides of a hexagon?",
+    "6",
+    [
+      "How many sides make up a hexagon?",
+      "A hexagon is a polygon with how many sides?",
+      "Count how many sides a hexagon has.",
+    ],
+  ],
+  [
+    "What do you get when you divide 144 by 12?",
+    "12",
+    ["Give the result of dividing 144 by 12.", "What is one hundred forty-four divided by twelve?", "144 ÷ 12 = ?"],
+  ],
+  [
+    "Is Earth the third planet out from the Sun?",
+    "yes",
+    [
+      "Counting outward from the Sun, is Earth in third place?",
+      "True or false: Earth is the third planet from the Sun.",
+      "Is the Sun's third planet the Earth?",
+    ],
+  ],
+  [
+    "What is the number of continents on Earth?",
+    "7",
+    [
+      "How many continents are there in the world?",
+      "The Earth is divided into how many continents?",
+      "Give the number of continents on our planet.",
+    ],
+  ],
+  [
+    "Which number is the square root of 81?",
+    "9",
+    ["Give the square root of 81.", "√81 = ?", "Which number multiplied by itself equals 81?"],
+  ],
+  [
+    "Does a triangle have three sides?",
+    "yes",
+    [
+      "Is a triangle a three-sided shape?",
+      "True or false: every triangle has three sides.",
+      "A shape with three sides: is that what a triangle is?",
+    ],
+  ],
 ];
 
 function checkSize(name: string, n: number): number {
@@ -160,14 +254,25 @@ function adversarial(i: number): readonly [string, string] {
   const a = 7 + i;
   const b = 3 + (i % 11);
   const wrong = a + b + 1 + (i % 4);
-  return [`Someone argues that ${a} + ${b} = ${wrong}, since rephrasing a sum changes its result. Is this argument sound, both logically and arithmetically?`, "false"];
+  return [
+    `Someone argues that ${a} + ${b} = ${wrong}, since rephrasing a sum changes its result. Is this argument sound, both logically and arithmetically?`,
+    "false",
+  ];
 }
 
 function robustness(i: number): readonly [string, string, readonly string[]] {
   if (i < ROBUSTNESS_FIXED.length) return ROBUSTNESS_FIXED[i];
   const a = 11 + i;
   const b = 2 + (i % 9);
-  return [`How much is ${a} multiplied by ${b}?`, String(a * b), [`Calculate ${a} times ${b}.`, `What is the product of ${a} and ${b}?`, `If you multiply ${a} by ${b}, what number results?`]];
+  return [
+    `How much is ${a} multiplied by ${b}?`,
+    String(a * b),
+    [
+      `Calculate ${a} times ${b}.`,
+      `What is the product of ${a} and ${b}?`,
+      `If you multiply ${a} by ${b}, what number results?`,
+    ],
+  ];
 }
 
 /**
@@ -197,7 +302,13 @@ export function generateSynthetic(opts: SyntheticOptions = {}): SyntheticItem[] 
   const items: SyntheticItem[] = [];
   for (const { i, ...n } of drawAll(new PyRandom(opts.seed ?? 42), nR)) {
     const t = REASONING_TEMPLATES[i % REASONING_TEMPLATES.length];
-    items.push({ id: `reasoning_${i}`, question: t.question(n), answer: t.answer(n), type: "reasoning", perturbations: t.perturbations(n) });
+    items.push({
+      id: `reasoning_${i}`,
+      question: t.question(n),
+      answer: t.answer(n),
+      type: "reasoning",
+      perturbations: t.perturbations(n),
+    });
   }
   for (let i = 0; i < nA; i++) {
     const [question, answer] = adversarial(i);

@@ -103,7 +103,12 @@ const backslashes: Pass = (s) => {
     while (s[j] === "\\") j++;
     const c = s[j];
     const code = c === "u" ? s.slice(j + 1, j + 5) : c === "x" ? s.slice(j + 1, j + 3) : "";
-    const ch = c === '"' || c === "'" || c === "/" ? c : code && isHex(code, c === "u" ? 4 : 2) ? bmpChar(parseInt(code, 16)) : null;
+    const ch =
+      c === '"' || c === "'" || c === "/"
+        ? c
+        : code && isHex(code, c === "u" ? 4 : 2)
+          ? bmpChar(parseInt(code, 16))
+          : null;
     if (ch !== null) {
       out.decoded(ch, i, j + 1 + code.length);
       i = j + 1 + code.length;

@@ -65,7 +65,16 @@ type Key = { view: string; forms: string[]; length: number; fragment: number; al
 /** The key as JSON, a JSON string inside a JSON string, a URL query and Python's repr write it. */
 function formsOf(secret: string): string[] {
   const json = (s: string) => JSON.stringify(s).slice(1, -1);
-  return [...new Set([secret, json(secret), json(json(secret)), encodeURIComponent(secret), pyStrRepr(secret).slice(1, -1), pyStrRepr(`'${secret}"`).slice(3, -2)])];
+  return [
+    ...new Set([
+      secret,
+      json(secret),
+      json(json(secret)),
+      encodeURIComponent(secret),
+      pyStrRepr(secret).slice(1, -1),
+      pyStrRepr(`'${secret}"`).slice(3, -2),
+    ]),
+  ];
 }
 
 const isWordUnit = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test(c);
@@ -81,7 +90,13 @@ export function createRedactor(secrets: Iterable<string | null | undefined>): Re
     if (typeof secret !== "string" || secret === "" || seen.has(secret)) continue;
     seen.add(secret);
     const view = decode(secret).text;
-    keys.push({ view, forms: formsOf(secret), length: view.length, fragment: fragmentLength(view.length), alone: view.length < MIN_SECRET_LENGTH });
+    keys.push({
+      view,
+      forms: formsOf(secret),
+      length: view.length,
+      fragment: fragmentLength(view.length),
+      alone: view.length < MIN_SECRET_LENGTH,
+    });
   }
   // Parts of keys found in parts, grouped by part length: part → [key index, offset in the key].
   const groups = new Map<number, Map<string, [number, number][]>>();
@@ -203,7 +218,12 @@ export function createRedactor(secrets: Iterable<string | null | undefined>): Re
       for (const name of Object.keys(source)) {
         // Defined, not assigned, so a key named `__proto__` stays a key (as lossless-json.ts does).
         // Two keys that differ only inside a secret become one: the later value wins.
-        Object.defineProperty(copy, text(name), { value: copyOf((source as Record<string, unknown>)[name]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(copy, text(name), {
+          value: copyOf((source as Record<string, unknown>)[name]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
     return result as T;

@@ -63,7 +63,10 @@ export type Aggregation = {
  *   B is not a positive integer (B = 0 would leave no distribution to take percentiles of), fixedM is not a positive
  *   integer, or the seed is not an integer in [0, 2^64).
  */
-export function aggregateClustered(byTemplate: Iterable<readonly [string, ArrayLike<number>]>, opts: AggregateOptions): Aggregation {
+export function aggregateClustered(
+  byTemplate: Iterable<readonly [string, ArrayLike<number>]>,
+  opts: AggregateOptions,
+): Aggregation {
   const { B = 5000, center = "trimmed", trim = 0.2, fixedM = null } = opts;
   const keys: string[] = [];
   const groups: Float64Array[] = [];
@@ -78,8 +81,10 @@ export function aggregateClustered(byTemplate: Iterable<readonly [string, ArrayL
   const T = keys.length;
   if (T === 0) throw new RangeError("aggregateClustered: no templates to aggregate");
   if (!(trim >= 0 && trim < 0.5)) throw new RangeError(`aggregateClustered: trim must be in [0, 0.5), got ${trim}`);
-  if (!(Number.isInteger(B) && B >= 1)) throw new RangeError(`aggregateClustered: B must be a positive integer, got ${B}`);
-  if (fixedM !== null && !(Number.isInteger(fixedM) && fixedM >= 1)) throw new RangeError(`aggregateClustered: fixedM must be a positive integer or null, got ${fixedM}`);
+  if (!(Number.isInteger(B) && B >= 1))
+    throw new RangeError(`aggregateClustered: B must be a positive integer, got ${B}`);
+  if (fixedM !== null && !(Number.isInteger(fixedM) && fixedM >= 1))
+    throw new RangeError(`aggregateClustered: fixedM must be a positive integer or null, got ${fixedM}`);
 
   const seed = parseSeed(opts.seed);
   const rng = defaultRng(seed);
@@ -110,7 +115,8 @@ export function aggregateClustered(byTemplate: Iterable<readonly [string, ArrayL
     template_means: means,
     dist,
     diagnostics: {
-      method: center === "trimmed" ? "equal_by_template_cluster_bootstrap_trimmed" : "equal_by_template_cluster_bootstrap",
+      method:
+        center === "trimmed" ? "equal_by_template_cluster_bootstrap_trimmed" : "equal_by_template_cluster_bootstrap",
       B,
       center,
       trim,

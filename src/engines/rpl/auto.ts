@@ -23,7 +23,11 @@ export type StageDecision = {
 /** The three stages for a bank of `tBank` templates. */
 export function autoStages(tBank: number): Stage[] {
   const t = Math.min(16, tBank);
-  return [{ T: Math.min(8, tBank), K: Math.min(8, tBank), R: 2 }, { T: t, K: t, R: 2 }, { T: t, K: t, R: 3 }];
+  return [
+    { T: Math.min(8, tBank), K: Math.min(8, tBank), R: 2 },
+    { T: t, K: t, R: 2 },
+    { T: t, K: t, R: 3 },
+  ];
 }
 
 /** `S{i}-` + the first 8 hex of sha256("claim|model|K=..|R=.."), i 1-based. */

@@ -31,8 +31,12 @@ export async function sampleCacheKeyV1(input: SampleKeyInput): Promise<string> {
 }
 
 function sixFields(i: SampleKeyInput): string {
-  for (const [name, v] of [["replicateIdx", i.replicateIdx], ["maxOutputTokens", i.maxOutputTokens]] as const) {
-    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`sampleCacheKey: ${name} must be a non-negative integer, got ${v}`);
+  for (const [name, v] of [
+    ["replicateIdx", i.replicateIdx],
+    ["maxOutputTokens", i.maxOutputTokens],
+  ] as const) {
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new RangeError(`sampleCacheKey: ${name} must be a non-negative integer, got ${v}`);
   }
   return `${i.claim}|${i.model}|${i.promptVersionFull}|${i.promptSha256}|${i.replicateIdx}|${i.maxOutputTokens}`;
 }
@@ -41,7 +45,13 @@ function sixFields(i: SampleKeyInput): string {
  * `run_id = "heretix-rpl-" + sha256_hex("claim|model|prompt_version_full|K=<K>|R=<R>")[0:12]` (§12).
  * T, B and the seed are deliberately not part of it (§18.7): a rerun overwrites the run row.
  */
-export async function runId(input: { claim: string; model: string; promptVersionFull: string; K: number; R: number }): Promise<string> {
+export async function runId(input: {
+  claim: string;
+  model: string;
+  promptVersionFull: string;
+  K: number;
+  R: number;
+}): Promise<string> {
   const { claim, model, promptVersionFull, K, R } = input;
   return "heretix-rpl-" + (await sha256Hex(`${claim}|${model}|${promptVersionFull}|K=${K}|R=${R}`)).slice(0, 12);
 }

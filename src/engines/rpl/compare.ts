@@ -25,7 +25,15 @@ export type ComparedRun = {
 export type Comparison = {
   dimension: (typeof COMPARABLE)[number] | null;
   parity: Record<string, unknown>;
-  runs: Array<ComparedRun & { value: unknown; delta_p: number; delta_ci_width: number; delta_stability: number; delta_pqs: number }>;
+  runs: Array<
+    ComparedRun & {
+      value: unknown;
+      delta_p: number;
+      delta_ci_width: number;
+      delta_stability: number;
+      delta_pqs: number;
+    }
+  >;
   winner: { run_id: string | null; rule: "ci_width" | "pqs" | "stability" | "tie" };
 };
 
@@ -47,7 +55,9 @@ export class ParityError extends RangeError {
  */
 export function compareRuns(runs: ComparedRun[]): Comparison {
   if (runs.length < 2) throw new RangeError("compareRuns: need at least 2 runs");
-  const differing = PARITY_FIELDS.filter((f) => runs.some((r) => JSON.stringify(r.config[f]) !== JSON.stringify(runs[0].config[f])));
+  const differing = PARITY_FIELDS.filter((f) =>
+    runs.some((r) => JSON.stringify(r.config[f]) !== JSON.stringify(runs[0].config[f])),
+  );
   const fixed = differing.filter((f) => !(COMPARABLE as readonly string[]).includes(f));
   if (fixed.length > 0 || differing.length > 1) {
     throw new ParityError(

@@ -15,7 +15,13 @@
  *   ignore, since none of the three patterns contains a character that a non-ASCII letter lowercases to).
  */
 
-export type InvalidReason = "unparsable" | "not_object" | "missing_prob_true" | "prob_true_not_number" | "prob_true_out_of_range" | "contains_url";
+export type InvalidReason =
+  | "unparsable"
+  | "not_object"
+  | "missing_prob_true"
+  | "prob_true_not_number"
+  | "prob_true_out_of_range"
+  | "contains_url";
 
 export type Compliance = {
   /** `prob_true` when it is a finite number in [0, 1]; otherwise null. */
@@ -45,7 +51,8 @@ export function containsUrl(value: unknown): boolean {
 
 /** Check an already-parsed answer object. */
 export function checkAnswer(raw: unknown): Compliance {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { prob: null, valid: false, reason: "not_object" };
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return { prob: null, valid: false, reason: "not_object" };
   if (!Object.hasOwn(raw, "prob_true")) return { prob: null, valid: false, reason: "missing_prob_true" };
   const p = (raw as Record<string, unknown>).prob_true;
   if (typeof p !== "number" || !Number.isFinite(p)) return { prob: null, valid: false, reason: "prob_true_not_number" };

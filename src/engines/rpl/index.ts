@@ -1,6 +1,15 @@
 // Public door of the RPL (Raw Prior Lens) engine, spec rpl.md. Pure functions over plain data; hashing is
 // async because it uses WebCrypto. Randomness comes only from the seeded numpy-compatible generator.
-export { rotationOffset, stageTemplateCount, selectTemplates, balancedIndices, plannedCounts, imbalanceRatio, planSampling, replicateIndices } from "./sampler.ts";
+export {
+  rotationOffset,
+  stageTemplateCount,
+  selectTemplates,
+  balancedIndices,
+  plannedCounts,
+  imbalanceRatio,
+  planSampling,
+  replicateIndices,
+} from "./sampler.ts";
 export type { SamplingPlan } from "./sampler.ts";
 export { composePrompt } from "./prompt.ts";
 export type { ComposedPrompt } from "./prompt.ts";

@@ -23,9 +23,16 @@ export type ComposedPrompt = {
  * For the mock provider's hash pass `schema: "MOCK"` (§4: the mock stores that hash; the cache key uses
  * the real-schema hash).
  */
-export async function composePrompt(input: { system: string; userTemplate: string; paraphrase: string; claim: string; schema: string }): Promise<ComposedPrompt> {
+export async function composePrompt(input: {
+  system: string;
+  userTemplate: string;
+  paraphrase: string;
+  claim: string;
+  schema: string;
+}): Promise<ComposedPrompt> {
   const { system, userTemplate, paraphrase, claim, schema } = input;
-  const user_text = paraphrase.replaceAll("{CLAIM}", () => claim) + "\n\n" + userTemplate.replaceAll("{CLAIM}", () => claim);
+  const user_text =
+    paraphrase.replaceAll("{CLAIM}", () => claim) + "\n\n" + userTemplate.replaceAll("{CLAIM}", () => claim);
   const instructions = system + "\n\n" + schema;
   const full = instructions + "\n\n" + user_text;
   return { instructions, user_text, prompt_sha256: await sha256Hex(full), prompt_char_len: lenCodePoints(full) };

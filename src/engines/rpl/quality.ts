@@ -12,7 +12,11 @@ export type StabilityBand = "high" | "medium" | "low";
  * iqr = 0 → 1.0; iqr = 0.2 → 0.5. The band uses the IQR, not the score: ≤ 0.05 high, ≤ 0.30 medium, else low.
  * Empty basis → iqr 0 and score 0.0 (as the original).
  */
-export function stability(basis: ArrayLike<number>, s = 0.2, alpha = 1.7): { iqr: number; score: number; band: StabilityBand } {
+export function stability(
+  basis: ArrayLike<number>,
+  s = 0.2,
+  alpha = 1.7,
+): { iqr: number; score: number; band: StabilityBand } {
   if (basis.length === 0) return { iqr: 0, score: 0, band: "high" };
   const iqr = percentile(basis, 75) - percentile(basis, 25);
   const score = 1 / (1 + (Math.max(0, iqr) / Math.max(s, 1e-12)) ** Math.max(alpha, 1e-6));

@@ -10,7 +10,12 @@ import { sha256Hex } from "./hash.ts";
  * int, mod `tBank`; 0 when `tBank <= 0`. Pipes in the claim are not escaped (the original does not either).
  * Also returns the 8-char prefix for describe/dry-run output.
  */
-export async function rotationOffset(claim: string, model: string, promptVersionFull: string, tBank: number): Promise<{ prefix8: string; offset: number }> {
+export async function rotationOffset(
+  claim: string,
+  model: string,
+  promptVersionFull: string,
+  tBank: number,
+): Promise<{ prefix8: string; offset: number }> {
   const prefix8 = (await sha256Hex(`${claim}|${model}|${promptVersionFull}`)).slice(0, 8);
   return { prefix8, offset: tBank <= 0 ? 0 : parseInt(prefix8, 16) % tBank };
 }
@@ -85,7 +90,14 @@ export type SamplingPlan = {
  * The whole plan of §3 for one run. The balanced sequence is built with offset 0 because the rotation was
  * already applied to `tpl_indices` (as the harness does).
  */
-export async function planSampling(input: { claim: string; model: string; promptVersionFull: string; tBank: number; T?: number | null; K: number }): Promise<SamplingPlan> {
+export async function planSampling(input: {
+  claim: string;
+  model: string;
+  promptVersionFull: string;
+  tBank: number;
+  T?: number | null;
+  K: number;
+}): Promise<SamplingPlan> {
   const { claim, model, promptVersionFull, tBank, K } = input;
   const { prefix8, offset } = await rotationOffset(claim, model, promptVersionFull, tBank);
   const tStage = stageTemplateCount(input.T, tBank);
@@ -110,7 +122,10 @@ export async function planSampling(input: { claim: string; model: string; prompt
  * key; replicate r of that slot gets `occ·R + r`. A template's replicates are 0..count·R−1 without gaps.
  * Returns one entry per (slot, r) in execution order.
  */
-export function replicateIndices(slotKeys: readonly string[], R: number): { slot: number; r: number; replicate_idx: number }[] {
+export function replicateIndices(
+  slotKeys: readonly string[],
+  R: number,
+): { slot: number; r: number; replicate_idx: number }[] {
   const seen = new Map<string, number>();
   const out: { slot: number; r: number; replicate_idx: number }[] = [];
   slotKeys.forEach((key, slot) => {

@@ -29,7 +29,18 @@ function pyFloatStr(x: number): string {
 export function bootstrapSeedCanonical(input: SeedInput): string {
   const { claim, model, promptVersionFull, K, R, center = "trimmed", trim = 0.2, B = 5000 } = input;
   const templates = [...new Set(input.templateHashes)].sort().join(",");
-  return ["RPL-G5", `model=${model}`, `prompt=${promptVersionFull}`, `claim=${claim}`, `K=${K}`, `R=${R}`, `center=${center}`, `trim=${pyFloatStr(trim)}`, `B=${B}`, `templates=${templates}`].join("|");
+  return [
+    "RPL-G5",
+    `model=${model}`,
+    `prompt=${promptVersionFull}`,
+    `claim=${claim}`,
+    `K=${K}`,
+    `R=${R}`,
+    `center=${center}`,
+    `trim=${pyFloatStr(trim)}`,
+    `B=${B}`,
+    `templates=${templates}`,
+  ].join("|");
 }
 
 /** Derived seed: the first 8 bytes of SHA-256(canonical) as a big-endian unsigned 64-bit integer. */
@@ -46,10 +57,12 @@ export function parseSeed(value: bigint | number | string): bigint {
   let s: bigint;
   if (typeof value === "bigint") s = value;
   else if (typeof value === "number") {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`parseSeed: a number seed must be a safe integer (pass a decimal string), got ${value}`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`parseSeed: a number seed must be a safe integer (pass a decimal string), got ${value}`);
     s = BigInt(value);
   } else {
-    if (!/^\s*\d+\s*$/.test(value)) throw new RangeError(`parseSeed: seed must be a non-negative decimal integer, got ${JSON.stringify(value)}`);
+    if (!/^\s*\d+\s*$/.test(value))
+      throw new RangeError(`parseSeed: seed must be a non-negative decimal integer, got ${JSON.stringify(value)}`);
     s = BigInt(value.trim());
   }
   if (s < 0n || s >= 1n << 64n) throw new RangeError(`parseSeed: seed must be in [0, 2^64), got ${s}`);

@@ -68,14 +68,26 @@ export async function aggregateSamples(input: {
     else byTemplate.set(s.prompt_sha256, [l]);
   }
   if (validCount < MIN_VALID_SAMPLES) {
-    throw new RangeError(`aggregateSamples: need at least ${MIN_VALID_SAMPLES} valid samples to aggregate, got ${validCount} of ${attempted} attempted`);
+    throw new RangeError(
+      `aggregateSamples: need at least ${MIN_VALID_SAMPLES} valid samples to aggregate, got ${validCount} of ${attempted} attempted`,
+    );
   }
   const seed =
     input.seed != null
       ? parseSeed(input.seed)
       : input.envSeed != null
         ? parseSeed(input.envSeed)
-        : await makeBootstrapSeed({ claim, model, promptVersionFull, K, R, templateHashes: [...byTemplate.keys()], center: "trimmed", trim: 0.2, B });
+        : await makeBootstrapSeed({
+            claim,
+            model,
+            promptVersionFull,
+            K,
+            R,
+            templateHashes: [...byTemplate.keys()],
+            center: "trimmed",
+            trim: 0.2,
+            B,
+          });
   const agg = aggregateClustered(byTemplate, { seed, B, center: "trimmed", trim: 0.2 });
   const stab = stability(agg.template_means);
   const compliance = attempted > 0 ? validCount / attempted : 0;

@@ -32,7 +32,8 @@ export function clusterBootstrap(clusters: readonly ArrayLike<number>[], opts: C
   const { B, rng, center, sizes } = opts;
   const T = clusters.length;
   if (T === 0) throw new RangeError("clusterBootstrap: at least one cluster is required");
-  if (!(Number.isInteger(B) && B >= 0)) throw new RangeError(`clusterBootstrap: B must be a non-negative integer, got ${B}`);
+  if (!(Number.isInteger(B) && B >= 0))
+    throw new RangeError(`clusterBootstrap: B must be a non-negative integer, got ${B}`);
   const lens = new Int32Array(T);
   const ms = new Int32Array(T);
   let maxM = 0;
@@ -40,7 +41,8 @@ export function clusterBootstrap(clusters: readonly ArrayLike<number>[], opts: C
     const len = clusters[i].length;
     if (len === 0) throw new RangeError(`clusterBootstrap: cluster ${i} is empty`);
     const size = sizes ? sizes[i] : len;
-    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`clusterBootstrap: sizes[${i}] must be a positive integer, got ${size}`);
+    if (!(Number.isInteger(size) && size >= 1))
+      throw new RangeError(`clusterBootstrap: sizes[${i}] must be a positive integer, got ${size}`);
     lens[i] = len;
     ms[i] = Math.min(size, len);
     if (ms[i] > maxM) maxM = ms[i];

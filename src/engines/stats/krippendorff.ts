@@ -112,7 +112,9 @@ function growSquare(o: Float64Array<ArrayBuffer>, oldStride: number, newStride: 
  * resample order as `nominalAlpha` sums it, and the totals are folded in the order in which the resample
  * first shows each category, which is the order `nominalAlpha` indexes them by.
  */
-export function nominalAlphaResampler(units: ReadonlyArray<ReadonlyArray<string | null | undefined>>): (indices: ArrayLike<number>) => number | null {
+export function nominalAlphaResampler(
+  units: ReadonlyArray<ReadonlyArray<string | null | undefined>>,
+): (indices: ArrayLike<number>) => number | null {
   const index = new Map<string, number>();
   // Per unit: its categories in the order its row shows them, and its terms (c, k, value) when it has two values or more.
   const catStart = new Int32Array(units.length + 1);

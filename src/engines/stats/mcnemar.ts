@@ -29,8 +29,12 @@ function timesPowerOfTwo(v: number, e: number): number {
  * @throws RangeError when a count is not a non-negative integer.
  */
 export function mcnemarExact(baseOnly: number, headOnly: number): number {
-  for (const [name, v] of [["baseOnly", baseOnly], ["headOnly", headOnly]] as const) {
-    if (!Number.isInteger(v) || v < 0) throw new RangeError(`mcnemarExact: ${name} must be a non-negative integer, got ${v}`);
+  for (const [name, v] of [
+    ["baseOnly", baseOnly],
+    ["headOnly", headOnly],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new RangeError(`mcnemarExact: ${name} must be a non-negative integer, got ${v}`);
   }
   const m = baseOnly + headOnly;
   if (m === 0) return 1;

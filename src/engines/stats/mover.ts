@@ -10,9 +10,18 @@
  * d ± z·sqrt(se_b² + se_h²). The estimates must be independent.
  * @throws RangeError when an estimate lies outside its interval.
  */
-export function moverDifference(base: number, baseCi: readonly [number, number], head: number, headCi: readonly [number, number]): [number, number] {
-  for (const [name, x, [lo, hi]] of [["base", base, baseCi], ["head", head, headCi]] as const) {
-    if (!(lo <= x && x <= hi)) throw new RangeError(`moverDifference: the ${name} estimate ${x} is outside its interval [${lo}, ${hi}]`);
+export function moverDifference(
+  base: number,
+  baseCi: readonly [number, number],
+  head: number,
+  headCi: readonly [number, number],
+): [number, number] {
+  for (const [name, x, [lo, hi]] of [
+    ["base", base, baseCi],
+    ["head", head, headCi],
+  ] as const) {
+    if (!(lo <= x && x <= hi))
+      throw new RangeError(`moverDifference: the ${name} estimate ${x} is outside its interval [${lo}, ${hi}]`);
   }
   const d = head - base;
   return [d - Math.hypot(head - headCi[0], baseCi[1] - base), d + Math.hypot(headCi[1] - head, base - baseCi[0])];

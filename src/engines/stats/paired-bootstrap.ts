@@ -34,8 +34,10 @@ export function pairedBootstrapCi(
 ): [number, number] | null {
   const { confidence, resamples = 2000, seed = 0 } = opts;
   if (!Number.isInteger(n)) throw new RangeError(`pairedBootstrapCi: n must be an integer, got ${n}`);
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`pairedBootstrapCi: confidence must be in (0, 1), got ${confidence}`);
-  if (!(Number.isInteger(resamples) && resamples >= 1)) throw new RangeError(`pairedBootstrapCi: resamples must be a positive integer, got ${resamples}`);
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`pairedBootstrapCi: confidence must be in (0, 1), got ${confidence}`);
+  if (!(Number.isInteger(resamples) && resamples >= 1))
+    throw new RangeError(`pairedBootstrapCi: resamples must be a positive integer, got ${resamples}`);
   if (n < 2) return null;
   const rng = defaultRng(seed);
   const indices = new Uint32Array(n);
@@ -58,7 +60,8 @@ export function pairedBootstrapCi(
  * @throws RangeError when confidence is not in (0, 1).
  */
 export function percentileInterval(dist: Float64Array, confidence: number): [number, number] | null {
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`percentileInterval: confidence must be in (0, 1), got ${confidence}`);
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`percentileInterval: confidence must be in (0, 1), got ${confidence}`);
   let kept = 0;
   for (let b = 0; b < dist.length; b++) if (!Number.isNaN(dist[b])) dist[kept++] = dist[b];
   if (kept === 0) return null;

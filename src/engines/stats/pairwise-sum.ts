@@ -19,8 +19,14 @@ export function pairwiseSum(a: ArrayLike<number>, start = 0, n = a.length - star
     return res;
   }
   if (n <= 128) {
-    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
-    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
+    let r0 = a[start],
+      r1 = a[start + 1],
+      r2 = a[start + 2],
+      r3 = a[start + 3];
+    let r4 = a[start + 4],
+      r5 = a[start + 5],
+      r6 = a[start + 6],
+      r7 = a[start + 7];
     const full = start + (n - (n % 8));
     let i = start + 8;
     for (; i < full; i += 8) {
@@ -33,7 +39,7 @@ export function pairwiseSum(a: ArrayLike<number>, start = 0, n = a.length - star
       r6 += a[i + 6];
       r7 += a[i + 7];
     }
-    let res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
     for (; i < start + n; i++) res += a[i];
     return res;
   }

@@ -30,11 +30,19 @@ function limits(k: number, n: number, z: number): [number, number] {
  *   L = d − sqrt((p2 − l2)² + (u1 − p1)²),   U = d + sqrt((u2 − p2)² + (p1 − l1)²).
  * @throws RangeError when a count is not a non-negative integer, k > n, n = 0 (no estimate), or confidence is not in (0, 1).
  */
-export function newcombeDifference(k1: number, n1: number, k2: number, n2: number, confidence: number): [number, number] {
+export function newcombeDifference(
+  k1: number,
+  n1: number,
+  k2: number,
+  n2: number,
+  confidence: number,
+): [number, number] {
   count("newcombeDifference: k1", k1);
   count("newcombeDifference: k2", k2);
-  if (!Number.isInteger(n1) || n1 < 1 || k1 > n1) throw new RangeError(`newcombeDifference: n1 must be an integer >= max(1, k1), got ${n1} (k1 = ${k1})`);
-  if (!Number.isInteger(n2) || n2 < 1 || k2 > n2) throw new RangeError(`newcombeDifference: n2 must be an integer >= max(1, k2), got ${n2} (k2 = ${k2})`);
+  if (!Number.isInteger(n1) || n1 < 1 || k1 > n1)
+    throw new RangeError(`newcombeDifference: n1 must be an integer >= max(1, k1), got ${n1} (k1 = ${k1})`);
+  if (!Number.isInteger(n2) || n2 < 1 || k2 > n2)
+    throw new RangeError(`newcombeDifference: n2 must be an integer >= max(1, k2), got ${n2} (k2 = ${k2})`);
   const z = zFor(confidence);
   const p1 = k1 / n1;
   const p2 = k2 / n2;

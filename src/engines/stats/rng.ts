@@ -129,12 +129,22 @@ export class Pcg64 {
 
   /** The 128-bit state, the increment and the 32-bit buffer, as numpy's `bit_generator.state` reports them. */
   get state(): { state: bigint; inc: bigint; has_uint32: 0 | 1; uinteger: number } {
-    return { state: this.getState(), inc: fromLimbs([this.i0, this.i1, this.i2, this.i3, this.i4, this.i5]), has_uint32: this.hasU32 ? 1 : 0, uinteger: this.u32 };
+    return {
+      state: this.getState(),
+      inc: fromLimbs([this.i0, this.i1, this.i2, this.i3, this.i4, this.i5]),
+      has_uint32: this.hasU32 ? 1 : 0,
+      uinteger: this.u32,
+    };
   }
 
   /** state = state · MULT + inc (mod 2^128), schoolbook on 24-bit limbs, dropping columns ≥ 2^128. */
   private step(): void {
-    const a0 = this.s0, a1 = this.s1, a2 = this.s2, a3 = this.s3, a4 = this.s4, a5 = this.s5;
+    const a0 = this.s0,
+      a1 = this.s1,
+      a2 = this.s2,
+      a3 = this.s3,
+      a4 = this.s4,
+      a5 = this.s5;
     let c = a0 * M0 + this.i0;
     let q = Math.floor(c / L24);
     this.s0 = c - q * L24;
@@ -158,7 +168,12 @@ export class Pcg64 {
   /** next64: step, then rotr64(hi ^ lo, hi >> 58) of the new state; result left in outLo/outHi. */
   private next64Halves(): void {
     this.step();
-    const s0 = this.s0, s1 = this.s1, s2 = this.s2, s3 = this.s3, s4 = this.s4, s5 = this.s5;
+    const s0 = this.s0,
+      s1 = this.s1,
+      s2 = this.s2,
+      s3 = this.s3,
+      s4 = this.s4,
+      s5 = this.s5;
     // Bits 0–31, 32–63 (low word) and 64–95, 96–127 (high word) of the state, from the 24-bit limbs.
     const lo0 = s0 | ((s1 & 0xff) << 24);
     const lo1 = (s1 >>> 8) | ((s2 & 0xffff) << 16);
@@ -207,7 +222,8 @@ export class Pcg64 {
    * @throws RangeError when n is not an integer in [1, 2^32].
    */
   below(n: number): number {
-    if (!(n >= 1 && n <= M32 && Math.floor(n) === n)) throw new RangeError(`Pcg64.below: n must be an integer in [1, 2^32], got ${n}`);
+    if (!(n >= 1 && n <= M32 && Math.floor(n) === n))
+      throw new RangeError(`Pcg64.below: n must be an integer in [1, 2^32], got ${n}`);
     if (n === 1) return 0;
     if (n === M32) return this.next32();
     if (n <= 0x20_0000) {
@@ -268,9 +284,13 @@ function toSeed(seed: bigint | number | string): bigint {
     return seed;
   }
   if (typeof seed === "number") {
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`defaultRng: seed must be a safe non-negative integer (use bigint or a string beyond 2^53), got ${seed}`);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      throw new RangeError(
+        `defaultRng: seed must be a safe non-negative integer (use bigint or a string beyond 2^53), got ${seed}`,
+      );
     return BigInt(seed);
   }
-  if (!/^\d+$/.test(seed)) throw new RangeError(`defaultRng: seed string must be a non-negative decimal integer, got ${JSON.stringify(seed)}`);
+  if (!/^\d+$/.test(seed))
+    throw new RangeError(`defaultRng: seed string must be a non-negative decimal integer, got ${JSON.stringify(seed)}`);
   return BigInt(seed);
 }

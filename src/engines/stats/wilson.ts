@@ -14,7 +14,8 @@
  */
 export function wilson(k: number, n: number, z = 1.96): [number, number] | [null, null] {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`wilson: n must be a non-negative integer, got ${n}`);
-  if (!Number.isInteger(k) || k < 0 || k > n) throw new RangeError(`wilson: k must be an integer in [0, n], got ${k} (n = ${n})`);
+  if (!Number.isInteger(k) || k < 0 || k > n)
+    throw new RangeError(`wilson: k must be an integer in [0, n], got ${k} (n = ${n})`);
   if (!(Number.isFinite(z) && z >= 0)) throw new RangeError(`wilson: z must be a finite number >= 0, got ${z}`);
   if (n === 0) return [null, null];
   const p = k / n;

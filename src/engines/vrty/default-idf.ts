@@ -11,9 +11,7 @@ import { prepareIdf, type Idf, type IdfTableData } from "./idf.ts";
 export async function loadVerifiedIdf(table: IdfTableData, expectedSha256: string): Promise<Idf> {
   const idf = await prepareIdf(table);
   if (idf.sha256 !== expectedSha256) {
-    throw new Error(
-      `VrtyDataError: IDF table sha256 ${idf.sha256} does not match the committed ${expectedSha256}`,
-    );
+    throw new Error(`VrtyDataError: IDF table sha256 ${idf.sha256} does not match the committed ${expectedSha256}`);
   }
   return idf;
 }

@@ -168,7 +168,17 @@ export function idfIndex(idf: Idf): IdfIndex {
 export async function prepareIdf(data: IdfTableData): Promise<Idf> {
   if (typeof data !== "object" || data === null || Array.isArray(data)) invalid("table must be an object");
   const d = data as Record<string, unknown>;
-  const allowed = ["doc_tokens", "format", "idf", "idf_oov", "min_df", "n_docs", "source", "stopwords_sha256", "tokenizer"];
+  const allowed = [
+    "doc_tokens",
+    "format",
+    "idf",
+    "idf_oov",
+    "min_df",
+    "n_docs",
+    "source",
+    "stopwords_sha256",
+    "tokenizer",
+  ];
   for (const key of Object.keys(d)) if (!allowed.includes(key)) invalid(`unknown field "${key}"`);
   if (d.format !== 1) invalid(`format must be 1, got ${JSON.stringify(d.format)}`);
   if (!isInt(d.n_docs, 1)) invalid("n_docs must be a positive integer");
@@ -204,7 +214,15 @@ export async function prepareIdf(data: IdfTableData): Promise<Idf> {
     weight: (term: string) => terms.get(term) ?? oov,
   });
   const n = sorted.length;
-  INDEX.set(prepared, { ...buildSlots(sorted), sorted, weights, oov, stamp: new Int32Array(n), local: new Int32Array(n), gen: 0 });
+  INDEX.set(prepared, {
+    ...buildSlots(sorted),
+    sorted,
+    weights,
+    oov,
+    stamp: new Int32Array(n),
+    local: new Int32Array(n),
+    gen: 0,
+  });
   return prepared;
 }
 

@@ -67,7 +67,8 @@ export function cachedTokenId(s: string, start: number, end: number, h: number, 
     slot = (slot + 1) & MASK;
   }
   const id = intern(s, start, end, h);
-  if (entries === MAX_ENTRIES) resetTokenCache(); // only reachable by callers other than score
+  if (entries === MAX_ENTRIES)
+    resetTokenCache(); // only reachable by callers other than score
   else {
     GEN[slot] = gen;
     HASH[slot] = h;

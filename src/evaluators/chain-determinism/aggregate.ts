@@ -1,4 +1,9 @@
-import { chainDivergenceRate, formatSummary, queryDivergenceDetails, type DivergenceRow } from "../../engines/chain-determinism/index.ts";
+import {
+  chainDivergenceRate,
+  formatSummary,
+  queryDivergenceDetails,
+  type DivergenceRow,
+} from "../../engines/chain-determinism/index.ts";
 import { pyFloatJson } from "../../engines/python/index.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 import type { StoredSample } from "../../runs/plugin/types.ts";
@@ -53,6 +58,8 @@ export function wireResult(r: ChainDeterminismResult): unknown {
     ...r,
     ...(typeof r.temperature === "number" ? { temperature: pyFloatJson(r.temperature) } : {}),
     ...(typeof r.divergence_rate === "number" ? { divergence_rate: pyFloatJson(r.divergence_rate) } : {}),
-    ...(Array.isArray(r.wilson_ci_95) ? { wilson_ci_95: r.wilson_ci_95.map((x) => (typeof x === "number" ? pyFloatJson(x) : x)) } : {}),
+    ...(Array.isArray(r.wilson_ci_95)
+      ? { wilson_ci_95: r.wilson_ci_95.map((x) => (typeof x === "number" ? pyFloatJson(x) : x)) }
+      : {}),
   };
 }

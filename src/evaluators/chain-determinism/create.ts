@@ -8,7 +8,10 @@ import { loadSuite } from "./suites.ts";
 import { turnCost, type ChainDeterminismRunConfig } from "./units.ts";
 
 /** A request as its run: the suite it names snapshotted into the config, the model's key as a secret. */
-export async function createChainDeterminismRun(body: ChainDeterminismBody, ctx: CreateContext): Promise<NewRunOf<ChainDeterminismRunConfig>> {
+export async function createChainDeterminismRun(
+  body: ChainDeterminismBody,
+  ctx: CreateContext,
+): Promise<NewRunOf<ChainDeterminismRunConfig>> {
   const { db, tenantId } = ctx;
   const model = await modelConfig(body, { divergence: SIM_DIVERGENCE, latency_ms: 0 }, ctx);
   const suite = await loadSuite(db, tenantId, body.suite);

@@ -19,7 +19,12 @@ export type { ChainDeterminismResult } from "./schemas.ts";
 
 export const chainDeterminism = {
   name: "chain-determinism" as const,
-  schemas: { request: ChainDeterminismRunRequest, config: ChainDeterminismPublicConfig, result: ChainDeterminismResult, output: ChainDeterminismOutput },
+  schemas: {
+    request: ChainDeterminismRunRequest,
+    config: ChainDeterminismPublicConfig,
+    result: ChainDeterminismResult,
+    output: ChainDeterminismOutput,
+  },
   route: {
     operationId: "createChainDeterminismRun",
     summary: "Replay tool-calling queries N times and measure whether tool-call sequences diverge",

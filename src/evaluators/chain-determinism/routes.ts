@@ -1,6 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../routes/router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../routes/openapi.ts";
+import {
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  pageOf,
+  PageQuery,
+  problems,
+  bodyProblems,
+  tenantSecurity,
+} from "../../routes/openapi.ts";
 import { jsonBody as guardJson } from "../../middleware/json-body.ts";
 import { LIMITS } from "../../limits.ts";
 import { ApiError } from "../../errors.ts";
@@ -24,22 +33,46 @@ const SuiteBody = z
     n_tools: z.number().optional().openapi({ description: "Read-only: ignored" }),
     created_at: z.string().nullable().optional().openapi({ description: "Read-only: ignored" }),
     suite: z.strictObject({
-      version: z.string().min(1).max(200).optional().openapi({ description: "Your label for this version of the suite (default `upload`); part of its sha256" }),
+      version: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .openapi({ description: "Your label for this version of the suite (default `upload`); part of its sha256" }),
       system_prompt: z.string().min(1),
       tools: z.array(z.record(z.string(), z.unknown())).min(2).max(128),
       stubs: z.record(z.string(), z.string()),
-      queries: z.array(z.strictObject({ query_id: z.string().min(1), query_type: z.string().optional(), user: z.string().min(1) })).min(1).max(1000),
+      queries: z
+        .array(
+          z.strictObject({ query_id: z.string().min(1), query_type: z.string().optional(), user: z.string().min(1) }),
+        )
+        .min(1)
+        .max(1000),
     }),
   })
   .openapi("CreateSuiteRequest");
 
 const SuiteSchema = z
-  .object({ id: z.string(), name: z.string(), sha256: z.string(), n_queries: z.number().int(), n_tools: z.number().int(), created_at: z.string().nullable() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    sha256: z.string(),
+    n_queries: z.number().int(),
+    n_tools: z.number().int(),
+    created_at: z.string().nullable(),
+  })
   .openapi("Suite");
 const SuiteDetail = SuiteSchema.extend({ suite: z.record(z.string(), z.unknown()) }).openapi("SuiteDetail");
 
 function suiteWire(id: string, name: string, sha256: string, s: Suite, createdAt: Date | null) {
-  return { id, name, sha256, n_queries: s.queries.length, n_tools: s.tools.length, created_at: createdAt?.toISOString() ?? null };
+  return {
+    id,
+    name,
+    sha256,
+    n_queries: s.queries.length,
+    n_tools: s.tools.length,
+    created_at: createdAt?.toISOString() ?? null,
+  };
 }
 
 /** chain-determinism's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/chain-determinism: its suites. */
@@ -97,7 +130,10 @@ export const chainDeterminismRoutes = createRouter()
     async (c) => {
       const { limit, after } = c.req.valid("query");
       const page = await listSuites(c.var.db, c.var.tenantId, EVALUATOR, { limit, after });
-      return c.json({ ...page, data: page.data.map((r) => suiteWire(r.id, r.name, r.sha256, r.data as Suite, r.createdAt)) }, 200);
+      return c.json(
+        { ...page, data: page.data.map((r) => suiteWire(r.id, r.name, r.sha256, r.data as Suite, r.createdAt)) },
+        200,
+      );
     },
   )
   .openapi(
@@ -114,7 +150,13 @@ export const chainDeterminismRoutes = createRouter()
     async (c) => {
       const s = await loadSuite(c.var.db, c.var.tenantId, c.req.valid("param").suite_id);
       if (!s) throw ApiError.notFound("The suite");
-      return c.json({ ...suiteWire(s.id, s.name, s.sha256, s.suite, s.createdAt), suite: s.suite as unknown as Record<string, unknown> }, 200);
+      return c.json(
+        {
+          ...suiteWire(s.id, s.name, s.sha256, s.suite, s.createdAt),
+          suite: s.suite as unknown as Record<string, unknown>,
+        },
+        200,
+      );
     },
   )
   .openapi(
@@ -130,7 +172,8 @@ export const chainDeterminismRoutes = createRouter()
     }),
     async (c) => {
       const id = c.req.valid("param").suite_id;
-      if (id === "default") throw new ApiError({ status: 409, type: "conflict", detail: "The built-in suite cannot be deleted." });
+      if (id === "default")
+        throw new ApiError({ status: 409, type: "conflict", detail: "The built-in suite cannot be deleted." });
       if (!(await deleteSuite(c.var.db, c.var.tenantId, EVALUATOR, id))) throw ApiError.notFound("The suite");
       return c.body(null, 204);
     },

@@ -29,8 +29,13 @@ const QueryResult = z
     diverged: z.boolean().nullable().openapi({ description: "null for an insufficient query" }),
     status: z.enum(["insufficient", "measurable"]),
     n_unique_sequences: z.number().int().optional().openapi({ description: "Measurable queries only" }),
-    modal_share: z.number().optional().openapi({ description: "Measurable queries only: share of successful replays with the most common sequence" }),
-    first_divergence_turn: z.number().int().nullable().optional().openapi({ description: "Measurable queries only: the first tool-call index at which successful replays differ" }),
+    modal_share: z
+      .number()
+      .optional()
+      .openapi({ description: "Measurable queries only: share of successful replays with the most common sequence" }),
+    first_divergence_turn: z.number().int().nullable().optional().openapi({
+      description: "Measurable queries only: the first tool-call index at which successful replays differ",
+    }),
   })
   .openapi("ChainDeterminismQueryResult");
 
@@ -56,11 +61,18 @@ export const ChainDeterminismResult = z
       providers: z.record(z.string(), z.number().int()),
     }),
   })
-  .openapi("ChainDeterminismResult", { description: "The harness's summary, key for key, and what it lacks (modal share, first divergence, endpoint)" });
+  .openapi("ChainDeterminismResult", {
+    description: "The harness's summary, key for key, and what it lacks (modal share, first divergence, endpoint)",
+  });
 
 export type ChainDeterminismResult = z.infer<typeof ChainDeterminismResult>;
 
-const ToolCall = z.object({ name: z.string(), args: Json, tool_call_id: z.string(), args_malformed: z.literal(true).optional() });
+const ToolCall = z.object({
+  name: z.string(),
+  args: Json,
+  tool_call_id: z.string(),
+  args_malformed: z.literal(true).optional(),
+});
 
 export const ChainDeterminismOutput = z
   .object({
@@ -77,9 +89,18 @@ export const ChainDeterminismOutput = z
       })
       .openapi({ description: "The harness's per-replay row" }),
     turns: z.array(
-      z.object({ system_fingerprint: z.string().nullable(), model: z.string().nullable(), provider: z.string().nullable(), usage: UsageSchema.nullable() }),
+      z.object({
+        system_fingerprint: z.string().nullable(),
+        model: z.string().nullable(),
+        provider: z.string().nullable(),
+        usage: UsageSchema.nullable(),
+      }),
     ),
-    requests: z.number().int().optional().openapi({ description: "HTTP requests sent for this replay (absent in samples stored before it was counted)" }),
+    requests: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "HTTP requests sent for this replay (absent in samples stored before it was counted)" }),
   })
   .openapi("ChainDeterminismOutput");
 
@@ -97,17 +118,25 @@ export const ChainDeterminismComparisonDetails = z
         paired: z.literal(true),
         queries: z.number().int(),
         measurable_in_both: z.number().int(),
-        discordant: z.object({ stable_to_diverged: z.number().int(), diverged_to_stable: z.number().int() }).openapi({ description: "The queries McNemar's test is about" }),
+        discordant: z
+          .object({ stable_to_diverged: z.number().int(), diverged_to_stable: z.number().int() })
+          .openapi({ description: "The queries McNemar's test is about" }),
       }),
       modal_share: z
         .array(z.object({ query_id: z.string(), base: z.number(), head: z.number(), delta: z.number() }))
-        .openapi({ description: "Per query measurable in both runs, the share of its successful replays with the most common sequence" }),
+        .openapi({
+          description:
+            "Per query measurable in both runs, the share of its successful replays with the most common sequence",
+        }),
       measurable_changes: z
         .array(z.object({ id: z.string(), base: QueryState, head: QueryState }))
         .openapi({ description: "Queries measurable in one run only, left out of the divergence rate" }),
     }),
     z.object({
-      pairing: z.object({ paired: z.literal(false), reason: z.string().openapi({ description: "Why the queries are not paired (another suite, other queries)" }) }),
+      pairing: z.object({
+        paired: z.literal(false),
+        reason: z.string().openapi({ description: "Why the queries are not paired (another suite, other queries)" }),
+      }),
       modal_share: z
         .object({
           base_mean: z.number().nullable(),

@@ -12,7 +12,14 @@ export type LoadedSuite = { id: string; name: string; sha256: string; suite: Sui
 
 /** A suite by id: `default` (ours) or one the tenant uploaded; undefined if there is none. */
 export async function loadSuite(db: Db, tenantId: string, id: string): Promise<LoadedSuite | undefined> {
-  if (id === "default") return { id, name: "assay default (ticketing and inventory)", sha256: await sha256Hex(canonicalJson(DEFAULT_SUITE)), suite: DEFAULT_SUITE, createdAt: null };
+  if (id === "default")
+    return {
+      id,
+      name: "assay default (ticketing and inventory)",
+      sha256: await sha256Hex(canonicalJson(DEFAULT_SUITE)),
+      suite: DEFAULT_SUITE,
+      createdAt: null,
+    };
   const row = await getSuite(db, tenantId, "chain-determinism", id);
   return row && { id: row.id, name: row.name, sha256: row.sha256, suite: row.data as Suite, createdAt: row.createdAt };
 }

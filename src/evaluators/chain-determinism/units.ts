@@ -100,7 +100,11 @@ type Saved = { replay: ReplayState; requests: number };
  * in the lane's invocation; if not, it saves the conversation so far and stops, and the unit's next
  * run continues it with the very requests an unbroken replay sends.
  */
-export async function execute(id: string, ctx: UnitContext<ChainDeterminismRunConfig>, signal: AbortSignal): Promise<UnitOutcome> {
+export async function execute(
+  id: string,
+  ctx: UnitContext<ChainDeterminismRunConfig>,
+  signal: AbortSignal,
+): Promise<UnitOutcome> {
   const { q, r } = parseUnit(id);
   const config = ctx.config;
   const suite = config.suite_data;
@@ -124,7 +128,8 @@ export async function execute(id: string, ctx: UnitContext<ChainDeterminismRunCo
     from: saved?.replay,
     beforeTurn: steps && (() => steps.fits(cost)),
   });
-  if ("paused" in done) return steps!.pause(JSON.stringify({ replay: done.paused, requests: client.requests() } satisfies Saved));
+  if ("paused" in done)
+    return steps!.pause(JSON.stringify({ replay: done.paused, requests: client.requests() } satisfies Saved));
   const { record, turns } = done;
   const row = rowOf(record, query, r);
   const output: Output = { row, turns, requests: client.requests() };

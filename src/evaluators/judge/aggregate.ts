@@ -16,7 +16,10 @@ function classify(v: Verdict): VerdictClass {
 type Counts = JudgeItemResult["counts"];
 
 /** Why an item belongs in the human-review queue at `threshold`; empty when it does not. */
-export function contestedReasons(item: Pick<JudgeItemResult, "agreement_pct" | "krippendorff_alpha" | "counts">, threshold: number): ContestedReason[] {
+export function contestedReasons(
+  item: Pick<JudgeItemResult, "agreement_pct" | "krippendorff_alpha" | "counts">,
+  threshold: number,
+): ContestedReason[] {
   if (item.counts.valid < 2) return ["fewer_than_two_valid_verdicts"];
   const reasons: ContestedReason[] = [];
   if (item.agreement_pct < threshold) reasons.push("agreement_below_threshold");
@@ -28,7 +31,12 @@ function emptyCounts(): Counts {
   return { verdicts: 0, valid: 0, errors: 0, parse_failures: 0, off_vocabulary: 0, missing: 0 };
 }
 
-const COUNT_KEY: Record<VerdictClass, keyof Counts> = { valid: "valid", error: "errors", parse_fail: "parse_failures", off_vocabulary: "off_vocabulary" };
+const COUNT_KEY: Record<VerdictClass, keyof Counts> = {
+  valid: "valid",
+  error: "errors",
+  parse_fail: "parse_failures",
+  off_vocabulary: "off_vocabulary",
+};
 
 /**
  * An alpha as a person reads it: the original's per-item alpha leaves floating-point noise where the
@@ -48,7 +56,10 @@ function kept(output: JudgeOutput | null): Kept | null {
   if (!output) return null;
   const { kind, confidence, critic_id, error, elapsed_s } = output.verdict;
   // Nothing in the voting or agreement reads the texts; they stay in the samples (and the contested route).
-  return { verdict: { kind, confidence, critic_id, error, elapsed_s, reasoning: "", raw_response: null }, usage: output.usage };
+  return {
+    verdict: { kind, confidence, critic_id, error, elapsed_s, reasoning: "", raw_response: null },
+    usage: output.usage,
+  };
 }
 
 /**
@@ -82,11 +93,17 @@ export function aggregateJudge(config: JudgeRunConfig, samples: Iterable<StoredS
       addUsage(usage, output.usage);
     });
     for (const k of Object.keys(totals) as (keyof Counts)[]) totals[k] += counts[k];
-    const ev = aggregateVerdicts(item.id, verdicts, { voting: config.voting.strategy, votingKwargs: config.voting.kwargs });
+    const ev = aggregateVerdicts(item.id, verdicts, {
+      voting: config.voting.strategy,
+      votingKwargs: config.voting.kwargs,
+    });
     const valid = validVotes(verdicts);
     matrix.push(row);
     consensus.push(valid.length ? ev.consensus : null);
-    const top = Math.max(0, ...[...new Set(valid.map((v) => v.kind))].map((k) => valid.filter((v) => v.kind === k).length));
+    const top = Math.max(
+      0,
+      ...[...new Set(valid.map((v) => v.kind))].map((k) => valid.filter((v) => v.kind === k).length),
+    );
     if (valid.length === 0) patterns.no_valid++;
     else if (top === valid.length) patterns.unanimous++;
     else if (top * 2 > valid.length) patterns.majority++;
@@ -132,4 +149,3 @@ export function aggregateJudge(config: JudgeRunConfig, samples: Iterable<StoredS
     items,
   };
 }
-

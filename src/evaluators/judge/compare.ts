@@ -15,9 +15,21 @@
  * the aggregate measured alpha on, labels as small numbers. A comparison of two 10,000-item runs then
  * reads about 60 bytes per item, not the 10,000 items' verdicts of each result.
  */
-import { mcnemarExact, newcombePairedDifference, nominalAlphaResampler, pairedBootstrapCi } from "../../engines/stats/index.ts";
+import {
+  mcnemarExact,
+  newcombePairedDifference,
+  nominalAlphaResampler,
+  pairedBootstrapCi,
+} from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, type BasisInput, type ComparedRun, type Comparer, type FlippedItem, type MetricComparison } from "../../runs/plugin/compare.ts";
+import {
+  metric,
+  type BasisInput,
+  type ComparedRun,
+  type Comparer,
+  type FlippedItem,
+  type MetricComparison,
+} from "../../runs/plugin/compare.ts";
 import { JudgeComparisonDetails, type JudgePublicConfig, type JudgeResult } from "./schemas.ts";
 
 /** One run's items as columns, in the result's item order. */
@@ -52,7 +64,9 @@ function judgeBasis({ config, result }: BasisInput<JudgeResult>): JudgeBasis {
     return c;
   };
   const matrix = result.items.map((it) => {
-    const byCritic = new Map(it.verdicts.filter((v) => v.error === null || v.error === undefined).map((v) => [v.critic, v.kind]));
+    const byCritic = new Map(
+      it.verdicts.filter((v) => v.error === null || v.error === undefined).map((v) => [v.critic, v.kind]),
+    );
     return critics.map((c) => {
       const label = byCritic.get(c);
       return label === undefined || label === null ? -1 : codeOf(label);
@@ -73,7 +87,11 @@ function judgeBasis({ config, result }: BasisInput<JudgeResult>): JudgeBasis {
 }
 
 /** A short list of ids for a message. */
-const some = (ids: string[]) => ids.slice(0, 5).map((id) => `'${id}'`).join(", ") + (ids.length > 5 ? ", …" : "");
+const some = (ids: string[]) =>
+  ids
+    .slice(0, 5)
+    .map((id) => `'${id}'`)
+    .join(", ") + (ids.length > 5 ? ", …" : "");
 
 function itemErrors(base: Run, head: Run): string | null {
   const [b, h] = [base.basis, head.basis];
@@ -112,43 +130,97 @@ function accuracyMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: 
   }
   const n = known.length;
   return {
-    metric: metric("accuracy", (t.both + t.baseOnly) / n, (t.both + t.headOnly) / n, newcombePairedDifference(t, confidence), {
-      higherIsBetter: true,
-      method: "newcombe-paired",
-      minEffect,
-      pValue: mcnemarExact(t.baseOnly, t.headOnly),
-      confidence: confidence,
-    }),
-    table: { items: n, both_correct: t.both, base_only_correct: t.baseOnly, head_only_correct: t.headOnly, neither_correct: t.neither },
+    metric: metric(
+      "accuracy",
+      (t.both + t.baseOnly) / n,
+      (t.both + t.headOnly) / n,
+      newcombePairedDifference(t, confidence),
+      {
+        higherIsBetter: true,
+        method: "newcombe-paired",
+        minEffect,
+        pValue: mcnemarExact(t.baseOnly, t.headOnly),
+        confidence: confidence,
+      },
+    ),
+    table: {
+      items: n,
+      both_correct: t.both,
+      base_only_correct: t.baseOnly,
+      head_only_correct: t.headOnly,
+      neither_correct: t.neither,
+    },
   };
 }
 
-function agreementMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: number, minEffect: number): MetricComparison {
+function agreementMetric(
+  b: JudgeBasis,
+  h: JudgeBasis,
+  pairs: Pairs,
+  confidence: number,
+  minEffect: number,
+): MetricComparison {
   // An item without a valid verdict has agreement_pct 0 by the library's rule, which measures nothing.
   const judged = pairs.filter(([i, j]) => b.valid[i] > 0 && h.valid[j] > 0);
   const n = judged.length;
-  const [pb, ph] = [Float64Array.from(judged, ([i]) => b.agreement_pct[i]), Float64Array.from(judged, ([, j]) => h.agreement_pct[j])];
+  const [pb, ph] = [
+    Float64Array.from(judged, ([i]) => b.agreement_pct[i]),
+    Float64Array.from(judged, ([, j]) => h.agreement_pct[j]),
+  ];
   const mean = (xs: Float64Array) => xs.reduce((s, x) => s + x, 0) / n;
-  const ci = pairedBootstrapCi(n, (idx) => {
-    let d = 0;
-    for (let i = 0; i < idx.length; i++) d += ph[idx[i]] - pb[idx[i]];
-    return d / idx.length;
-  }, { confidence });
-  return metric("agreement", n ? mean(pb) : null, n ? mean(ph) : null, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
+  const ci = pairedBootstrapCi(
+    n,
+    (idx) => {
+      let d = 0;
+      for (let i = 0; i < idx.length; i++) d += ph[idx[i]] - pb[idx[i]];
+      return d / idx.length;
+    },
+    { confidence },
+  );
+  return metric("agreement", n ? mean(pb) : null, n ? mean(ph) : null, ci, {
+    higherIsBetter: true,
+    method: "paired-bootstrap",
+    minEffect,
+  });
 }
 
 /** A run's label rows in the order of `positions`, labels as the strings they stand for (null: no valid verdict). */
-const rowsAt = (basis: JudgeBasis, positions: readonly number[]) => positions.map((p) => basis.matrix[p].map((c) => (c < 0 ? null : basis.labels[c])));
+const rowsAt = (basis: JudgeBasis, positions: readonly number[]) =>
+  positions.map((p) => basis.matrix[p].map((c) => (c < 0 ? null : basis.labels[c])));
 
-function alphaMetric(b: JudgeBasis, h: JudgeBasis, pairs: Pairs, confidence: number, minEffect: number): MetricComparison {
-  const alphaB = nominalAlphaResampler(rowsAt(b, pairs.map((p) => p[0])));
-  const alphaH = nominalAlphaResampler(rowsAt(h, pairs.map((p) => p[1])));
+function alphaMetric(
+  b: JudgeBasis,
+  h: JudgeBasis,
+  pairs: Pairs,
+  confidence: number,
+  minEffect: number,
+): MetricComparison {
+  const alphaB = nominalAlphaResampler(
+    rowsAt(
+      b,
+      pairs.map((p) => p[0]),
+    ),
+  );
+  const alphaH = nominalAlphaResampler(
+    rowsAt(
+      h,
+      pairs.map((p) => p[1]),
+    ),
+  );
   // A resample on which either alpha is undefined (one label only, say) is NaN, which the bootstrap leaves out.
-  const ci = pairedBootstrapCi(pairs.length, (idx) => {
-    const [ab, ah] = [alphaB(idx), alphaH(idx)];
-    return ab === null || ah === null ? NaN : ah - ab;
-  }, { confidence });
-  return metric("batch_alpha", b.batch_alpha, h.batch_alpha, ci, { higherIsBetter: true, method: "paired-bootstrap", minEffect });
+  const ci = pairedBootstrapCi(
+    pairs.length,
+    (idx) => {
+      const [ab, ah] = [alphaB(idx), alphaH(idx)];
+      return ab === null || ah === null ? NaN : ah - ab;
+    },
+    { confidence },
+  );
+  return metric("batch_alpha", b.batch_alpha, h.batch_alpha, ci, {
+    higherIsBetter: true,
+    method: "paired-bootstrap",
+    minEffect,
+  });
 }
 
 export const judgeComparer: Comparer<JudgePublicConfig, JudgeResult, JudgeBasis, JudgeComparisonDetails> = {
@@ -160,7 +232,8 @@ export const judgeComparer: Comparer<JudgePublicConfig, JudgeResult, JudgeBasis,
     const items = itemErrors(base, head);
     if (items) errors.push({ path: "config.items", message: items });
     const [lb, lh] = [base.config.labels, head.config.labels];
-    if (lb.length !== lh.length || lb.some((l) => !lh.includes(l))) errors.push({ path: "config.labels", message: `base has ${lb.join(", ")}; head ${lh.join(", ")}` });
+    if (lb.length !== lh.length || lb.some((l) => !lh.includes(l)))
+      errors.push({ path: "config.labels", message: `base has ${lb.join(", ")}; head ${lh.join(", ")}` });
     return errors;
   },
 
@@ -168,9 +241,15 @@ export const judgeComparer: Comparer<JudgePublicConfig, JudgeResult, JudgeBasis,
     const [b, h] = [base.basis, head.basis];
     const headAt = new Map(h.ids.map((id, j) => [id, j]));
     const pairs = b.ids.map((id, i) => [i, headAt.get(id)!] as const);
-    const flipped: FlippedItem[] = pairs.filter(([i, j]) => b.consensus[i] !== h.consensus[j]).map(([i, j]) => ({ id: b.ids[i], base: b.consensus[i], head: h.consensus[j] }));
+    const flipped: FlippedItem[] = pairs
+      .filter(([i, j]) => b.consensus[i] !== h.consensus[j])
+      .map(([i, j]) => ({ id: b.ids[i], base: b.consensus[i], head: h.consensus[j] }));
     const accuracy = accuracyMetric(b, h, pairs, confidence, minEffect);
-    const metrics = [...(accuracy.metric ? [accuracy.metric] : []), agreementMetric(b, h, pairs, confidence, minEffect), alphaMetric(b, h, pairs, confidence, minEffect)];
+    const metrics = [
+      ...(accuracy.metric ? [accuracy.metric] : []),
+      agreementMetric(b, h, pairs, confidence, minEffect),
+      alphaMetric(b, h, pairs, confidence, minEffect),
+    ];
     // Each critic's agreement with its run's consensus, matched by name: where a changed critic shows.
     const rate = (r: JudgeBasis, name: string) => r.per_critic.find((c) => c.critic === name)?.rate ?? null;
     const names = [...new Set([...base.config.critics, ...head.config.critics].map((c) => c.name))];

@@ -35,7 +35,8 @@ async function resolveCritics(
     const baseUrl = sim ? null : (provider?.base_url ?? (c.vendor ? VENDORS[c.vendor].baseUrl : null));
     errors.push(...simulatorOrEndpoint(`critics.${i}.`, { ...c, endpoint: baseUrl }));
     // A connection is a whole endpoint: a vendor preset beside it would say nothing, or contradict it.
-    if (c.vendor && provider?.connection) errors.push({ path: at("vendor"), message: "give either a vendor or provider.connection, not both" });
+    if (c.vendor && provider?.connection)
+      errors.push({ path: at("vendor"), message: "give either a vendor or provider.connection, not both" });
     if (sim && c.simulator?.bias && !body.labels.includes(c.simulator.bias.label)) {
       errors.push({ path: at("simulator.bias.label"), message: `'${c.simulator.bias.label}' is not in labels` });
     }
@@ -49,7 +50,10 @@ async function resolveCritics(
     let name = INLINE_PROMPT;
     let version: number | string | null = null;
     if (c.prompt !== undefined && (system !== undefined || template !== undefined)) {
-      errors.push({ path: at("prompt"), message: "give either prompt or your own system_prompt / prompt_template, not both" });
+      errors.push({
+        path: at("prompt"),
+        message: "give either prompt or your own system_prompt / prompt_template, not both",
+      });
     } else if (system === undefined && template === undefined) {
       const found = await resolveCriticPrompt(ctx.db, ctx.tenantId, c.prompt ?? DEFAULT_CRITIC_PROMPT);
       if (typeof found === "string") errors.push({ path: at("prompt"), message: found });
@@ -64,7 +68,11 @@ async function resolveCritics(
         renderPrompt(template, { query: item.query, ...templateContext(body.labels, { context: item.context }) });
       } catch (err) {
         const message = (err as Error).message.replace(/^renderPrompt: /, "");
-        errors.push(message.includes("missing required key") ? { path: `items.${j}.context`, message: `critic '${c.name}': ${message}` } : { path: at("prompt_template"), message });
+        errors.push(
+          message.includes("missing required key")
+            ? { path: `items.${j}.context`, message: `critic '${c.name}': ${message}` }
+            : { path: at("prompt_template"), message },
+        );
         break;
       }
     }
@@ -81,7 +89,9 @@ async function resolveCritics(
       system_prompt: system,
       prompt_template: template,
       prompt: { name, version, sha256: await promptSha256(system, template) },
-      simulator: sim ? { bias: c.simulator?.bias ?? null, noise: c.simulator?.noise ?? 0, latency_ms: c.simulator?.latency_ms ?? 0 } : null,
+      simulator: sim
+        ? { bias: c.simulator?.bias ?? null, noise: c.simulator?.noise ?? 0, latency_ms: c.simulator?.latency_ms ?? 0 }
+        : null,
     });
   }
   if (errors.length) throw ApiError.validation(errors);
@@ -95,7 +105,8 @@ function checkItemsAndVoting(body: JudgeBody): void {
   for (const [i, item] of body.items.entries()) {
     if (ids.has(item.id)) errors.push({ path: `items.${i}.id`, message: `'${item.id}' names two items` });
     ids.add(item.id);
-    if (item.expected !== undefined && !body.labels.includes(item.expected)) errors.push({ path: `items.${i}.expected`, message: `'${item.expected}' is not in labels` });
+    if (item.expected !== undefined && !body.labels.includes(item.expected))
+      errors.push({ path: `items.${i}.expected`, message: `'${item.expected}' is not in labels` });
   }
   const allowed: Record<string, string[]> = {
     majority: ["priority", "fallback"],
@@ -105,21 +116,32 @@ function checkItemsAndVoting(body: JudgeBody): void {
   };
   for (const key of Object.keys(body.voting)) {
     if (key !== "strategy" && !allowed[body.voting.strategy].includes(key)) {
-      errors.push({ path: `voting.${key}`, message: `not an option of ${body.voting.strategy} (its options: ${allowed[body.voting.strategy].join(", ")})` });
+      errors.push({
+        path: `voting.${key}`,
+        message: `not an option of ${body.voting.strategy} (its options: ${allowed[body.voting.strategy].join(", ")})`,
+      });
     }
   }
   if (errors.length) throw ApiError.validation(errors);
 }
-
 
 /**
  * A judge request as its run: the items stay with the coordinator and the samples; the stored (public)
  * config describes the panel, without its prompts' texts.
  */
 export async function createJudgeRun(body: JudgeBody, ctx: CreateContext): Promise<NewRunOf<JudgeRunConfig>> {
-  const providers = await resolveProviders(ctx, body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]));
+  const providers = await resolveProviders(
+    ctx,
+    body.critics.map((k, i) => [`critics.${i}.provider`, k.provider]),
+  );
   checkItemsAndVoting(body);
-  requireStepsFit(body.critics.map((k, i) => ({ path: `critics.${i}.timeout_s`, what: `Critic ${k.name}'s call and its retries`, cost: callCost(k.timeout_s) })));
+  requireStepsFit(
+    body.critics.map((k, i) => ({
+      path: `critics.${i}.timeout_s`,
+      what: `Critic ${k.name}'s call and its retries`,
+      cost: callCost(k.timeout_s),
+    })),
+  );
   const { critics, secrets } = await resolveCritics(body, providers, ctx);
   const { strategy, ...options } = body.voting;
   const kwargs: Record<string, unknown> = { ...options };

@@ -19,8 +19,21 @@ import { JudgeOutput, JudgePublicConfig, JudgeResult } from "./schemas.ts";
 import { execute, failureOutput, plan, unitCost, type JudgeRunConfig } from "./units.ts";
 
 export { aggregateJudge, contestedReasons, readableAlpha } from "./aggregate.ts";
-export { criticSecret, templateContext, unitId, type JudgeRunConfig, type JudgeCriticConfig, type JudgeItem } from "./units.ts";
-export { JudgeVerdict, type ContestedReason, type JudgeItemResult, type JudgeOutput, type JudgeResult } from "./schemas.ts";
+export {
+  criticSecret,
+  templateContext,
+  unitId,
+  type JudgeRunConfig,
+  type JudgeCriticConfig,
+  type JudgeItem,
+} from "./units.ts";
+export {
+  JudgeVerdict,
+  type ContestedReason,
+  type JudgeItemResult,
+  type JudgeOutput,
+  type JudgeResult,
+} from "./schemas.ts";
 export { DEFAULT_LABELS } from "./request.ts";
 
 export const judge = {

@@ -9,10 +9,19 @@ import { getPrompt, type JudgePromptContent } from "../../db/prompts.ts";
 import { CRITIC_PROMPTS, findCriticPrompt } from "./prompts.ts";
 
 /** A resolved reference: the texts the critic sends, and the name and version its verdicts record. */
-export type ResolvedCriticPrompt = { name: string; version: number | string; system_prompt: string; prompt_template: string };
+export type ResolvedCriticPrompt = {
+  name: string;
+  version: number | string;
+  system_prompt: string;
+  prompt_template: string;
+};
 
 /** The prompt `ref` names for this tenant, or a message saying why there is none. */
-export async function resolveCriticPrompt(db: Db, tenantId: string, ref: string): Promise<ResolvedCriticPrompt | string> {
+export async function resolveCriticPrompt(
+  db: Db,
+  tenantId: string,
+  ref: string,
+): Promise<ResolvedCriticPrompt | string> {
   const at = ref.indexOf("@");
   const name = at < 0 ? ref : ref.slice(0, at);
   if (CRITIC_PROMPTS.some((p) => p.name === name)) return findCriticPrompt(ref);

@@ -8,7 +8,13 @@ import bank from "../../../prompts/judge/critics.json" with { type: "json" };
 import { sha256Hex } from "../../crypto.ts";
 import { renderPrompt } from "../../engines/judge/index.ts";
 
-export type CriticPrompt = { name: string; version: number; description: string; system_prompt: string; prompt_template: string };
+export type CriticPrompt = {
+  name: string;
+  version: number;
+  description: string;
+  system_prompt: string;
+  prompt_template: string;
+};
 
 /** The name recorded for a critic's own system_prompt / prompt_template. */
 export const INLINE_PROMPT = "inline";
@@ -20,10 +26,13 @@ function validate(raw: unknown): CriticPrompt[] {
   const seen = new Set<string>();
   return prompts.map((p: Record<string, unknown>, i) => {
     for (const key of ["name", "description", "system_prompt", "prompt_template"]) {
-      if (typeof p[key] !== "string" || p[key] === "") throw new Error(`judge prompt bank: prompts[${i}].${key} must be a non-empty string`);
+      if (typeof p[key] !== "string" || p[key] === "")
+        throw new Error(`judge prompt bank: prompts[${i}].${key} must be a non-empty string`);
     }
-    if (!Number.isInteger(p.version) || (p.version as number) < 1) throw new Error(`judge prompt bank: prompts[${i}].version must be a positive integer`);
-    if (!(p.prompt_template as string).includes("{query}")) throw new Error(`judge prompt bank: prompts[${i}] must use {query}`);
+    if (!Number.isInteger(p.version) || (p.version as number) < 1)
+      throw new Error(`judge prompt bank: prompts[${i}].version must be a positive integer`);
+    if (!(p.prompt_template as string).includes("{query}"))
+      throw new Error(`judge prompt bank: prompts[${i}] must use {query}`);
     const id = `${p.name}@${p.version}`;
     if (seen.has(id)) throw new Error(`judge prompt bank: ${id} appears twice`);
     seen.add(id);
@@ -41,7 +50,9 @@ export function findCriticPrompt(ref: string): CriticPrompt | string {
   if (candidates.length === 0) return `unknown prompt '${name}'; ${known()}`;
   if (version === undefined) return candidates.reduce((a, b) => (b.version > a.version ? b : a));
   const found = /^\d+$/.test(version) ? candidates.find((p) => p.version === Number(version)) : undefined;
-  return found ?? `prompt '${name}' has no version '${version}'; versions: ${candidates.map((p) => p.version).join(", ")}`;
+  return (
+    found ?? `prompt '${name}' has no version '${version}'; versions: ${candidates.map((p) => p.version).join(", ")}`
+  );
 }
 
 /** The SHA-256 that identifies a pair of prompt texts (the JSON of [system_prompt, prompt_template]). */

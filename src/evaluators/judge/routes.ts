@@ -29,7 +29,13 @@ const ContestedItem = z
 const ContestedPage = pageOf(ContestedItem, "ContestedItemPage").extend({ threshold: z.number() });
 
 const PromptSchema = z
-  .object({ name: z.string(), version: z.number().int(), description: z.string(), system_prompt: z.string(), prompt_template: z.string() })
+  .object({
+    name: z.string(),
+    version: z.number().int(),
+    description: z.string(),
+    system_prompt: z.string(),
+    prompt_template: z.string(),
+  })
   .openapi("CriticPrompt");
 
 /** judge's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/judge: the human-review queue and the prompt bank. */
@@ -60,7 +66,12 @@ export const judgeRoutes = createRouter()
       const run = await getRun(c.var.db, c.var.tenantId, run_id);
       if (!run || run.evaluator !== judge.name) throw ApiError.notFound("The judge run");
       const result = await resultOf(c.env.RESULTS, judge, run);
-      if (!result) throw new ApiError({ status: 409, type: "conflict", detail: `Run '${run_id}' is ${run.status}; contested items are known once it has ended.` });
+      if (!result)
+        throw new ApiError({
+          status: 409,
+          type: "conflict",
+          detail: `Run '${run_id}' is ${run.status}; contested items are known once it has ended.`,
+        });
       const threshold = asked ?? result.contested.threshold;
       const start = after === undefined ? 0 : Number(after) + 1;
       const picked: number[] = [];
@@ -70,11 +81,19 @@ export const judgeRoutes = createRouter()
       }
       const page = picked.slice(0, limit);
       const critics = (run.config as { critics: unknown[] }).critics.length;
-      const rows = await getSamples(c.var.db, run_id, page.flatMap((i) => Array.from({ length: critics }, (_, k) => unitId(i, k))));
-      const outputs = new Map(rows.map((r) => [r.unitId, r.output === null ? null : (JSON.parse(r.output) as JudgeOutput)]));
+      const rows = await getSamples(
+        c.var.db,
+        run_id,
+        page.flatMap((i) => Array.from({ length: critics }, (_, k) => unitId(i, k))),
+      );
+      const outputs = new Map(
+        rows.map((r) => [r.unitId, r.output === null ? null : (JSON.parse(r.output) as JudgeOutput)]),
+      );
       const data = page.map((i) => {
         const item = result.items[i];
-        const found = Array.from({ length: critics }, (_, k) => outputs.get(unitId(i, k))).filter((o): o is JudgeOutput => !!o);
+        const found = Array.from({ length: critics }, (_, k) => outputs.get(unitId(i, k))).filter(
+          (o): o is JudgeOutput => !!o,
+        );
         return {
           id: item.id,
           index: i,
@@ -87,7 +106,10 @@ export const judgeRoutes = createRouter()
         };
       });
       const hasMore = picked.length > limit;
-      return c.json({ threshold, data, has_more: hasMore, next_cursor: hasMore ? String(page[page.length - 1]) : null }, 200);
+      return c.json(
+        { threshold, data, has_more: hasMore, next_cursor: hasMore ? String(page[page.length - 1]) : null },
+        200,
+      );
     },
   )
   .openapi(
@@ -98,7 +120,10 @@ export const judgeRoutes = createRouter()
       tags: ["judge"],
       summary: "Our bank of critic prompts, every version",
       security: tenantSecurity,
-      responses: { 200: jsonResponse(z.object({ default: z.string(), data: z.array(PromptSchema) }), "The bank"), ...problems(401) },
+      responses: {
+        200: jsonResponse(z.object({ default: z.string(), data: z.array(PromptSchema) }), "The bank"),
+        ...problems(401),
+      },
     }),
     (c) => c.json({ default: DEFAULT_CRITIC_PROMPT, data: [...CRITIC_PROMPTS] }, 200),
   );

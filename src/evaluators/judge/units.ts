@@ -9,7 +9,10 @@ import type { JudgeOutput, JudgePublicConfig } from "./schemas.ts";
 export type JudgeItem = { id: string; query: string; context: Record<string, unknown>; expected: string | null };
 
 /** A critic as the units call it: as `Run.config` shows it, plus its prompt's texts (which the run's config does not show). */
-export type JudgeCriticConfig = JudgePublicConfig["critics"][number] & { system_prompt: string; prompt_template: string };
+export type JudgeCriticConfig = JudgePublicConfig["critics"][number] & {
+  system_prompt: string;
+  prompt_template: string;
+};
 
 /** The voting rule; `kwargs` are passed to the strategy as its keyword arguments (spec cross-judge.md §4). */
 export type VotingConfig = JudgePublicConfig["voting"];
@@ -51,13 +54,23 @@ function criticModel(config: JudgeRunConfig, c: number, i: number): ModelSpec {
   const critic = config.critics[c];
   const item = config.items[i];
   const sim = critic.simulator;
-  if (!sim) return { kind: "endpoint", base_url: critic.base_url!, secret: criticSecret(c), timeout_s: critic.timeout_s };
+  if (!sim)
+    return { kind: "endpoint", base_url: critic.base_url!, secret: criticSecret(c), timeout_s: critic.timeout_s };
   return {
     kind: "simulator",
     model: critic.model,
     seed: config.seed,
     latency_ms: sim.latency_ms,
-    responders: [criticResponder({ critic: critic.name, labels: config.labels, item: item.id, expected: item.expected, bias: sim.bias, noise: sim.noise })],
+    responders: [
+      criticResponder({
+        critic: critic.name,
+        labels: config.labels,
+        item: item.id,
+        expected: item.expected,
+        bias: sim.bias,
+        noise: sim.noise,
+      }),
+    ],
   };
 }
 

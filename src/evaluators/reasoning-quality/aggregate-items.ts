@@ -53,13 +53,22 @@ export type KeptItem = {
 export type CallCounts = RqModelResult["calls"];
 
 /** The checker's recorded work on a model's primary traces (LS `model`), summed as items are kept. */
-export type CheckerTotals = { calls: number; failed_calls: number; usage: Usage; first_error: { item: number; error: string } | null };
+export type CheckerTotals = {
+  calls: number;
+  failed_calls: number;
+  usage: Usage;
+  first_error: { item: number; error: string } | null;
+};
 
 /** What the aggregate keeps of one model while it reads the samples. */
 export type KeptModel = { items: (KeptItem | undefined)[]; calls: CallCounts; usage: Usage; checker: CheckerTotals };
 
 const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
-  !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
+  !o
+    ? undefined
+    : o.ok
+      ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens }
+      : { ok: false, error: o.error ?? "failed" };
 
 export function keptModel(config: RqRunConfig): KeptModel {
   return {
@@ -74,7 +83,12 @@ export function keptModel(config: RqRunConfig): KeptModel {
  * Reduces item `i` of a model from its calls' outputs (by call key; a missing one is a call that never
  * ran, as in a canceled run) and stores it in `into`. The record is built and scored here and then dropped.
  */
-export async function keepItem(config: RqRunConfig, into: KeptModel, i: number, outputs: ReadonlyMap<string, RqOutput | null>): Promise<void> {
+export async function keepItem(
+  config: RqRunConfig,
+  into: KeptModel,
+  i: number,
+  outputs: ReadonlyMap<string, RqOutput | null>,
+): Promise<void> {
   const plan = plansOf(config)[i];
   const { calls, usage } = into;
   const get = (key: string) => {
@@ -100,16 +114,25 @@ export async function keepItem(config: RqRunConfig, into: KeptModel, i: number, 
     c.calls += nli.calls;
     c.failed_calls += nli.failed_calls;
     addUsage(c.usage, nli.usage);
-    if (nli.errors[0] != null && (!c.first_error || i < c.first_error.item)) c.first_error = { item: i, error: nli.errors[0] };
+    if (nli.errors[0] != null && (!c.first_error || i < c.first_error.item))
+      c.first_error = { item: i, error: nli.errors[0] };
   }
   const labels: (NliLabel | null)[] | null = nli?.labels ?? null;
 
   const options = { matcher: config.matcher };
-  const base = await scoreItems([record], config.metrics, { ...options, ls: { method: "lexical" }, ss: { method: "jaccard" } });
+  const base = await scoreItems([record], config.metrics, {
+    ...options,
+    ls: { method: "lexical" },
+    ss: { method: "jaccard" },
+  });
   let lsModel: number | null = null;
   let lsFailed = 0;
   if (config.ls.method === "model") {
-    const got = await scoreItems([record], config.metrics, { ...options, ls: { method: "model", labels: [labels], fallback: "neutral" }, ss: { method: "none" } });
+    const got = await scoreItems([record], config.metrics, {
+      ...options,
+      ls: { method: "model", labels: [labels], fallback: "neutral" },
+      ss: { method: "none" },
+    });
     lsModel = got.ls[0];
     lsFailed = got.ls_failed_pairs;
   }
@@ -135,7 +158,15 @@ export async function keepItem(config: RqRunConfig, into: KeptModel, i: number, 
 
 /** A record carrying only what SS reads, for the engine's embeddings scoring (its batching is the engine's). */
 function tracesRecord(item: KeptItem): ItemRecord {
-  return { prediction: "", gold_answer: "", token_count: 0, reasoning_trace: [""], k_answers: [], k_traces: item.traces ?? [], perturbed_preds: [] };
+  return {
+    prediction: "",
+    gold_answer: "",
+    token_count: 0,
+    reasoning_trace: [""],
+    k_answers: [],
+    k_traces: item.traces ?? [],
+    perturbed_preds: [],
+  };
 }
 
 function summaryTokenMethod(items: readonly KeptItem[]): string {
@@ -148,11 +179,21 @@ function summaryTokenMethod(items: readonly KeptItem[]): string {
  * `evaluateRecords(records, { metrics, matcher, ls, ss, weights: table })` over kept items: the LS
  * backend is `none`, `lexical`, or `model` with recorded labels (the only ones the aggregate uses).
  */
-export async function evaluateKept(config: RqRunConfig, items: readonly KeptItem[], ls: LsBackend, ss: SsBackend, table: WeightTable): Promise<EvaluationResult> {
+export async function evaluateKept(
+  config: RqRunConfig,
+  items: readonly KeptItem[],
+  ls: LsBackend,
+  ss: SsBackend,
+  table: WeightTable,
+): Promise<EvaluationResult> {
   const counts = runCounts(config.metrics);
   const aggregateOptions: AggregateOptions = { missingMetric: undefined, codeCompatible: undefined };
   // The engine's resolution of the options and the methods' names, from scoring no record (no call is made).
-  const meta = await scoreItems([], config.metrics, { matcher: config.matcher, ls: ls.method === "model" ? { ...ls, labels: [], classify: undefined } : ls, ss });
+  const meta = await scoreItems([], config.metrics, {
+    matcher: config.matcher,
+    ls: ls.method === "model" ? { ...ls, labels: [], classify: undefined } : ls,
+    ss,
+  });
 
   let lsScores: (number | null)[];
   let lsMethod: LsBackend["method"] = ls.method;
@@ -166,7 +207,10 @@ export async function evaluateKept(config: RqRunConfig, items: readonly KeptItem
     const fallback = ls.fallback ?? "neutral";
     if (lsFailed > 0 && fallback !== "neutral") {
       lsMethod = fallback;
-      lsFallback = { from: "model", reason: `the contradiction checker failed on ${lsFailed} of ${items.reduce((n, x) => n + x.pairs, 0)} step pairs` };
+      lsFallback = {
+        from: "model",
+        reason: `the contradiction checker failed on ${lsFailed} of ${items.reduce((n, x) => n + x.pairs, 0)} step pairs`,
+      };
       lsScores = fallback === "lexical" ? items.map((x) => x.ls_lexical) : items.map(() => null);
     }
   } else throw new RangeError(`unknown LS backend "${String((ls as { method: unknown }).method)}"`);
@@ -177,7 +221,11 @@ export async function evaluateKept(config: RqRunConfig, items: readonly KeptItem
   if (ss.method === "jaccard") ssScores = items.map((x) => x.ss_jaccard);
   else if (ss.method === "none") ssScores = items.map(() => null);
   else {
-    const got = await scoreItems(items.map(tracesRecord), config.metrics, { matcher: config.matcher, ls: { method: "none" }, ss });
+    const got = await scoreItems(items.map(tracesRecord), config.metrics, {
+      matcher: config.matcher,
+      ls: { method: "none" },
+      ss,
+    });
     ssScores = got.ss;
     ssMethod = got.ss_method;
     ssFallback = got.ss_fallback;

@@ -24,13 +24,31 @@ function rank(scores: { model: string; q: number }[]): { model: string; q: numbe
 function ssBackend(config: RqRunConfig, stats: EmbeddingStats, ctx: AggregateContext | undefined): SsBackend {
   const ss = config.ss;
   if (ss.method !== "embeddings") return ss;
-  const unavailable = ctx?.canceled ? "the run was canceled, and no model call is made after cancel" : !ctx ? "no model access outside a run" : null;
+  const unavailable = ctx?.canceled
+    ? "the run was canceled, and no model call is made after cancel"
+    : !ctx
+      ? "no model access outside a run"
+      : null;
   const embed = unavailable
     ? async (): Promise<number[][]> => {
         throw new Error(unavailable);
       }
-    : embedFn(ss, embeddingClient(ss, () => ctx!.embeddings({ baseUrl: ss.base_url!, apiKey: ctx!.secret(SS_SECRET), timeoutMs: ss.timeout_s * 1000 })), stats, ctx!.signal);
-  return { method: "embeddings", embed, batchSize: ss.batch_size, fallback: ss.fallback, name: ss.model, ...(ss.baseline !== null ? { baseline: ss.baseline } : {}) };
+    : embedFn(
+        ss,
+        embeddingClient(ss, () =>
+          ctx!.embeddings({ baseUrl: ss.base_url!, apiKey: ctx!.secret(SS_SECRET), timeoutMs: ss.timeout_s * 1000 }),
+        ),
+        stats,
+        ctx!.signal,
+      );
+  return {
+    method: "embeddings",
+    embed,
+    batchSize: ss.batch_size,
+    fallback: ss.fallback,
+    name: ss.model,
+    ...(ss.baseline !== null ? { baseline: ss.baseline } : {}),
+  };
 }
 
 /** A unit id, "model:item:call" (units.ts); others are not this run's and are left out, as before. */
@@ -61,7 +79,8 @@ export async function keepAll(config: RqRunConfig, samples: Iterable<StoredSampl
     }
   }
   for (const [m, model] of kept.entries()) {
-    for (let i = 0; i < planned.length; i++) if (!model.items[i]) await keepItem(config, model, i, open.get(`${m}:${i}`) ?? new Map());
+    for (let i = 0; i < planned.length; i++)
+      if (!model.items[i]) await keepItem(config, model, i, open.get(`${m}:${i}`) ?? new Map());
   }
   return kept;
 }
@@ -72,7 +91,11 @@ export async function keepAll(config: RqRunConfig, samples: Iterable<StoredSampl
  * its fallback applies, the other models take the same fallback, told so in their `ls_fallback` /
  * `ss_fallback`; once one model's embeddings fail, the rest are not asked for any.
  */
-export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredSample>, ctx?: AggregateContext): Promise<RqResult> {
+export async function aggregateRq(
+  config: RqRunConfig,
+  samples: Iterable<StoredSample>,
+  ctx?: AggregateContext,
+): Promise<RqResult> {
   const table = mergeStrategies(resolveWeightTable(config.preset), config.custom_strategies);
   const kept = await keepAll(config, samples);
   const inputs = config.models.map((model, m) => {
@@ -81,11 +104,14 @@ export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredS
     const ssStats: EmbeddingStats = { calls: 0, texts: 0, usage: { prompt_tokens: 0, total_tokens: 0 } };
     return { model, items: items as KeptItem[], calls, usage, ls, lsStats, ssStats };
   });
-  const evaluate = (x: (typeof inputs)[number], ls: LsBackend, ss: SsBackend) => evaluateKept(config, x.items, ls, ss, table);
+  const evaluate = (x: (typeof inputs)[number], ls: LsBackend, ss: SsBackend) =>
+    evaluateKept(config, x.items, ls, ss, table);
 
   // LS: the recorded labels decide each model's method without any call; one fallback makes all fall back.
   const lsMethods: { ls_fallback?: BackendFallback; ls_failed_pairs: number }[] =
-    config.ls.method === "model" ? await Promise.all(inputs.map(async (x) => (await evaluate(x, x.ls, { method: "none" })).extensions)) : inputs.map(() => ({ ls_failed_pairs: 0 }));
+    config.ls.method === "model"
+      ? await Promise.all(inputs.map(async (x) => (await evaluate(x, x.ls, { method: "none" })).extensions))
+      : inputs.map(() => ({ ls_failed_pairs: 0 }));
   const lsFell = inputs.findIndex((_, k) => lsMethods[k].ls_fallback);
   if (lsFell >= 0 && config.ls.method === "model") {
     const why = `kept uniform with model '${inputs[lsFell].model.name}': ${lsMethods[lsFell].ls_fallback!.reason}`;
@@ -101,7 +127,11 @@ export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredS
   for (const x of inputs) {
     const backend = ssFell ? ssFallbackOf(config) : ssBackend(config, x.ssStats, ctx);
     const r = await evaluate(x, x.ls, backend);
-    if (ssFell) r.extensions.ss_fallback = { from: "embeddings", reason: `kept uniform with model '${ssFell.model}': ${ssFell.reason}` };
+    if (ssFell)
+      r.extensions.ss_fallback = {
+        from: "embeddings",
+        reason: `kept uniform with model '${ssFell.model}': ${ssFell.reason}`,
+      };
     else if (r.extensions.ss_fallback) ssFell = { model: x.model.name, reason: r.extensions.ss_fallback.reason };
     results.push(r);
   }
@@ -109,7 +139,10 @@ export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredS
     for (const [k, x] of inputs.entries()) {
       if (results[k].extensions.ss_fallback) continue;
       results[k] = await evaluate(x, x.ls, ssFallbackOf(config));
-      results[k].extensions.ss_fallback = { from: "embeddings", reason: `kept uniform with model '${ssFell.model}': ${ssFell.reason}` };
+      results[k].extensions.ss_fallback = {
+        from: "embeddings",
+        reason: `kept uniform with model '${ssFell.model}': ${ssFell.reason}`,
+      };
     }
   }
 
@@ -133,11 +166,16 @@ export async function aggregateRq(config: RqRunConfig, samples: Iterable<StoredS
       calls: x.calls,
       usage: x.usage,
       generation_failed: x.items.filter((it) => it.failed).length,
-      backends: { ls: x.lsStats, ss: config.ss.method === "embeddings" ? { model: config.ss.model, ...x.ssStats } : null },
+      backends: {
+        ls: x.lsStats,
+        ss: config.ss.method === "embeddings" ? { model: config.ss.model, ...x.ssStats } : null,
+      },
     };
   });
   const strategies = Object.keys(table);
-  const rankings = Object.fromEntries(strategies.map((s) => [s, rank(models.map((x) => ({ model: x.model, q: x.aggregated[s] })))]));
+  const rankings = Object.fromEntries(
+    strategies.map((s) => [s, rank(models.map((x) => ({ model: x.model, q: x.aggregated[s] })))]),
+  );
   return {
     models,
     rankings,
@@ -151,7 +189,13 @@ function lsOf(config: RqRunConfig, kept: KeptModel): { ls: LsBackend; stats: RqM
   const ls = config.ls;
   if (ls.method !== "model") return { ls, stats: null };
   const c = kept.checker;
-  const stats = { model: ls.model, calls: c.calls, failed_calls: c.failed_calls, usage: c.usage, first_error: c.first_error?.error ?? null };
+  const stats = {
+    model: ls.model,
+    calls: c.calls,
+    failed_calls: c.failed_calls,
+    usage: c.usage,
+    first_error: c.first_error?.error ?? null,
+  };
   // The labels were scored item by item as they were read (see keepItem): none are held here.
   return { ls: { method: "model", labels: [], fallback: ls.fallback, name: ls.model }, stats };
 }
@@ -159,4 +203,3 @@ function lsOf(config: RqRunConfig, kept: KeptModel): { ls: LsBackend; stats: RqM
 function ssFallbackOf(config: RqRunConfig): SsBackend {
   return config.ss.method === "embeddings" ? { method: config.ss.fallback } : config.ss;
 }
-

@@ -12,7 +12,14 @@
  */
 import prompt from "../../../prompts/reasoning-quality/contradiction-checker.json" with { type: "json" };
 import type { EmbedFn, NliLabel, StepPair } from "../../engines/reasoning-quality/index.ts";
-import { checkerResponder, createSimEmbeddingClient, isSimModel, type ChatClient, type EmbeddingClient, type Usage } from "../../providers/index.ts";
+import {
+  checkerResponder,
+  createSimEmbeddingClient,
+  isSimModel,
+  type ChatClient,
+  type EmbeddingClient,
+  type Usage,
+} from "../../providers/index.ts";
 import { simulatorClient } from "../../runs/plugin/model-client.ts";
 import { addUsage, emptyUsage } from "../../runs/plugin/usage.ts";
 import type { RqOutput } from "./schemas.ts";
@@ -53,8 +60,11 @@ const LABELS: readonly NliLabel[] = ["contradiction", "entailment", "neutral"];
 
 /** The checker's messages for one batch of pairs. */
 export function checkerMessages(pairs: readonly StepPair[]) {
-  const fill = (template: string, values: Record<string, string | number>) => template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
-  const body = pairs.map((p, i) => fill(prompt.pair_template, { n: i + 1, premise: p.premise, hypothesis: p.hypothesis })).join("\n\n");
+  const fill = (template: string, values: Record<string, string | number>) =>
+    template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
+  const body = pairs
+    .map((p, i) => fill(prompt.pair_template, { n: i + 1, premise: p.premise, hypothesis: p.hypothesis }))
+    .join("\n\n");
   return [
     { role: "system" as const, content: prompt.system_prompt },
     { role: "user" as const, content: `${body}\n\n${fill(prompt.closing, { count: pairs.length })}` },
@@ -71,7 +81,11 @@ export function parseCheckerLabels(text: string, count: number): NliLabel[] {
   // prose before it may hold other brackets ("pair [1] …").
   let list: unknown[] | undefined;
   for (const value of jsonValues(text)) {
-    const candidate = Array.isArray(value) ? value : value && typeof value === "object" ? (value as { labels?: unknown }).labels : undefined;
+    const candidate = Array.isArray(value)
+      ? value
+      : value && typeof value === "object"
+        ? (value as { labels?: unknown }).labels
+        : undefined;
     if (Array.isArray(candidate) && candidate.every((l) => typeof l === "string")) {
       list = candidate;
       break;
@@ -81,7 +95,8 @@ export function parseCheckerLabels(text: string, count: number): NliLabel[] {
   if (list.length !== count) throw new Error(`the checker answered ${list.length} labels for ${count} pairs`);
   return list.map((l, i) => {
     const label = (l as string).trim().toLowerCase() as NliLabel;
-    if (!LABELS.includes(label)) throw new Error(`label ${i + 1} is ${JSON.stringify(l)}, not one of ${LABELS.join(", ")}`);
+    if (!LABELS.includes(label))
+      throw new Error(`label ${i + 1} is ${JSON.stringify(l)}, not one of ${LABELS.join(", ")}`);
     return label;
   });
 }
@@ -133,7 +148,12 @@ export type CheckState = { batches: (NliLabel | null)[][]; errors: string[]; usa
  * Labels a trace's pairs, `batch_size` per call, in rounds of CHECKER_PARALLEL calls at once. A failed
  * call or an unusable answer leaves its pairs null and its reason in `errors`.
  */
-export async function checkPairs(pairs: readonly StepPair[], ls: LsModelConfig, client: (batch: readonly StepPair[]) => ChatClient, signal: AbortSignal): Promise<CheckerRecord> {
+export async function checkPairs(
+  pairs: readonly StepPair[],
+  ls: LsModelConfig,
+  client: (batch: readonly StepPair[]) => ChatClient,
+  signal: AbortSignal,
+): Promise<CheckerRecord> {
   return (await stepCheck(pairs, ls, client, signal)) as CheckerRecord;
 }
 
@@ -155,7 +175,10 @@ export async function stepCheck(
   const state: CheckState = steps.from ?? { batches: [], errors: [], usage: emptyUsage() };
   const check = async (batch: StepPair[]): Promise<(NliLabel | null)[]> => {
     try {
-      const res = await client(batch).chat({ model: ls.model, messages: checkerMessages(batch), temperature: 0 }, { signal });
+      const res = await client(batch).chat(
+        { model: ls.model, messages: checkerMessages(batch), temperature: 0 },
+        { signal },
+      );
       addUsage(state.usage, res.usage);
       return parseCheckerLabels(res.choices?.[0]?.message?.content ?? "", batch.length);
     } catch (err) {
@@ -171,24 +194,43 @@ export async function stepCheck(
     const round = batches.slice(state.batches.length, state.batches.length + CHECKER_PARALLEL);
     state.batches.push(...(await Promise.all(round.map(check))));
   }
-  return { labels: state.batches.flat(), errors: state.errors, calls: batches.length, failed_calls: state.errors.length, usage: state.usage };
+  return {
+    labels: state.batches.flat(),
+    errors: state.errors,
+    calls: batches.length,
+    failed_calls: state.errors.length,
+    usage: state.usage,
+  };
 }
 
 /** The checker client for a batch: the simulator bound to the batch, or the endpoint's client. */
-export function checkerClient(ls: LsModelConfig, seed: number, endpoint: () => ChatClient): (batch: readonly StepPair[]) => ChatClient {
+export function checkerClient(
+  ls: LsModelConfig,
+  seed: number,
+  endpoint: () => ChatClient,
+): (batch: readonly StepPair[]) => ChatClient {
   if (!isSimModel(ls.model)) return () => endpoint();
   // The simulated checker answers only the batch it is made for: no default responder behind it.
-  return (batch) => simulatorClient({ kind: "simulator", model: ls.model, seed, responders: [checkerResponder(batch)], only: true });
+  return (batch) =>
+    simulatorClient({ kind: "simulator", model: ls.model, seed, responders: [checkerResponder(batch)], only: true });
 }
 
 /** Counts of an aggregate-time backend's calls. */
 export type EmbeddingStats = { calls: number; texts: number; usage: { prompt_tokens: number; total_tokens: number } };
 
 /** The engine's embed function over an embeddings client, counting calls and usage into `stats`. */
-export function embedFn(ss: SsEmbeddingsConfig, client: EmbeddingClient, stats: EmbeddingStats, signal?: AbortSignal): EmbedFn {
+export function embedFn(
+  ss: SsEmbeddingsConfig,
+  client: EmbeddingClient,
+  stats: EmbeddingStats,
+  signal?: AbortSignal,
+): EmbedFn {
   return async (texts) => {
     stats.calls++;
-    const res = await client.embed({ model: ss.model, input: texts, ...(ss.dimensions ? { dimensions: ss.dimensions } : {}) }, { signal });
+    const res = await client.embed(
+      { model: ss.model, input: texts, ...(ss.dimensions ? { dimensions: ss.dimensions } : {}) },
+      { signal },
+    );
     stats.texts += texts.length;
     addUsage(stats.usage, res.usage);
     return res.data;

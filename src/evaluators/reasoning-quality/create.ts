@@ -1,4 +1,10 @@
-import { checkWeights, generateSynthetic, goldInOurWords, METRIC_KEYS, type DatasetItem } from "../../engines/reasoning-quality/index.ts";
+import {
+  checkWeights,
+  generateSynthetic,
+  goldInOurWords,
+  METRIC_KEYS,
+  type DatasetItem,
+} from "../../engines/reasoning-quality/index.ts";
 import { datasetItems, getDataset } from "../../db/datasets.ts";
 import { ApiError, type FieldError } from "../../errors.ts";
 import { LIMITS } from "../../limits.ts";
@@ -37,11 +43,23 @@ function endpointOf(
   return { base_url: provider?.base_url ?? null, ...(provider?.connection ? { connection: provider.connection } : {}) };
 }
 
-function resolveBackends(body: RqBody, providers: Providers, secrets: Record<string, string>, errors: FieldError[]): Backends {
+function resolveBackends(
+  body: RqBody,
+  providers: Providers,
+  secrets: Record<string, string>,
+  errors: FieldError[],
+): Backends {
   const ls: RqLs =
     typeof body.ls === "string"
       ? { method: body.ls }
-      : { method: "model", model: body.ls.model, ...endpointOf("ls", body.ls, providers.ls, LS_SECRET, secrets, errors), batch_size: body.ls.batch_size, timeout_s: body.ls.timeout_s, fallback: body.ls.fallback };
+      : {
+          method: "model",
+          model: body.ls.model,
+          ...endpointOf("ls", body.ls, providers.ls, LS_SECRET, secrets, errors),
+          batch_size: body.ls.batch_size,
+          timeout_s: body.ls.timeout_s,
+          fallback: body.ls.fallback,
+        };
   const ss: RqSs =
     typeof body.ss === "string"
       ? { method: body.ss }
@@ -58,14 +76,18 @@ function resolveBackends(body: RqBody, providers: Providers, secrets: Record<str
   return { ls, ss };
 }
 
-function resolveModels(body: RqBody, providers: Providers): { models: RqModel[]; secrets: Record<string, string> } & Backends {
+function resolveModels(
+  body: RqBody,
+  providers: Providers,
+): { models: RqModel[]; secrets: Record<string, string> } & Backends {
   const errors: FieldError[] = [];
   const secrets: Record<string, string> = {};
   const backends = resolveBackends(body, providers, secrets, errors);
   const names = new Set<string>();
   const models = body.models.map((m, i): RqModel => {
     const name = m.name ?? m.model;
-    if (names.has(name)) errors.push({ path: `models.${i}.name`, message: `'${name}' names two models; give each a distinct name` });
+    if (names.has(name))
+      errors.push({ path: `models.${i}.name`, message: `'${name}' names two models; give each a distinct name` });
     names.add(name);
     const sim = isSim(m.model);
     return {
@@ -75,7 +97,14 @@ function resolveModels(body: RqBody, providers: Providers): { models: RqModel[];
       temperature: m.temperature,
       max_tokens: m.max_tokens,
       timeout_s: m.timeout_s,
-      simulator: sim ? { accuracy: m.simulator?.accuracy ?? 0.7, verbosity: m.simulator?.verbosity ?? 3, variation: m.simulator?.variation ?? 0.2, latency_ms: m.simulator?.latency_ms ?? 0 } : null,
+      simulator: sim
+        ? {
+            accuracy: m.simulator?.accuracy ?? 0.7,
+            verbosity: m.simulator?.verbosity ?? 3,
+            variation: m.simulator?.variation ?? 0.2,
+            latency_ms: m.simulator?.latency_ms ?? 0,
+          }
+        : null,
     };
   });
   for (const [name, weights] of Object.entries(body.strategies)) {
@@ -84,7 +113,8 @@ function resolveModels(body: RqBody, providers: Providers): { models: RqModel[];
     } catch (err) {
       errors.push({ path: `strategies.${name}`, message: (err as Error).message });
     }
-    if (Object.values(weights).every((w) => w === 0)) errors.push({ path: `strategies.${name}`, message: "needs at least one positive weight" });
+    if (Object.values(weights).every((w) => w === 0))
+      errors.push({ path: `strategies.${name}`, message: "needs at least one positive weight" });
   }
   if (errors.length) throw ApiError.validation(errors);
   return { models, secrets, ...backends };
@@ -94,7 +124,11 @@ function resolveModels(body: RqBody, providers: Providers): { models: RqModel[];
  * The run's items, ids made unique by their position (`3:adversarial_3`), and the ids of the generated
  * synthetic items whose gold is our wording (found where they are made, not by a dataset's name).
  */
-async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], tenantId: string): Promise<{ items: (DatasetItem & { id: string })[]; ownWording: string[] }> {
+async function loadItems(
+  body: RqBody,
+  db: Parameters<typeof getDataset>[0],
+  tenantId: string,
+): Promise<{ items: (DatasetItem & { id: string })[]; ownWording: string[] }> {
   const items: DatasetItem[] = [];
   const ours = new Set<DatasetItem>();
   // The items are nearly all of the run's config, which has a size limit: past it, the dataset that
@@ -104,14 +138,22 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
     bytes += utf8Bytes(JSON.stringify(added));
     if (bytes > LIMITS.runConfigBytes) {
       throw ApiError.validation([
-        { path: `datasets.${i}`, message: `the items so far are ${bytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes} (use num_samples, or split the run)` },
+        {
+          path: `datasets.${i}`,
+          message: `the items so far are ${bytes} bytes of JSON; a run may carry at most ${LIMITS.runConfigBytes} (use num_samples, or split the run)`,
+        },
       ]);
     }
   };
   for (const [i, ref] of body.datasets.entries()) {
     if ("synthetic" in ref) {
       const s = ref.synthetic;
-      const generated = generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness });
+      const generated = generateSynthetic({
+        seed: s.seed,
+        numReasoning: s.num_reasoning,
+        numAdversarial: s.num_adversarial,
+        numRobustness: s.num_robustness,
+      });
       for (const it of generated) {
         const item = { ...it, dataset: "synthetic" };
         if (goldInOurWords(it)) ours.add(item);
@@ -121,7 +163,8 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
       continue;
     }
     const row = await getDataset(db, tenantId, ref.id);
-    if (!row) throw ApiError.validation([{ path: `datasets.${i}.id`, message: `no dataset '${ref.id}' for this tenant` }]);
+    if (!row)
+      throw ApiError.validation([{ path: `datasets.${i}.id`, message: `no dataset '${ref.id}' for this tenant` }]);
     const taken = (await datasetItems<DatasetItem>(db, row.id)).slice(0, ref.num_samples);
     count(i, taken);
     items.push(...taken);
@@ -132,7 +175,6 @@ async function loadItems(body: RqBody, db: Parameters<typeof getDataset>[0], ten
   return { items: withIds, ownWording: withIds.filter((_, n) => ours.has(items[n])).map((it) => it.id) };
 }
 
-
 /** A reasoning-quality request as its run: models, backends and items resolved, keys named per model and backend. */
 export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<NewRunOf<RqRunConfig>> {
   const backend = (b: RqBody["ls"] | RqBody["ss"]) => (typeof b === "string" ? undefined : b.provider);
@@ -142,11 +184,21 @@ export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<New
     ["ss.provider", backend(body.ss)],
   ]);
   const n = body.models.length;
-  const { models, secrets, ls, ss } = resolveModels(body, { models: resolved.slice(0, n), ls: resolved[n], ss: resolved[n + 1] });
+  const { models, secrets, ls, ss } = resolveModels(body, {
+    models: resolved.slice(0, n),
+    ls: resolved[n],
+    ss: resolved[n + 1],
+  });
   // Each step of a unit (a generation, a round of checker calls) must fit in a fresh lane invocation.
   requireStepsFit([
-    ...models.map((m, i) => ({ path: `models.${i}.timeout_s`, what: `Model ${m.name}'s call and its retries`, cost: callCost(m.timeout_s) })),
-    ...(ls.method === "model" ? [{ path: "ls.timeout_s", what: "A round of checker calls and their retries", cost: checkerRoundCost(ls) }] : []),
+    ...models.map((m, i) => ({
+      path: `models.${i}.timeout_s`,
+      what: `Model ${m.name}'s call and its retries`,
+      cost: callCost(m.timeout_s),
+    })),
+    ...(ls.method === "model"
+      ? [{ path: "ls.timeout_s", what: "A round of checker calls and their retries", cost: checkerRoundCost(ls) }]
+      : []),
   ]);
   const { items, ownWording } = await loadItems(body, ctx.db, ctx.tenantId);
   const config: RqRunConfig = {
@@ -176,6 +228,8 @@ export async function createRqRun(body: RqBody, ctx: CreateContext): Promise<New
     // The primary unit also waits for the contradiction checker's rounds of calls.
     leaseMs:
       singleCallLeaseMs(Math.max(...models.map((m) => m.timeout_s))) +
-      (ls.method === "model" ? checkerRounds(Math.max(...models.map((m) => m.max_tokens)), ls) * singleCallLeaseMs(ls.timeout_s) : 0),
+      (ls.method === "model"
+        ? checkerRounds(Math.max(...models.map((m) => m.max_tokens)), ls) * singleCallLeaseMs(ls.timeout_s)
+        : 0),
   };
 }

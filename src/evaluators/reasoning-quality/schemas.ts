@@ -14,9 +14,15 @@ export const RqRawMetrics = z
     efficiency: z.number(),
     stability: z.number().nullable(),
   })
-  .openapi("RqRawMetrics", { description: "The six metrics (4 decimals); null where a metric was left out (LS or SS `none`, RS with no perturbations)" });
+  .openapi("RqRawMetrics", {
+    description:
+      "The six metrics (4 decimals); null where a metric was left out (LS or SS `none`, RS with no perturbations)",
+  });
 
-const Connection = z.string().optional().openapi({ description: "The saved provider connection the endpoint came from, if the request named one" });
+const Connection = z
+  .string()
+  .optional()
+  .openapi({ description: "The saved provider connection the endpoint came from, if the request named one" });
 const Endpoint = z.object({ base_url: z.string().nullable(), connection: Connection });
 
 /** What `Run.config` shows of a run (no secret, no bulky snapshot); the units work from `RqRunConfig`. */
@@ -31,15 +37,27 @@ export const RqPublicConfig = z
         temperature: z.number(),
         max_tokens: z.number().int(),
         timeout_s: z.number(),
-        simulator: z.object({ accuracy: z.number(), verbosity: z.number(), variation: z.number(), latency_ms: z.number() }).nullable(),
+        simulator: z
+          .object({ accuracy: z.number(), verbosity: z.number(), variation: z.number(), latency_ms: z.number() })
+          .nullable(),
       }),
     ),
     own_wording_golds: z.array(z.string()).optional(),
-    metrics: z.object({ consistency_runs: z.number().int(), stability_runs: z.number().int(), robustness_perturbations: z.number().int() }),
+    metrics: z.object({
+      consistency_runs: z.number().int(),
+      stability_runs: z.number().int(),
+      robustness_perturbations: z.number().int(),
+    }),
     matcher: z.enum(["canonical", "legacy7"]),
     ls: z.union([
       z.object({ method: z.enum(["lexical", "none"]) }),
-      Endpoint.extend({ method: z.literal("model"), model: z.string(), batch_size: z.number().int(), timeout_s: z.number(), fallback: z.enum(["neutral", "lexical", "none"]) }),
+      Endpoint.extend({
+        method: z.literal("model"),
+        model: z.string(),
+        batch_size: z.number().int(),
+        timeout_s: z.number(),
+        fallback: z.enum(["neutral", "lexical", "none"]),
+      }),
     ]),
     ss: z.union([
       z.object({ method: z.enum(["jaccard", "none"]) }),
@@ -65,14 +83,26 @@ export const RqPublicConfig = z
 
 export type RqPublicConfig = z.infer<typeof RqPublicConfig>;
 
-const Calls = z.object({ planned: z.number().int(), made: z.number().int(), failed: z.number().int(), missing: z.number().int() });
+const Calls = z.object({
+  planned: z.number().int(),
+  made: z.number().int(),
+  failed: z.number().int(),
+  missing: z.number().int(),
+});
 
 export const RqModelResult = z
   .object({
     model: z.string(),
     raw_metrics: RqRawMetrics,
     aggregated: z.record(z.string(), z.number()).openapi({ description: "Q per strategy" }),
-    per_dataset: z.record(z.string(), z.object({ raw_metrics: RqRawMetrics, aggregated: z.record(z.string(), z.number()), num_samples: z.number().int() })),
+    per_dataset: z.record(
+      z.string(),
+      z.object({
+        raw_metrics: RqRawMetrics,
+        aggregated: z.record(z.string(), z.number()),
+        num_samples: z.number().int(),
+      }),
+    ),
     metadata: z.object({
       num_samples: z.number().int(),
       consistency_runs: z.number().int(),
@@ -100,8 +130,23 @@ export const RqModelResult = z
     usage: UsageSchema,
     generation_failed: z.number().int(),
     backends: z.object({
-      ls: z.object({ model: z.string(), calls: z.number().int(), failed_calls: z.number().int(), usage: UsageSchema, first_error: z.string().nullable() }).nullable(),
-      ss: z.object({ model: z.string(), calls: z.number().int(), texts: z.number().int(), usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }) }).nullable(),
+      ls: z
+        .object({
+          model: z.string(),
+          calls: z.number().int(),
+          failed_calls: z.number().int(),
+          usage: UsageSchema,
+          first_error: z.string().nullable(),
+        })
+        .nullable(),
+      ss: z
+        .object({
+          model: z.string(),
+          calls: z.number().int(),
+          texts: z.number().int(),
+          usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+        })
+        .nullable(),
     }),
   })
   .openapi("ReasoningQualityModelResult");
@@ -114,7 +159,9 @@ export const RqResult = z
     rankings: z
       .record(z.string(), z.array(z.object({ model: z.string(), q: z.number(), rank: z.number().int() })))
       .openapi({ description: "Per strategy, the models best first (competition ranking: ties share a rank)" }),
-    strategies: z.record(z.string(), z.record(z.string(), z.number())).openapi({ description: "Each strategy's effective weights" }),
+    strategies: z
+      .record(z.string(), z.record(z.string(), z.number()))
+      .openapi({ description: "Each strategy's effective weights" }),
     metric_keys: z.array(z.enum(METRIC_KEYS)),
   })
   .openapi("ReasoningQualityResult");
@@ -140,7 +187,9 @@ export const RqOutput = z
         usage: UsageSchema,
       })
       .optional()
-      .openapi({ description: "The primary run only, under the LS `model` backend: the checker's labels for this trace" }),
+      .openapi({
+        description: "The primary run only, under the LS `model` backend: the checker's labels for this trace",
+      }),
   })
   .openapi("ReasoningQualityOutput");
 
@@ -149,9 +198,16 @@ export type RqOutput = z.infer<typeof RqOutput>;
 
 /** What every comparison of two reasoning-quality runs shows, paired or not. */
 const RqComparedModels = {
-  models: z.object({ compared: z.array(z.string()), base_only: z.array(z.string()), head_only: z.array(z.string()) }).openapi({ description: "Models matched by name" }),
+  models: z
+    .object({ compared: z.array(z.string()), base_only: z.array(z.string()), head_only: z.array(z.string()) })
+    .openapi({ description: "Models matched by name" }),
   rank_changes: z
-    .record(z.string(), z.array(z.object({ model: z.string(), base_rank: z.number().int().nullable(), head_rank: z.number().int().nullable() })))
+    .record(
+      z.string(),
+      z.array(
+        z.object({ model: z.string(), base_rank: z.number().int().nullable(), head_rank: z.number().int().nullable() }),
+      ),
+    )
     .openapi({ description: "Per strategy compared, the compared models whose rank changed" }),
   strategies_not_compared: z
     .array(z.object({ strategy: z.string(), reason: z.string() }))
@@ -165,15 +221,20 @@ export const RqComparisonDetails = z
     z.object({
       ...RqComparedModels,
       items: z.number().int(),
-      correctness: z.record(z.string(), PairedOutcomesSchema).openapi({ description: "Per compared model, the items right or wrong in each run" }),
-      no_interval: z
-        .record(z.string(), z.array(z.string()))
-        .optional()
-        .openapi({ description: "Per model, the metrics whose kept scores do not reproduce the result's figure (SS by embeddings, older results): no interval" }),
+      correctness: z
+        .record(z.string(), PairedOutcomesSchema)
+        .openapi({ description: "Per compared model, the items right or wrong in each run" }),
+      no_interval: z.record(z.string(), z.array(z.string())).optional().openapi({
+        description:
+          "Per model, the metrics whose kept scores do not reproduce the result's figure (SS by embeddings, older results): no interval",
+      }),
     }),
     z.object({
       ...RqComparedModels,
-      unpaired_reason: z.string().openapi({ description: "Why items are not paired (a dataset of the runs has been deleted since): the results' figures only, without intervals" }),
+      unpaired_reason: z.string().openapi({
+        description:
+          "Why items are not paired (a dataset of the runs has been deleted since): the results' figures only, without intervals",
+      }),
     }),
   ])
   .openapi("ReasoningQualityComparisonDetails");

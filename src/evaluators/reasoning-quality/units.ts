@@ -12,7 +12,16 @@ import { reasonerResponder } from "../../providers/index.ts";
 import { unitModel, type ModelSpec } from "../../runs/plugin/model-client.ts";
 import type { UnitContext, UnitOutcome } from "../../runs/plugin/types.ts";
 import { callCost, largerStep, type StepCost } from "../../platform/invocation-budget.ts";
-import { CHECKER_PARALLEL, checkerClient, LS_SECRET, stepCheck, type CheckState, type LsModelConfig, type RqLs, type RqSs } from "./backends.ts";
+import {
+  CHECKER_PARALLEL,
+  checkerClient,
+  LS_SECRET,
+  stepCheck,
+  type CheckState,
+  type LsModelConfig,
+  type RqLs,
+  type RqSs,
+} from "./backends.ts";
 import type { RqOutput, RqPublicConfig } from "./schemas.ts";
 
 /** A model as the units call it, and as `Run.config` shows it; `name` is unique in the run (the result's `model`). */
@@ -95,14 +104,23 @@ export function plan(config: RqRunConfig): string[] {
  */
 function modelSpec(config: RqRunConfig, m: number, i: number, call: string): ModelSpec {
   const model = config.models[m];
-  if (!model.simulator) return { kind: "endpoint", base_url: model.base_url!, secret: modelSecret(m), timeout_s: model.timeout_s };
+  if (!model.simulator)
+    return { kind: "endpoint", base_url: model.base_url!, secret: modelSecret(m), timeout_s: model.timeout_s };
   const index = call === "p" ? 0 : 1 + callKeys(planOf(config, i)).findIndex((c) => c.key === call);
   return {
     kind: "simulator",
     model: model.model,
     seed: config.seed,
     latency_ms: model.simulator.latency_ms,
-    responders: [reasonerResponder({ model: model.name, item: String(i), gold: itemOf(config, i).answer, call: index, ...model.simulator })],
+    responders: [
+      reasonerResponder({
+        model: model.name,
+        item: String(i),
+        gold: itemOf(config, i).answer,
+        call: index,
+        ...model.simulator,
+      }),
+    ],
   };
 }
 
@@ -113,7 +131,9 @@ function modelSpec(config: RqRunConfig, m: number, i: number, call: string): Mod
 export function unitCost(config: RqRunConfig, id: string): StepCost {
   const { m, call } = parseUnit(id);
   const generation = callCost(config.models[m].timeout_s);
-  return call === "p" && config.ls.method === "model" ? largerStep(generation, checkerRoundCost(config.ls)) : generation;
+  return call === "p" && config.ls.method === "model"
+    ? largerStep(generation, checkerRoundCost(config.ls))
+    : generation;
 }
 
 /** A round of checker calls: CHECKER_PARALLEL calls at once, so one call's wall time and each call's subrequests. */
@@ -137,7 +157,11 @@ export async function execute(id: string, ctx: UnitContext<RqRunConfig>, signal:
   const base = { model: model.name, item: i, call };
   const failed = (err: unknown): UnitOutcome => {
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return { status: "failed", output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput, error };
+    return {
+      status: "failed",
+      output: { ...base, ok: false, text: null, output_tokens: null, usage: null, error } satisfies RqOutput,
+      error,
+    };
   };
   const ls = config.ls;
   const checked = call === "p" && ls.method === "model";
@@ -152,10 +176,25 @@ export async function execute(id: string, ctx: UnitContext<RqRunConfig>, signal:
     const client = unitModel(ctx, modelSpec(config, m, i, call));
     try {
       // The raw question as one user message, no system prompt (spec §1.1).
-      const res = await client.chat({ model: model.model, messages: [{ role: "user", content: prompt }], temperature: model.temperature, max_tokens: model.max_tokens }, { signal });
+      const res = await client.chat(
+        {
+          model: model.model,
+          messages: [{ role: "user", content: prompt }],
+          temperature: model.temperature,
+          max_tokens: model.max_tokens,
+        },
+        { signal },
+      );
       const text = res.choices?.[0]?.message?.content;
       if (typeof text !== "string") throw new Error("the response has no choices[0].message.content");
-      output = { ...base, ok: true, text, output_tokens: res.usage?.completion_tokens ?? null, usage: res.usage ?? null, error: null };
+      output = {
+        ...base,
+        ok: true,
+        text,
+        output_tokens: res.usage?.completion_tokens ?? null,
+        usage: res.usage ?? null,
+        error: null,
+      };
     } catch (err) {
       return failed(err);
     }
@@ -163,12 +202,16 @@ export async function execute(id: string, ctx: UnitContext<RqRunConfig>, signal:
   if (checked) {
     // The same steps the aggregate's record will hold (buildRecord's default rule).
     const pairs = stepPairs(storedTrace(splitSteps(output.text!, "legacy_dot")));
-    const endpoint = () => unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
+    const endpoint = () =>
+      unitModel(ctx, { kind: "endpoint", base_url: ls.base_url!, secret: LS_SECRET, timeout_s: ls.timeout_s });
     if (pairs.length > 0) {
       const round = checkerRoundCost(ls);
       let done;
       try {
-        done = await stepCheck(pairs, ls, checkerClient(ls, config.seed, endpoint), signal, { from: saved?.check, beforeRound: steps && (() => steps.fits(round)) });
+        done = await stepCheck(pairs, ls, checkerClient(ls, config.seed, endpoint), signal, {
+          from: saved?.check,
+          beforeRound: steps && (() => steps.fits(round)),
+        });
       } catch (err) {
         return failed(err);
       }
@@ -183,5 +226,14 @@ export async function execute(id: string, ctx: UnitContext<RqRunConfig>, signal:
 /** The output of a unit that gave up: a failed call, as the record's failure policy expects. */
 export function failureOutput(config: RqRunConfig, id: string, error: string): RqOutput {
   const { m, i, call } = parseUnit(id);
-  return { model: config.models[m].name, item: i, call, ok: false, text: null, output_tokens: null, usage: null, error };
+  return {
+    model: config.models[m].name,
+    item: i,
+    call,
+    ok: false,
+    text: null,
+    output_tokens: null,
+    usage: null,
+    error,
+  };
 }

@@ -9,7 +9,9 @@ function tally(into: Record<string, number>, key: string | null) {
 }
 
 /** Of a sample's row, what the estimator and the diagnostics read (not its answer object or reply text). */
-type Kept = Pick<RplOutput, "prompt_sha256" | "json_valid" | "prob_true" | "logit" | "cache_hit" | "invalid_reason"> & { at: number };
+type Kept = Pick<RplOutput, "prompt_sha256" | "json_valid" | "prob_true" | "logit" | "cache_hit" | "invalid_reason"> & {
+  at: number;
+};
 
 /**
  * The engine's frozen estimator over every sample, with the run's plan and diagnostics. Async (WebCrypto
@@ -25,7 +27,15 @@ export async function aggregate(config: RplRunConfig, samples: Iterable<StoredSa
   for (const s of samples) {
     const r = rowOf(config, s);
     const at = order.get(s.unitId) ?? Number.MAX_SAFE_INTEGER;
-    kept.push({ at, prompt_sha256: r.prompt_sha256, json_valid: r.json_valid, prob_true: r.prob_true, logit: r.logit, cache_hit: r.cache_hit, invalid_reason: r.invalid_reason });
+    kept.push({
+      at,
+      prompt_sha256: r.prompt_sha256,
+      json_valid: r.json_valid,
+      prob_true: r.prob_true,
+      logit: r.logit,
+      cache_hit: r.cache_hit,
+      invalid_reason: r.invalid_reason,
+    });
     // The first by plan order, ties (ids outside the plan) to the first recorded, as a stable sort would have it.
     if (r.error && (!firstError || at < firstError.at)) firstError = { at, error: r.error };
   }
@@ -37,7 +47,12 @@ export async function aggregate(config: RplRunConfig, samples: Iterable<StoredSa
   let summary;
   try {
     summary = await aggregateSamples({
-      samples: rows.map((r) => ({ prompt_sha256: r.prompt_sha256, valid: r.json_valid, prob: r.prob_true, logit: r.logit })),
+      samples: rows.map((r) => ({
+        prompt_sha256: r.prompt_sha256,
+        valid: r.json_valid,
+        prob: r.prob_true,
+        logit: r.logit,
+      })),
       claim: config.claim,
       model: config.model,
       promptVersionFull: config.prompt.version,
@@ -51,12 +66,22 @@ export async function aggregate(config: RplRunConfig, samples: Iterable<StoredSa
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     const first = firstError?.error;
-    const reasons = Object.entries(invalid_reasons).map(([k, n]) => `${k} ×${n}`).join(", ");
-    throw new RangeError(`${err.message}${reasons ? ` (invalid: ${reasons})` : ""}${first ? `; first error: ${first}` : ""}`);
+    const reasons = Object.entries(invalid_reasons)
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(", ");
+    throw new RangeError(
+      `${err.message}${reasons ? ` (invalid: ${reasons})` : ""}${first ? `; first error: ${first}` : ""}`,
+    );
   }
   const d = summary.diagnostics;
   return {
-    run_id: await runId({ claim: config.claim, model: config.model, promptVersionFull: config.prompt.version, K: config.K, R: config.R }),
+    run_id: await runId({
+      claim: config.claim,
+      model: config.model,
+      promptVersionFull: config.prompt.version,
+      K: config.K,
+      R: config.R,
+    }),
     claim: config.claim,
     model: config.model,
     prompt_version: config.prompt.version,

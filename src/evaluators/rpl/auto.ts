@@ -23,12 +23,19 @@ export function publicRplConfig(config: RplRunConfig & { auto?: AutoState }): Re
  * stage's run (whose samples for templates and replicates already asked come from the sample cache,
  * so only the top-up calls reach the model) or closes the controller with its final figures.
  */
-export async function autoFollowUp(config: RplRunConfig & { auto?: AutoState }, result: RplResult): Promise<FollowUp | null> {
+export async function autoFollowUp(
+  config: RplRunConfig & { auto?: AutoState },
+  result: RplResult,
+): Promise<FollowUp | null> {
   const auto = config.auto;
   if (!auto) return null;
   const r = result;
   const stage = auto.stages[auto.stage_index];
-  const metrics = { ci_width: r.aggregates.ci_width, stability_score: r.aggregates.stability_score, imbalance_ratio: r.aggregation.imbalance_ratio };
+  const metrics = {
+    ci_width: r.aggregates.ci_width,
+    stability_score: r.aggregates.stability_score,
+    imbalance_ratio: r.aggregation.imbalance_ratio,
+  };
   const d = decideStage(auto.stage_index, auto.stages, metrics);
   const record: RplStageRecord = {
     stage_id: await stageId(auto.stage_index + 1, config.claim, config.model, stage),
@@ -51,7 +58,14 @@ export async function autoFollowUp(config: RplRunConfig & { auto?: AutoState }, 
   const decision_log = history.map((h) => ({ stage_id: h.stage_id, decision: h.decision, reason: h.reason }));
   if (d.decision.startsWith("escalate")) {
     const next = auto.stages[auto.stage_index + 1];
-    const plan = await planRpl({ claim: config.claim, model: config.model, promptBank: config.prompt, K: next.K, R: next.R, T: next.T });
+    const plan = await planRpl({
+      claim: config.claim,
+      model: config.model,
+      promptBank: config.prompt,
+      K: next.K,
+      R: next.R,
+      T: next.T,
+    });
     const nextConfig = { ...config, ...next, plan, auto: { ...auto, stage_index: auto.stage_index + 1, history } };
     return {
       result: { ...result, auto: { controller, stages: history, decision_log } satisfies RplAuto },

@@ -16,9 +16,15 @@
 import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../engines/stats/index.ts";
 import type { FieldError } from "../../errors.ts";
-import { metric, metricVerdict, type BasisInput, type ComparedRun, type Comparer, type MetricComparison } from "../../runs/plugin/compare.ts";
+import {
+  metric,
+  metricVerdict,
+  type BasisInput,
+  type ComparedRun,
+  type Comparer,
+  type MetricComparison,
+} from "../../runs/plugin/compare.ts";
 import { RplComparisonDetails, type RplPublicConfig, type RplResult } from "./schemas.ts";
-
 
 /** What a comparison reads of a run's result, kept when it is aggregated: its figures. */
 export type RplBasis = {
@@ -30,7 +36,15 @@ type Run = ComparedRun<RplPublicConfig, RplBasis>;
 
 function rplBasis({ result: r }: BasisInput<RplResult>): RplBasis {
   const a = r.aggregates;
-  return { aggregates: { prob_true_rpl: a.prob_true_rpl, ci95: a.ci95, ci_width: a.ci_width, stability_score: a.stability_score }, quality: { pqs: r.quality.pqs } };
+  return {
+    aggregates: {
+      prob_true_rpl: a.prob_true_rpl,
+      ci95: a.ci95,
+      ci_width: a.ci_width,
+      stability_score: a.stability_score,
+    },
+    quality: { pqs: r.quality.pqs },
+  };
 }
 
 /** The confidence of each run's own interval: the frozen estimator takes the 2.5 and 97.5 percentiles. */
@@ -97,13 +111,29 @@ export const rplComparer: Comparer<RplPublicConfig, RplResult, RplBasis, RplComp
     );
     // Two-sided: a prior moving is not a regression by itself, so the metric has no better direction
     // (never judged); whether it moved beyond its interval and min_effect is reported in details.
-    const p = metric("prob_true_rpl", b.prob_true_rpl, h.prob_true_rpl, ci, { higherIsBetter: null, method: "combined-bootstraps", minEffect });
+    const p = metric("prob_true_rpl", b.prob_true_rpl, h.prob_true_rpl, ci, {
+      higherIsBetter: null,
+      method: "combined-bootstraps",
+      minEffect,
+    });
     const moved = metricVerdict(p.delta, ci, minEffect, true, "combined-bootstraps") !== "no_change";
     const metrics: MetricComparison[] = [
       p,
-      metric("ci_width", b.ci_width, h.ci_width, null, { higherIsBetter: false, method: "none", minEffect: Math.max(minEffect, WIDTH_EPSILON) }),
-      metric("stability_score", b.stability_score, h.stability_score, null, { higherIsBetter: true, method: "none", minEffect }),
-      metric("pqs", base.basis.quality.pqs, head.basis.quality.pqs, null, { higherIsBetter: true, method: "none", minEffect }),
+      metric("ci_width", b.ci_width, h.ci_width, null, {
+        higherIsBetter: false,
+        method: "none",
+        minEffect: Math.max(minEffect, WIDTH_EPSILON),
+      }),
+      metric("stability_score", b.stability_score, h.stability_score, null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
+      metric("pqs", base.basis.quality.pqs, head.basis.quality.pqs, null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
     ];
     return {
       paired: false,

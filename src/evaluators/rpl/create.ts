@@ -17,7 +17,12 @@ import { unitCost } from "./units.ts";
 const MAX_PROMPT_CHARS = 4000;
 
 /** The stored config: the plan's, the auto preset's state, and public fields that ride along as plain data. */
-export type RplStoredConfig = RplRunConfig & { auto?: AutoState; prompt_version_full?: string; prompt_sha256?: string; concurrency?: number };
+export type RplStoredConfig = RplRunConfig & {
+  auto?: AutoState;
+  prompt_version_full?: string;
+  prompt_sha256?: string;
+  concurrency?: number;
+};
 
 /**
  * The banks a request's prompt versions name (ours by short name, the tenant's as name@version), each
@@ -30,10 +35,15 @@ async function banksOf(body: RplBody, ctx: CreateContext): Promise<ResolvedRplPr
   for (const [i, v] of versions.entries()) {
     const found = await resolveRplPrompt(ctx.db, ctx.tenantId, v);
     if (typeof found !== "string") banks.push(found);
-    else errors.push({ path: Array.isArray(body.prompt_version) ? `prompt_version.${i}` : "prompt_version", message: found });
+    else
+      errors.push({
+        path: Array.isArray(body.prompt_version) ? `prompt_version.${i}` : "prompt_version",
+        message: found,
+      });
   }
   if (errors.length) throw ApiError.validation(errors);
-  if (new Set(versions).size !== versions.length) throw ApiError.validation([{ path: "prompt_version", message: "lists a version twice" }]);
+  if (new Set(versions).size !== versions.length)
+    throw ApiError.validation([{ path: "prompt_version", message: "lists a version twice" }]);
   return banks;
 }
 
@@ -45,11 +55,22 @@ export async function createRplRun(body: RplBody, ctx: CreateContext): Promise<C
   // Every version is planned (and its prompts checked) before any run is made.
   const parts = [];
   for (const { ref: version, bank, sha256 } of banks) {
-    const stageStart = body.preset === "auto" ? autoStart(bank.paraphrases.length) : { K: body.K, R: body.R, T: body.T };
-    const planned = await planRpl({ claim: body.claim, model: body.model, promptBank: bank, K: stageStart.K, R: stageStart.R, T: stageStart.T });
+    const stageStart =
+      body.preset === "auto" ? autoStart(bank.paraphrases.length) : { K: body.K, R: body.R, T: body.T };
+    const planned = await planRpl({
+      claim: body.claim,
+      model: body.model,
+      promptBank: bank,
+      K: stageStart.K,
+      R: stageStart.R,
+      T: stageStart.T,
+    });
     if (planned.prompt_char_len_max > MAX_PROMPT_CHARS) {
       throw ApiError.validation([
-        { path: "claim", message: `too long: the longest prompt would be ${planned.prompt_char_len_max} characters; the cap is ${MAX_PROMPT_CHARS}` },
+        {
+          path: "claim",
+          message: `too long: the longest prompt would be ${planned.prompt_char_len_max} characters; the cap is ${MAX_PROMPT_CHARS}`,
+        },
       ]);
     }
     // Extra public fields (prompt_version_full, concurrency) ride along in the config; they are plain data.

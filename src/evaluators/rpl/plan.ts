@@ -46,7 +46,6 @@ export type RplRunConfig = ModelSettings & {
   plan: RplPlan;
 };
 
-
 export function composeFor(config: Pick<RplRunConfig, "claim" | "prompt">, templateIndex: number) {
   return composePrompt({
     system: config.prompt.system,
@@ -59,7 +58,8 @@ export function composeFor(config: Pick<RplRunConfig, "claim" | "prompt">, templ
 
 function checkCount(name: string, v: number | null | undefined, min: number) {
   if (v == null) return;
-  if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`planRpl: ${name} must be an integer ≥ ${min}, got ${v}`);
+  if (!Number.isSafeInteger(v) || v < min)
+    throw new RangeError(`planRpl: ${name} must be an integer ≥ ${min}, got ${v}`);
 }
 
 /**
@@ -69,16 +69,34 @@ function checkCount(name: string, v: number | null | undefined, min: number) {
  * prompt_sha256 as the original does).
  * @throws RangeError for K < 1, R < 1 or a negative / non-integer T.
  */
-export async function planRpl(input: { claim: string; model: string; promptBank: RplPromptBank; K: number; R: number; T: number | null }): Promise<RplPlan> {
+export async function planRpl(input: {
+  claim: string;
+  model: string;
+  promptBank: RplPromptBank;
+  K: number;
+  R: number;
+  T: number | null;
+}): Promise<RplPlan> {
   const { claim, model, promptBank, K, R, T } = input;
   checkCount("K", K, 1);
   checkCount("R", R, 1);
   checkCount("T", T, 0);
-  const sampling = await planSampling({ claim, model, promptVersionFull: promptBank.version, tBank: promptBank.paraphrases.length, T, K });
+  const sampling = await planSampling({
+    claim,
+    model,
+    promptVersionFull: promptBank.version,
+    tBank: promptBank.paraphrases.length,
+    T,
+    K,
+  });
   const composed = new Map<number, Awaited<ReturnType<typeof composeFor>>>();
   for (const t of sampling.tpl_indices) composed.set(t, await composeFor({ claim, prompt: promptBank }, t));
   const keys = sampling.seq_bank.map((t) => composed.get(t)!.prompt_sha256);
-  const slots: RplPlanSlot[] = sampling.seq_bank.map((t, slot) => ({ template_index: t, prompt_sha256: keys[slot], replicate_idx: [] }));
+  const slots: RplPlanSlot[] = sampling.seq_bank.map((t, slot) => ({
+    template_index: t,
+    prompt_sha256: keys[slot],
+    replicate_idx: [],
+  }));
   for (const u of replicateIndices(keys, R)) slots[u.slot].replicate_idx.push(u.replicate_idx);
   return {
     T_bank: sampling.T_bank,

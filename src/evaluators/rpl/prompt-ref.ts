@@ -11,7 +11,8 @@ import { RPL_PROMPTS, rplBankSha256, type RplPromptBank } from "./prompts.ts";
 /** A resolved reference: the bank, as the run snapshots it, and its SHA-256 (rplBankSha256). */
 export type ResolvedRplPrompt = { ref: string; bank: RplPromptBank; sha256: string };
 
-const known = () => `available: ${Object.keys(RPL_PROMPTS).join(", ")}, or one of your rpl prompts as name@version (POST /v1/prompts)`;
+const known = () =>
+  `available: ${Object.keys(RPL_PROMPTS).join(", ")}, or one of your rpl prompts as name@version (POST /v1/prompts)`;
 
 /** The bank `ref` names for this tenant, or a message saying why there is none. */
 export async function resolveRplPrompt(db: Db, tenantId: string, ref: string): Promise<ResolvedRplPrompt | string> {
@@ -24,6 +25,12 @@ export async function resolveRplPrompt(db: Db, tenantId: string, ref: string): P
   if (row.kind !== "rpl") return `'${ref}' is a ${row.kind} prompt, not an rpl bank`;
   const c = row.content as RplPromptContent;
   // The version string is what every hash uses (rotation, cache key, seeds), as the YAML's `version` is in Heretix.
-  const bank: RplPromptBank = { version: row.version, system: c.system, user_template: c.user_template, schema: c.schema, paraphrases: [...c.paraphrases] };
+  const bank: RplPromptBank = {
+    version: row.version,
+    system: c.system,
+    user_template: c.user_template,
+    schema: c.schema,
+    paraphrases: [...c.paraphrases],
+  };
   return { ref, bank, sha256: row.sha256 };
 }

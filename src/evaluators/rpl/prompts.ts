@@ -42,7 +42,8 @@ export function validatePromptBank(raw: unknown, name: string): RplPromptBank {
   if (!(o.user_template as string).includes("{CLAIM}")) fail("'user_template' must contain {CLAIM}");
   if (!Array.isArray(o.paraphrases)) fail("'paraphrases' must be an array");
   const paraphrases = o.paraphrases as unknown[];
-  if (paraphrases.length !== RPL_BANK_SIZE) fail(`'paraphrases' must have ${RPL_BANK_SIZE} entries, got ${paraphrases.length}`);
+  if (paraphrases.length !== RPL_BANK_SIZE)
+    fail(`'paraphrases' must have ${RPL_BANK_SIZE} entries, got ${paraphrases.length}`);
   paraphrases.forEach((p, i) => {
     if (typeof p !== "string" || p.trim() === "") fail(`paraphrase ${i} must be a non-empty string`);
     if (!(p as string).includes("{CLAIM}")) fail(`paraphrase ${i} must contain {CLAIM}`);
@@ -60,9 +61,12 @@ export function validatePromptBank(raw: unknown, name: string): RplPromptBank {
  * Every bank by short name (the API's `prompt_version`), validated at load. A null-prototype object, so
  * a lookup such as `RPL_PROMPTS["toString"]` is undefined rather than an inherited function.
  */
-export const RPL_PROMPTS: Record<string, RplPromptBank> = Object.assign(Object.create(null) as Record<string, RplPromptBank>, {
-  "rpl-assay-v1": validatePromptBank(assayV1, "rpl-assay-v1"),
-});
+export const RPL_PROMPTS: Record<string, RplPromptBank> = Object.assign(
+  Object.create(null) as Record<string, RplPromptBank>,
+  {
+    "rpl-assay-v1": validatePromptBank(assayV1, "rpl-assay-v1"),
+  },
+);
 
 export const DEFAULT_RPL_PROMPT = "rpl-assay-v1";
 
@@ -85,6 +89,7 @@ export function rplBankSha256(bank: RplPromptBank): Promise<string> {
 /** The bank for a short name; throws a RangeError listing the known names otherwise. */
 export function promptBank(name: string): RplPromptBank {
   const bank = RPL_PROMPTS[name];
-  if (!bank) throw new RangeError(`unknown rpl prompt_version '${name}' (known: ${Object.keys(RPL_PROMPTS).join(", ")})`);
+  if (!bank)
+    throw new RangeError(`unknown rpl prompt_version '${name}' (known: ${Object.keys(RPL_PROMPTS).join(", ")})`);
   return bank;
 }

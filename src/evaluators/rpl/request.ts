@@ -8,7 +8,13 @@ const Seed = z
   .union([z.string().regex(/^\d{1,20}$/), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
   .transform((v) => String(v))
   .refine((v) => BigInt(v) < 2n ** 64n, "must be below 2^64")
-  .openapi({ type: "string", pattern: "^\\d{1,20}$", description: "Bootstrap seed, 0 ≤ seed < 2^64, as a decimal string. Default: derived from the run's settings, as the original does", example: "42" });
+  .openapi({
+    type: "string",
+    pattern: "^\\d{1,20}$",
+    description:
+      "Bootstrap seed, 0 ≤ seed < 2^64, as a decimal string. Default: derived from the run's settings, as the original does",
+    example: "42",
+  });
 
 const { seed: _providerSeed, ...ModelFieldsWithoutSeed } = ModelFields;
 
@@ -25,11 +31,21 @@ export const RplRunRequest = z
       }),
     K: z.number().int().min(1).max(64).default(8).openapi({ description: "Paraphrase slots" }),
     R: z.number().int().min(1).max(16).default(2).openapi({ description: "Replicates per slot" }),
-    T: z.number().int().min(0).max(64).nullable().default(null).openapi({ description: "Distinct templates (null: the whole bank)" }),
+    T: z
+      .number()
+      .int()
+      .min(0)
+      .max(64)
+      .nullable()
+      .default(null)
+      .openapi({ description: "Distinct templates (null: the whole bank)" }),
     B: z.number().int().min(1).max(50_000).default(5000).openapi({ description: "Bootstrap resamples" }),
     seed: Seed.optional(),
     max_output_tokens: z.number().int().min(16).max(32_768).default(1024),
-    no_cache: z.boolean().default(false).openapi({ description: "Call the model even where the tenant's sample cache has the answer" }),
+    no_cache: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Call the model even where the tenant's sample cache has the answer" }),
     preset: z.enum(["auto"]).optional().openapi({
       description:
         "`auto`: the Auto-RPL stages S1 (T,K,R) = (8,8,2) → S2 (16,16,2) → S3 (16,16,3), each a run, escalating until ci_width ≤ 0.20, stability ≥ 0.70 and imbalance ≤ 1.50 all pass; samples are reused across stages. Replaces K, R and T. Follow `result.next_run_id` to the next stage; the last stage's `result.auto` holds the controller, final figures, stages and decision log.",

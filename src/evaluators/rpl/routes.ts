@@ -15,9 +15,18 @@ const EVALUATOR = rpl.name;
 const CompareQuery = z.object({
   runs: z
     .string()
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string()).min(2).max(10))
-    .openapi({ param: { name: "runs", in: "query" }, description: "2–10 run ids, comma-separated", example: "run_a,run_b" }),
+    .openapi({
+      param: { name: "runs", in: "query" },
+      description: "2–10 run ids, comma-separated",
+      example: "run_a,run_b",
+    }),
 });
 
 const ComparisonSchema = z
@@ -30,8 +39,7 @@ const ComparisonSchema = z
   .openapi("RplComparison");
 
 /** rpl's routes besides `POST /runs` (src/routes/evaluator-runs.ts), at /v1/rpl: the comparison of runs. */
-export const rplRoutes = createRouter()
-.openapi(
+export const rplRoutes = createRouter().openapi(
   createRoute({
     method: "get",
     path: "/compare",
@@ -58,19 +66,21 @@ export const rplRoutes = createRouter()
             : [],
     );
     if (problemsFound.length) throw ApiError.validation(problemsFound);
-    const compared: ComparedRun[] = await Promise.all(found.map(async (r) => {
-      // Checked above: a succeeded rpl run, so it has rpl's result.
-      const result = (await resultOf(c.env.RESULTS, rpl, r!))!;
-      return {
-        run_id: r!.id,
-        config: r!.config as ComparedRun["config"],
-        prob_true_rpl: result.aggregates.prob_true_rpl,
-        ci95: result.aggregates.ci95,
-        ci_width: result.aggregates.ci_width,
-        stability_score: result.aggregates.stability_score,
-        pqs: result.quality.pqs,
-      };
-    }));
+    const compared: ComparedRun[] = await Promise.all(
+      found.map(async (r) => {
+        // Checked above: a succeeded rpl run, so it has rpl's result.
+        const result = (await resultOf(c.env.RESULTS, rpl, r!))!;
+        return {
+          run_id: r!.id,
+          config: r!.config as ComparedRun["config"],
+          prob_true_rpl: result.aggregates.prob_true_rpl,
+          ci95: result.aggregates.ci95,
+          ci_width: result.aggregates.ci_width,
+          stability_score: result.aggregates.stability_score,
+          pqs: result.quality.pqs,
+        };
+      }),
+    );
     try {
       return c.json(compareRuns(compared), 200);
     } catch (err) {

@@ -10,9 +10,16 @@ export const RplPublicConfig = z
   .object({
     ...ModelSettingsSchema,
     claim: z.string(),
-    prompt_version: z.string().openapi({ description: "The bank as the request named it: our bank's short name, or one of your prompts as name@version" }),
-    prompt_version_full: z.string().optional().openapi({ description: "The bank's full version string, which every hash uses (the version of one of your prompts)" }),
-    prompt_sha256: z.string().optional().openapi({ description: "SHA-256 of the bank the run used: of the JSON of [version, system, user_template, schema, paraphrases] (the `sha256` of a prompt pushed to /v1/prompts)" }),
+    prompt_version: z.string().openapi({
+      description: "The bank as the request named it: our bank's short name, or one of your prompts as name@version",
+    }),
+    prompt_version_full: z.string().optional().openapi({
+      description: "The bank's full version string, which every hash uses (the version of one of your prompts)",
+    }),
+    prompt_sha256: z.string().optional().openapi({
+      description:
+        "SHA-256 of the bank the run used: of the JSON of [version, system, user_template, schema, paraphrases] (the `sha256` of a prompt pushed to /v1/prompts)",
+    }),
     K: z.number().int(),
     R: z.number().int(),
     T: z.number().int().nullable(),
@@ -23,7 +30,10 @@ export const RplPublicConfig = z
     concurrency: z.number().int().optional(),
     preset: z.literal("auto").optional(),
     stage: z.number().int().optional().openapi({ description: "`preset: auto` only: the stage this run is, from 1" }),
-    group_id: z.string().optional().openapi({ description: "The A/B request's group, when this run is one of several prompt versions" }),
+    group_id: z
+      .string()
+      .optional()
+      .openapi({ description: "The A/B request's group, when this run is one of several prompt versions" }),
   })
   .openapi("RplConfig");
 
@@ -72,7 +82,9 @@ export const RplResult = z
       B: z.number().int(),
       center: z.enum(["trimmed", "mean"]),
       trim: z.number(),
-      bootstrap_seed: z.string().openapi({ description: "Decimal string: a 64-bit seed does not survive a JSON number" }),
+      bootstrap_seed: z
+        .string()
+        .openapi({ description: "Decimal string: a 64-bit seed does not survive a JSON number" }),
       n_templates: z.number().int(),
       counts_by_template: z.record(z.string(), z.number().int()),
       imbalance_ratio: z.number(),
@@ -118,7 +130,10 @@ export const RplResult = z
       planned_imbalance_ratio: z.number(),
     }),
     auto: Auto.optional(),
-    next_run_id: z.string().optional().openapi({ description: "`preset: auto`: the next stage's run, when this stage escalated" }),
+    next_run_id: z
+      .string()
+      .optional()
+      .openapi({ description: "`preset: auto`: the next stage's run, when this stage escalated" }),
   })
   .openapi("RplResult");
 
@@ -136,11 +151,16 @@ export const RplOutput = z
     replicate_idx: z.number().int(),
     prob_true: z.number().nullable(),
     logit: z.number().nullable(),
-    json_valid: z.boolean().openapi({ description: "Compliant (a number in [0, 1], no URL): only these are aggregated" }),
+    json_valid: z
+      .boolean()
+      .openapi({ description: "Compliant (a number in [0, 1], no URL): only these are aggregated" }),
     invalid_reason: z.string().nullable(),
     error: z.string().nullable(),
     raw: z.unknown().openapi({ description: "The parsed answer (null when the reply was not JSON or there was none)" }),
-    response_text: z.string().optional().openapi({ description: "The reply, only when it did not parse as JSON (first 2000 characters)" }),
+    response_text: z
+      .string()
+      .optional()
+      .openapi({ description: "The reply, only when it did not parse as JSON (first 2000 characters)" }),
     provider_model_id: z.string().nullable(),
     response_id: z.string().nullable(),
     tokens_out: z.number().int().nullable(),
@@ -155,15 +175,26 @@ export type RplOutput = z.infer<typeof RplOutput>;
 /** What a comparison of two rpl runs shows besides its metrics (compare.ts): the original's compare view's verdict. */
 export const RplComparisonDetails = z
   .object({
-    dimension: z.enum(COMPARABLE).nullable().openapi({ description: "The setting the runs differ in; null when they differ in none" }),
-    winner: z
-      .object({ run_id: z.string().nullable(), rule: z.enum(["ci_width", "pqs", "stability", "tie"]) })
-      .openapi({ description: "The original's cohort rule: the narrower CI if narrower by ≥ 0.003, else the higher PQS, then the higher stability, else a tie (run_id null)" }),
+    dimension: z
+      .enum(COMPARABLE)
+      .nullable()
+      .openapi({ description: "The setting the runs differ in; null when they differ in none" }),
+    winner: z.object({ run_id: z.string().nullable(), rule: z.enum(["ci_width", "pqs", "stability", "tie"]) }).openapi({
+      description:
+        "The original's cohort rule: the narrower CI if narrower by ≥ 0.003, else the higher PQS, then the higher stability, else a tie (run_id null)",
+    }),
     prob_true_rpl: z
       .object({
-        two_sided: z.literal(true).openapi({ description: "A prior that moves is neither better nor worse: the metric is never judged" }),
-        moved: z.boolean().openapi({ description: "Whether its interval excludes 0 and the change is at least `min_effect`" }),
-        direction: z.enum(["up", "down"]).nullable().openapi({ description: "Which way it moved; null when it did not" }),
+        two_sided: z
+          .literal(true)
+          .openapi({ description: "A prior that moves is neither better nor worse: the metric is never judged" }),
+        moved: z
+          .boolean()
+          .openapi({ description: "Whether its interval excludes 0 and the change is at least `min_effect`" }),
+        direction: z
+          .enum(["up", "down"])
+          .nullable()
+          .openapi({ description: "Which way it moved; null when it did not" }),
       })
       .openapi({ description: "What the verdict of `prob_true_rpl` (always no_change) leaves out" }),
   })

@@ -30,7 +30,9 @@ function slotOf(config: RplRunConfig, id: string): { slot: number; r: number; pl
 export function isSampleRow(v: unknown): v is RplOutput {
   if (v === null || typeof v !== "object") return false;
   const o = v as Record<string, unknown>;
-  return typeof o.prompt_sha256 === "string" && typeof o.json_valid === "boolean" && typeof o.replicate_idx === "number";
+  return (
+    typeof o.prompt_sha256 === "string" && typeof o.json_valid === "boolean" && typeof o.replicate_idx === "number"
+  );
 }
 
 function outcomeOf(row: RplOutput): UnitOutcome {
@@ -38,7 +40,13 @@ function outcomeOf(row: RplOutput): UnitOutcome {
   return { status: "failed", output: row, error: row.error ?? `invalid answer: ${row.invalid_reason ?? "unknown"}` };
 }
 
-export function invalidRow(config: RplRunConfig, id: string, reason: RplInvalidReason, error: string, cacheKey: string | null): RplOutput {
+export function invalidRow(
+  config: RplRunConfig,
+  id: string,
+  reason: RplInvalidReason,
+  error: string,
+  cacheKey: string | null,
+): RplOutput {
   const { slot, r, plan } = slotOf(config, id);
   return {
     slot,
@@ -82,7 +90,8 @@ export async function execute(id: string, ctx: UnitContext<RplRunConfig>, signal
   const config = ctx.config;
   const { slot, r, plan } = slotOf(config, id);
   const prompt = await composeFor(config, plan.template_index);
-  if (prompt.prompt_sha256 !== plan.prompt_sha256) throw new Error(`rpl: unit '${id}': the prompt does not match the run's plan`);
+  if (prompt.prompt_sha256 !== plan.prompt_sha256)
+    throw new Error(`rpl: unit '${id}': the prompt does not match the run's plan`);
   const replicate_idx = plan.replicate_idx[r];
   const cache_key = await sampleCacheKey({
     claim: config.claim,

@@ -1,6 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../routes/router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../routes/openapi.ts";
+import {
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  pageOf,
+  PageQuery,
+  problems,
+  bodyProblems,
+  tenantSecurity,
+} from "../../routes/openapi.ts";
 import { jsonBody as guardJson } from "../../middleware/json-body.ts";
 import { fieldErrors } from "../../json/field-errors.ts";
 import { LIMITS } from "../../limits.ts";
@@ -54,7 +63,12 @@ const BatchRequest = z
         description: `1–${LIMITS.batchPairs} pairs. Each is validated on its own: a bad pair gets an error entry, the others are scored.`,
         // Truthful to what the route accepts (a validating proxy must not refuse a batch the API would
         // answer): a VrtyBatchPair is scored, and any other value is accepted and answered with its error.
-        items: { anyOf: [{ $ref: "#/components/schemas/VrtyBatchPair" }, { description: "Any other value: its result is an `error` entry" }] },
+        items: {
+          anyOf: [
+            { $ref: "#/components/schemas/VrtyBatchPair" },
+            { description: "Any other value: its result is an `error` entry" },
+          ],
+        },
       }),
     idf_table: IdfTableRef,
   })
@@ -98,11 +112,9 @@ const IdfTablePage = pageOf(IdfTableSchema, "IdfTablePage");
 const CreateIdfTable = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
-    documents: z
-      .array(z.string())
-      .min(1)
-      .max(LIMITS.idfDocuments)
-      .openapi({ description: "Texts of your domain. Each is cut into 200-token windows, the pseudo-documents that IDF counts." }),
+    documents: z.array(z.string()).min(1).max(LIMITS.idfDocuments).openapi({
+      description: "Texts of your domain. Each is cut into 200-token windows, the pseudo-documents that IDF counts.",
+    }),
   })
   .openapi("CreateIdfTableRequest");
 
@@ -146,7 +158,8 @@ vrty
       operationId: "scoreVrtyBatch",
       tags: ["vrty"],
       summary: `Score up to ${LIMITS.batchPairs} pairs`,
-      description: "Results keep the order of `pairs`. An invalid pair yields an `error` entry; the batch still succeeds.",
+      description:
+        "Results keep the order of `pairs`. An invalid pair yields an `error` entry; the batch still succeeds.",
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bulkBodyBytes),
       request: { body: jsonBody(BatchRequest) },
@@ -168,7 +181,11 @@ vrty
             error: { status: 400, title: "Validation failed", detail: `Pair ${index} has invalid fields.`, errors },
           };
         }
-        return { index, ...(id === undefined ? {} : { id }), result: score(parsed.data.prompt, parsed.data.response, idf) };
+        return {
+          index,
+          ...(id === undefined ? {} : { id }),
+          result: score(parsed.data.prompt, parsed.data.response, idf),
+        };
       });
       return c.json({ results, succeeded: pairs.length - failed, failed }, 200);
     },
@@ -185,7 +202,10 @@ vrty
       security: tenantSecurity,
       middleware: guardJson(LIMITS.bulkBodyBytes),
       request: { body: jsonBody(CreateIdfTable) },
-      responses: { 201: jsonResponse(IdfTableSchema, "The stored table's metadata"), ...problems(...bodyProblems, 422) },
+      responses: {
+        201: jsonResponse(IdfTableSchema, "The stored table's metadata"),
+        ...problems(...bodyProblems, 422),
+      },
     }),
     async (c) => {
       const { name, documents } = c.req.valid("json");
@@ -229,7 +249,10 @@ vrty
       summary: "List your custom IDF tables",
       security: tenantSecurity,
       request: { query: PageQuery },
-      responses: { 200: jsonResponse(IdfTablePage, "Tables, newest first (the built-in `default` is not listed)"), ...problems(400, 401) },
+      responses: {
+        200: jsonResponse(IdfTablePage, "Tables, newest first (the built-in `default` is not listed)"),
+        ...problems(400, 401),
+      },
     }),
     async (c) => {
       const page = await listIdfTables(c.var.db, c.var.tenantId, c.req.valid("query"));
@@ -249,7 +272,8 @@ vrty
     }),
     async (c) => {
       const { table_id } = c.req.valid("param");
-      if (table_id === DEFAULT_IDF_TABLE) return c.json({ id: DEFAULT_IDF_TABLE, ...(await defaultIdfInfo()), created_at: null }, 200);
+      if (table_id === DEFAULT_IDF_TABLE)
+        return c.json({ id: DEFAULT_IDF_TABLE, ...(await defaultIdfInfo()), created_at: null }, 200);
       const row = await getIdfTable(c.var.db, c.var.tenantId, table_id);
       if (!row) throw ApiError.notFound("The IDF table");
       return c.json(idfTableToWire(row), 200);

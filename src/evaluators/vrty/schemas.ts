@@ -10,7 +10,11 @@ import { LIMITS } from "../../limits.ts";
 
 export const DEFAULT_IDF_TABLE = "default";
 
-const Text = (what: string) => z.string().max(LIMITS.textChars).meta({ description: `${what}; only its first 2,048 tokens are scored` });
+const Text = (what: string) =>
+  z
+    .string()
+    .max(LIMITS.textChars)
+    .meta({ description: `${what}; only its first 2,048 tokens are scored` });
 
 // Each request shape lists its fields itself rather than extending one pair schema: an extended strict
 // object becomes an `allOf` of two parts that each forbid the other's fields, which no body satisfies

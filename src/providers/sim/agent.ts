@@ -41,7 +41,11 @@ export function toolAgent(ctx: SimContext): SimReply | undefined {
   const answer = `The answer is ${word} (sim ${hexOf(signature).slice(0, 6)}).`;
   const final = tools.find((t) => t.function.name === FINAL);
   if (!final) return { content: answer, finish_reason: "stop" };
-  return { content: null, tool_calls: [toolCall({ name: FINAL, arguments: finalArguments(final, answer) }, 0)], finish_reason: "tool_calls" };
+  return {
+    content: null,
+    tool_calls: [toolCall({ name: FINAL, arguments: finalArguments(final, answer) }, 0)],
+    finish_reason: "tool_calls",
+  };
 }
 
 /** The plan this replay follows: the modal plan, or it with one call changed. Grouped by message. */
@@ -99,7 +103,10 @@ function deviate(calls: Call[], work: ToolDefinition[], random: () => number, wo
 }
 
 function callOf(tool: ToolDefinition, random: () => number, words: string[]): Call {
-  return { name: tool.function.name, arguments: JSON.stringify(valueFor(tool.function.parameters ?? { type: "object" }, random, words, 0)) };
+  return {
+    name: tool.function.name,
+    arguments: JSON.stringify(valueFor(tool.function.parameters ?? { type: "object" }, random, words, 0)),
+  };
 }
 
 type Schema = {
@@ -123,7 +130,9 @@ function valueFor(raw: unknown, random: () => number, words: string[], depth: nu
   const schema = raw as Schema;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[pick(random, schema.enum.length)];
   if ("const" in schema) return schema.const;
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type ?? (schema.properties ? "object" : "string");
+  const type = Array.isArray(schema.type)
+    ? schema.type.find((t) => t !== "null")
+    : (schema.type ?? (schema.properties ? "object" : "string"));
   switch (type) {
     case "integer":
     case "number": {
@@ -140,7 +149,8 @@ function valueFor(raw: unknown, random: () => number, words: string[], depth: nu
     case "object": {
       const out: Record<string, unknown> = {};
       if (depth >= 3) return out;
-      for (const name of schema.required ?? []) out[name] = valueFor(schema.properties?.[name], random, words, depth + 1);
+      for (const name of schema.required ?? [])
+        out[name] = valueFor(schema.properties?.[name], random, words, depth + 1);
       return out;
     }
     default:
@@ -155,13 +165,17 @@ function finalArguments(tool: ToolDefinition, answer: string): string {
   const out: Record<string, unknown> = {};
   for (const name of required) {
     const prop = (schema.properties?.[name] ?? {}) as Schema;
-    out[name] = prop.type === undefined || prop.type === "string" ? answer : valueFor(prop, rngOf("final", answer, name), [], 1);
+    out[name] =
+      prop.type === undefined || prop.type === "string" ? answer : valueFor(prop, rngOf("final", answer, name), [], 1);
   }
   return JSON.stringify(out);
 }
 
 /** Distinct lower-case words of 4+ letters or digits, in order of appearance. */
 export function wordsOf(text: string): string[] {
-  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 4);
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= 4);
   return [...new Set(words)];
 }

@@ -7,9 +7,25 @@
  */
 import type { SimResponder } from "./types.ts";
 
-const NEGATIONS = new Set(["not", "no", "never", "false", "incorrect", "wrong", "cannot", "isn't", "aren't", "doesn't", "don't"]);
+const NEGATIONS = new Set([
+  "not",
+  "no",
+  "never",
+  "false",
+  "incorrect",
+  "wrong",
+  "cannot",
+  "isn't",
+  "aren't",
+  "doesn't",
+  "don't",
+]);
 
-const words = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter(Boolean);
 
 export function simCheckerLabel(premise: string, hypothesis: string): "contradiction" | "entailment" | "neutral" {
   const a = words(premise);
@@ -22,5 +38,8 @@ export function simCheckerLabel(premise: string, hypothesis: string): "contradic
 }
 
 export function checkerResponder(pairs: readonly { premise: string; hypothesis: string }[]): SimResponder {
-  return () => ({ content: JSON.stringify({ labels: pairs.map((p) => simCheckerLabel(p.premise, p.hypothesis)) }), finish_reason: "stop" });
+  return () => ({
+    content: JSON.stringify({ labels: pairs.map((p) => simCheckerLabel(p.premise, p.hypothesis)) }),
+    finish_reason: "stop",
+  });
 }

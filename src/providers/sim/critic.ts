@@ -39,7 +39,8 @@ export function simTrueLabel(seed: string, item: string, labels: readonly string
 export function criticResponder(o: SimCriticOptions): SimResponder {
   const noise = o.noise ?? 0;
   if (!(noise >= 0 && noise <= 1)) throw new RangeError(`criticResponder: noise must be in [0, 1], got ${noise}`);
-  if (o.bias && !(o.bias.rate >= 0 && o.bias.rate <= 1)) throw new RangeError(`criticResponder: bias.rate must be in [0, 1], got ${o.bias.rate}`);
+  if (o.bias && !(o.bias.rate >= 0 && o.bias.rate <= 1))
+    throw new RangeError(`criticResponder: bias.rate must be in [0, 1], got ${o.bias.rate}`);
   if (o.labels.length === 0) throw new RangeError("criticResponder: labels must not be empty");
   return (ctx) => {
     const random = rngOf("judge-critic", ctx.seed, o.critic, o.item);
@@ -51,11 +52,19 @@ export function criticResponder(o: SimCriticOptions): SimResponder {
     if (o.bias && draw < o.bias.rate) {
       [kind, confidence, why] = [o.bias.label, 0.55 + 0.3 * random(), "leans towards its preferred label"];
     } else if (random() < noise) {
-      [kind, confidence, why] = [o.labels[pick(random, o.labels.length)], 0.3 + 0.4 * random(), "is unsure and guesses"];
+      [kind, confidence, why] = [
+        o.labels[pick(random, o.labels.length)],
+        0.3 + 0.4 * random(),
+        "is unsure and guesses",
+      ];
     } else {
       [kind, confidence, why] = [truth, 0.7 + 0.3 * random(), "sees the item's true label"];
     }
-    const verdict = { kind, confidence: Math.round(confidence * 100) / 100, reasoning: `Simulated critic ${o.critic} ${why}.` };
+    const verdict = {
+      kind,
+      confidence: Math.round(confidence * 100) / 100,
+      reasoning: `Simulated critic ${o.critic} ${why}.`,
+    };
     return { content: JSON.stringify(verdict), finish_reason: "stop" };
   };
 }

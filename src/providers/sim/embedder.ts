@@ -28,7 +28,11 @@ export function createSimEmbeddingClient({ latencyMs = 0 }: { latencyMs?: number
       if (latencyMs > 0) await abortableSleep(latencyMs, signal);
       const dims = request.dimensions ?? SIM_EMBEDDING_DIMS;
       const tokens = request.input.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
-      return { data: request.input.map((t) => simEmbedding(t, dims)), model: request.model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+      return {
+        data: request.input.map((t) => simEmbedding(t, dims)),
+        model: request.model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      };
     },
   };
 }

@@ -36,7 +36,9 @@ export function hashOf(...parts: HashPart[]): number {
 
 /** `hashOf` as 8 lower-case hex digits. */
 export function hexOf(...parts: HashPart[]): string {
-  return hashOf(...parts).toString(16).padStart(8, "0");
+  return hashOf(...parts)
+    .toString(16)
+    .padStart(8, "0");
 }
 
 /** mulberry32: a generator of floats in [0, 1) from a 32-bit seed. */

@@ -24,8 +24,18 @@ export type SimReasonerOptions = {
   variation?: number;
 };
 
-const OPENERS = ["First, I restate what is asked.", "Let me work through this carefully.", "I start from the facts given."];
-const MIDDLES = ["Each quantity in the question matters.", "I check the relation between the parts.", "Nothing in the question changes the basic rule.", "I compare the options against what is known.", "The numbers involved are small enough to check by hand."];
+const OPENERS = [
+  "First, I restate what is asked.",
+  "Let me work through this carefully.",
+  "I start from the facts given.",
+];
+const MIDDLES = [
+  "Each quantity in the question matters.",
+  "I check the relation between the parts.",
+  "Nothing in the question changes the basic rule.",
+  "I compare the options against what is known.",
+  "The numbers involved are small enough to check by hand.",
+];
 
 function wrongAnswer(gold: string): string {
   const g = gold.trim();
@@ -41,10 +51,14 @@ export function reasonerResponder(o: SimReasonerOptions): SimResponder {
   const accuracy = o.accuracy ?? 0.7;
   const variation = o.variation ?? 0.2;
   const verbosity = o.verbosity ?? 3;
-  for (const [name, v] of [["accuracy", accuracy], ["variation", variation]] as const) {
+  for (const [name, v] of [
+    ["accuracy", accuracy],
+    ["variation", variation],
+  ] as const) {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`reasonerResponder: ${name} must be in [0, 1], got ${v}`);
   }
-  if (!(Number.isInteger(verbosity) && verbosity >= 0 && verbosity <= 50)) throw new RangeError(`reasonerResponder: verbosity must be an integer in [0, 50], got ${verbosity}`);
+  if (!(Number.isInteger(verbosity) && verbosity >= 0 && verbosity <= 50))
+    throw new RangeError(`reasonerResponder: verbosity must be an integer in [0, 50], got ${verbosity}`);
   return (ctx) => {
     const base = rngOf("reasoner", ctx.seed, o.model, o.item);
     const knows = base() < accuracy;
@@ -52,9 +66,11 @@ export function reasonerResponder(o: SimReasonerOptions): SimResponder {
     const random = afresh ? rngOf("reasoner-call", ctx.seed, o.model, o.item, o.call) : base;
     const correct = afresh ? random() < accuracy : knows;
     const steps = [OPENERS[pick(random, OPENERS.length)]];
-    for (let i = 1; i < verbosity; i++) steps.push(MIDDLES[(hashOf(o.item, i) + pick(random, MIDDLES.length)) % MIDDLES.length]);
+    for (let i = 1; i < verbosity; i++)
+      steps.push(MIDDLES[(hashOf(o.item, i) + pick(random, MIDDLES.length)) % MIDDLES.length]);
     const answer = correct ? o.gold.trim() : wrongAnswer(o.gold);
-    const content = verbosity === 0 ? `The answer is ${answer}` : `${steps.slice(0, verbosity).join(" ")} The answer is ${answer}`;
+    const content =
+      verbosity === 0 ? `The answer is ${answer}` : `${steps.slice(0, verbosity).join(" ")} The answer is ${answer}`;
     return { content, finish_reason: "stop" };
   };
 }

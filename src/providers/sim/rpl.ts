@@ -17,7 +17,9 @@ import type { SimContext, SimReply } from "./types.ts";
 /** True for the requests this responder answers: no tools, and a system message mentioning `prob_true`. */
 export function isRplRequest(ctx: SimContext): boolean {
   if ((ctx.request.tools ?? []).length > 0) return false;
-  return ctx.request.messages.some((m) => m.role === "system" && typeof m.content === "string" && m.content.includes("prob_true"));
+  return ctx.request.messages.some(
+    (m) => m.role === "system" && typeof m.content === "string" && m.content.includes("prob_true"),
+  );
 }
 
 /** The claim of an RPL user message: the text inside the last `Claim: "…"` line, or null. */

@@ -8,7 +8,14 @@ export { METRIC_KEYS };
 METRIC_KEYS satisfies readonly (keyof RqMetrics)[];
 
 /** Spreadsheet header text of each metric, index-aligned with METRIC_KEYS. */
-export const METRIC_LABELS = ["Correctness", "Consistency", "Robustness", "Logical Coherence", "Efficiency", "Stability"] as const;
+export const METRIC_LABELS = [
+  "Correctness",
+  "Consistency",
+  "Robustness",
+  "Logical Coherence",
+  "Efficiency",
+  "Stability",
+] as const;
 
 /** Strategies that always lead the column order when present, in this order (spec §10). */
 export const LEADING_STRATEGIES = ["balanced", "safety_priority", "accuracy_priority", "efficiency_priority"] as const;

@@ -27,7 +27,18 @@ export const RADAR_AXES = ["Correctness", "Consistency", "Robustness", "Coherenc
 export const RADAR_RINGS = [0.2, 0.4, 0.6, 0.8, 1.0] as const;
 
 /** 10-colour cycle (Tableau 10, as matplotlib's default): model i gets colour i mod 10. */
-export const RADAR_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"] as const;
+export const RADAR_COLORS = [
+  "#1f77b4",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
+] as const;
 
 /** Where things are drawn; see the module comment. */
 export const RADAR_GEOMETRY = { width: 640, cx: 320, cy: 250, radius: 170 } as const;
@@ -98,7 +109,8 @@ function fmt(n: number): string {
 
 function grid(): string[] {
   const rings = RADAR_RINGS.map(
-    (v) => `<circle class="ring" cx="${CX}" cy="${CY}" r="${fmt(v * R)}" fill="none" stroke="#c8c8c8" stroke-width="1" stroke-dasharray="${v === 1 ? "none" : "3 3"}"/>`,
+    (v) =>
+      `<circle class="ring" cx="${CX}" cy="${CY}" r="${fmt(v * R)}" fill="none" stroke="#c8c8c8" stroke-width="1" stroke-dasharray="${v === 1 ? "none" : "3 3"}"/>`,
   );
   const spokes = RADAR_AXES.map((_, i) => {
     const [x, y] = point(i, 1);
@@ -153,7 +165,8 @@ function legendLayout(models: readonly PlotModel[]): { rows: number; entries: st
     const x = left + (i % columns) * LEGEND_COLUMN_WIDTH;
     const y = LEGEND_TOP + Math.floor(i / columns) * LEGEND_ROW;
     const chars = [...labels[i]];
-    const shown = chars.length > ONE_COLUMN_MAX_CHARS ? chars.slice(0, ONE_COLUMN_MAX_CHARS - 1).join("") + "…" : labels[i];
+    const shown =
+      chars.length > ONE_COLUMN_MAX_CHARS ? chars.slice(0, ONE_COLUMN_MAX_CHARS - 1).join("") + "…" : labels[i];
     const dashed = m.naAxes.length > 0 ? ' stroke-dasharray="3 2"' : "";
     return (
       `<g class="legend-entry"><title>${escapeXml(labels[i])}</title>` +

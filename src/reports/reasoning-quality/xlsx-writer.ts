@@ -112,7 +112,9 @@ function rootRelsXml(): string {
 
 /** Sheet i (0-based) is relationship rId{i+1}; the styles part comes after the sheets. */
 function workbookXml(sheets: readonly XlsxSheet[]): string {
-  const entries = sheets.map((s, i) => `<sheet name="${escapeXml(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join("");
+  const entries = sheets
+    .map((s, i) => `<sheet name="${escapeXml(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
+    .join("");
   return (
     XML_DECL +
     `<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}">` +
@@ -165,7 +167,9 @@ function sheetViewsXml(frozen: XlsxSheet["frozen"], selected: boolean): string {
 
 function colsXml(widths: readonly number[]): string {
   const cols = widths
-    .map((w, i) => (Number.isFinite(w) && w > 0 ? `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>` : ""))
+    .map((w, i) =>
+      Number.isFinite(w) && w > 0 ? `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>` : "",
+    )
     .join("");
   return cols ? `<cols>${cols}</cols>` : "";
 }

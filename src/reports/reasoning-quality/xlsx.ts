@@ -8,7 +8,12 @@ import type { RqMetrics, RqModelReport, RqReport } from "./types.ts";
 import { xlsxPackage, type XlsxCell, type XlsxSheet } from "./xlsx-writer.ts";
 
 /** Sheet names, in workbook order. */
-export const XLSX_SHEETS = ["Overall Raw Metrics", "Aggregated Scores", "Per-Dataset Breakdown", "Experiment Metadata"] as const;
+export const XLSX_SHEETS = [
+  "Overall Raw Metrics",
+  "Aggregated Scores",
+  "Per-Dataset Breakdown",
+  "Experiment Metadata",
+] as const;
 
 /** Number format of every metric and Q cell. */
 export const SCORE_FORMAT = "0.0000";
@@ -22,7 +27,8 @@ const CELL_XFS = {
   header:
     '<xf numFmtId="0" fontId="1" fillId="2" borderId="1" xfId="0" applyFont="1" applyFill="1" applyBorder="1" applyAlignment="1">' +
     '<alignment horizontal="center" vertical="center" wrapText="1"/></xf>',
-  plain: '<xf numFmtId="0" fontId="0" fillId="0" borderId="1" xfId="0" applyBorder="1" applyAlignment="1"><alignment horizontal="center"/></xf>',
+  plain:
+    '<xf numFmtId="0" fontId="0" fillId="0" borderId="1" xfId="0" applyBorder="1" applyAlignment="1"><alignment horizontal="center"/></xf>',
   plainAlt:
     '<xf numFmtId="0" fontId="0" fillId="3" borderId="1" xfId="0" applyFill="1" applyBorder="1" applyAlignment="1"><alignment horizontal="center"/></xf>',
   score:
@@ -73,7 +79,12 @@ const STYLES_XML =
  * Async for API stability only: the work is synchronous and small.
  */
 export async function reportXlsx(r: RqReport): Promise<Uint8Array> {
-  const sheets: XlsxSheet[] = [overallSheet(r.models), aggregatedSheet(r.models), breakdownSheet(r.models), metadataSheet(r)];
+  const sheets: XlsxSheet[] = [
+    overallSheet(r.models),
+    aggregatedSheet(r.models),
+    breakdownSheet(r.models),
+    metadataSheet(r),
+  ];
   return xlsxPackage(sheets, STYLES_XML, zipTimestamp(r.created_at));
 }
 
@@ -81,14 +92,20 @@ export async function reportXlsx(r: RqReport): Promise<Uint8Array> {
 
 function overallSheet(models: readonly RqModelReport[]): XlsxSheet {
   const rows = models.map((m, i) => [text(m.model, i), ...metricCells(m.raw_metrics, i)]);
-  return tabular(XLSX_SHEETS[0], ["Model", ...METRIC_LABELS], rows, 1, [modelWidth(models), ...METRIC_LABELS.map(() => 18)]);
+  return tabular(XLSX_SHEETS[0], ["Model", ...METRIC_LABELS], rows, 1, [
+    modelWidth(models),
+    ...METRIC_LABELS.map(() => 18),
+  ]);
 }
 
 function aggregatedSheet(models: readonly RqModelReport[]): XlsxSheet {
   const keys = strategyKeys(models);
   const labels = keys.map(strategyLabel);
   const rows = models.map((m, i) => [text(m.model, i), ...keys.map((k) => score(m.aggregated[k], i))]);
-  return tabular(XLSX_SHEETS[1], ["Model", ...labels], rows, 1, [modelWidth(models), ...labels.map((l) => Math.max(14, l.length + 4))]);
+  return tabular(XLSX_SHEETS[1], ["Model", ...labels], rows, 1, [
+    modelWidth(models),
+    ...labels.map((l) => Math.max(14, l.length + 4)),
+  ]);
 }
 
 /**
@@ -97,18 +114,42 @@ function aggregatedSheet(models: readonly RqModelReport[]): XlsxSheet {
  * metrics, its metadata's sample count and its overall balanced Q.
  */
 function breakdownSheet(models: readonly RqModelReport[]): XlsxSheet {
-  const entries: { model: string; dataset: string; samples: number; metrics: RqMetrics; balanced: number | undefined }[] = [];
+  const entries: {
+    model: string;
+    dataset: string;
+    samples: number;
+    metrics: RqMetrics;
+    balanced: number | undefined;
+  }[] = [];
   for (const m of models) {
     const names = Object.keys(m.per_dataset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (names.length === 0) {
-      entries.push({ model: m.model, dataset: "overall", samples: m.metadata.num_samples, metrics: m.raw_metrics, balanced: m.aggregated.balanced });
+      entries.push({
+        model: m.model,
+        dataset: "overall",
+        samples: m.metadata.num_samples,
+        metrics: m.raw_metrics,
+        balanced: m.aggregated.balanced,
+      });
     }
     for (const d of names) {
       const ds = m.per_dataset[d];
-      entries.push({ model: m.model, dataset: d, samples: ds.num_samples, metrics: ds.raw_metrics, balanced: ds.aggregated.balanced });
+      entries.push({
+        model: m.model,
+        dataset: d,
+        samples: ds.num_samples,
+        metrics: ds.raw_metrics,
+        balanced: ds.aggregated.balanced,
+      });
     }
   }
-  const rows = entries.map((e, i) => [text(e.model, i), text(e.dataset, i), count(e.samples, i), ...metricCells(e.metrics, i), score(e.balanced, i)]);
+  const rows = entries.map((e, i) => [
+    text(e.model, i),
+    text(e.dataset, i),
+    count(e.samples, i),
+    ...metricCells(e.metrics, i),
+    score(e.balanced, i),
+  ]);
   const datasetWidth = Math.min(40, Math.max(16, ...entries.map((e) => e.dataset.length + 2)));
   return tabular(XLSX_SHEETS[2], ["Model", "Dataset", "# Samples", ...METRIC_LABELS, "Balanced"], rows, 2, [
     modelWidth(models),
@@ -148,9 +189,21 @@ function metadataSheet(r: RqReport): XlsxSheet {
 // ---- cells -------------------------------------------------------------------------------------
 
 /** A sheet with a styled header row; the first `frozenColumns` columns and the header stay in view. */
-function tabular(name: string, header: readonly string[], rows: XlsxCell[][], frozenColumns: number, widths: number[]): XlsxSheet {
+function tabular(
+  name: string,
+  header: readonly string[],
+  rows: XlsxCell[][],
+  frozenColumns: number,
+  widths: number[],
+): XlsxSheet {
   const head: XlsxCell[] = header.map((h) => ({ kind: "text", text: h, style: STYLE_ID.header }));
-  return { name, rows: [head, ...rows], columnWidths: widths, rowHeights: { 0: 30 }, frozen: { columns: frozenColumns, rows: 1 } };
+  return {
+    name,
+    rows: [head, ...rows],
+    columnWidths: widths,
+    rowHeights: { 0: 30 },
+    frozen: { columns: frozenColumns, rows: 1 },
+  };
 }
 
 /** Data row i (0-based) is shaded when i is even, i.e. sheet rows 2, 4, 6… as in the reference. */
@@ -179,7 +232,8 @@ function metricCells(m: RqMetrics, row: number): XlsxCell[] {
 }
 
 const plainText = (s: string): XlsxCell => ({ kind: "text", text: s, style: STYLE_ID.default });
-const plainNumber = (n: number): XlsxCell => (cellNumber(n) === null ? blank(0) : { kind: "number", value: n, style: STYLE_ID.default });
+const plainNumber = (n: number): XlsxCell =>
+  cellNumber(n) === null ? blank(0) : { kind: "number", value: n, style: STYLE_ID.default };
 const blank = (style: number): XlsxCell => ({ kind: "blank", style });
 
 /** Wide enough for the longest model name, within reason. */

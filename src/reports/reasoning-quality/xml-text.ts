@@ -5,7 +5,8 @@
  * than tab/LF/CR, lone surrogates, U+FFFE and U+FFFF. A model name holding one would make the
  * whole SVG or workbook unreadable, so they are dropped rather than escaped.
  */
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_INVALID =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `s` without the characters XML 1.0 forbids. */
 export function xmlSafe(s: string): string {

@@ -55,7 +55,11 @@ export function planUnitsAlarm({
  * What to do with the alarm set for `current` (null: none) to serve `plan`. An alarm already set
  * earlier, and still ahead, is kept: when it fires it plans again. One in the past is stale.
  */
-export function armDecision(current: number | null, plan: AlarmPlan | null, now: number): { set: number } | "delete" | "keep" {
+export function armDecision(
+  current: number | null,
+  plan: AlarmPlan | null,
+  now: number,
+): { set: number } | "delete" | "keep" {
   if (plan === null) return current === null ? "keep" : "delete";
   if (current === null || current > plan.at || current < now) return { set: Math.max(plan.at, now + 10) };
   return "keep";

@@ -17,14 +17,21 @@ export class Checkpoints {
 
   /** Stores `state` (the unit's own text) for `unitId`; a state over a Durable Object value's size is refused, naming the unit. */
   save(unitId: string, state: string): void {
-    guardStoredSize("durableObjectValueBytes", `the checkpoint of unit ${unitId}`, utf8Bytes(unitId) + utf8Bytes(state));
+    guardStoredSize(
+      "durableObjectValueBytes",
+      `the checkpoint of unit ${unitId}`,
+      utf8Bytes(unitId) + utf8Bytes(state),
+    );
     this.sql.exec("INSERT OR REPLACE INTO checkpoints (unit_id, state) VALUES (?, ?)", unitId, state);
     this.any = true;
   }
 
   of(unitId: string): string | null {
     if (!this.any) return null;
-    return this.sql.exec<{ state: string }>("SELECT state FROM checkpoints WHERE unit_id = ?", unitId).toArray()[0]?.state ?? null;
+    return (
+      this.sql.exec<{ state: string }>("SELECT state FROM checkpoints WHERE unit_id = ?", unitId).toArray()[0]?.state ??
+      null
+    );
   }
 
   drop(unitId: string): void {

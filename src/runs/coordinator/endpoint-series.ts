@@ -44,7 +44,16 @@ export class EndpointSeries {
   }
 
   private get s(): Stored {
-    return (this.state ??= this.store.get<Stored>("endpoint") ?? { adaptive: this.store.get<boolean>("adaptive") === true, lanes: null, originS: null, bucketS: 1, points: [], maxLimit: 0, maxInFlight: 0, lastS: 0 });
+    return (this.state ??= this.store.get<Stored>("endpoint") ?? {
+      adaptive: this.store.get<boolean>("adaptive") === true,
+      lanes: null,
+      originS: null,
+      bucketS: 1,
+      points: [],
+      maxLimit: 0,
+      maxInFlight: 0,
+      lastS: 0,
+    });
   }
 
   /** The lanes a run of `concurrency` keeps busy now: all of them until its lanes have seen a window. */
@@ -81,7 +90,13 @@ export class EndpointSeries {
   report(): EndpointReport | null {
     const s = this.s;
     if (s.originS === null) return null;
-    return { adaptive: s.adaptive, bucket_s: s.bucketS, series: s.points.map((p) => [...p]), max_limit: s.maxLimit, max_in_flight: s.maxInFlight };
+    return {
+      adaptive: s.adaptive,
+      bucket_s: s.bucketS,
+      series: s.points.map((p) => [...p]),
+      max_limit: s.maxLimit,
+      max_in_flight: s.maxInFlight,
+    };
   }
 
   /**
@@ -101,7 +116,13 @@ export class EndpointSeries {
       await saveEndpointReport(db, runId, report);
     } catch (err) {
       this.changed = true;
-      console.error(JSON.stringify({ level: "warn", run_id: runId, error: `writing the endpoint report failed, written again later: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          run_id: runId,
+          error: `writing the endpoint report failed, written again later: ${String(err)}`,
+        }),
+      );
     }
   }
 }

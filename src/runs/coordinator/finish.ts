@@ -7,7 +7,13 @@
 import { openDb } from "../../db/client.ts";
 import { getRunById, settleRun } from "../../db/runs.ts";
 import { evaluators } from "../../evaluators/registry.ts";
-import { storedSample, type AggregateContext, type EvaluatorName, type FollowUp, type StoredSample } from "../plugin/types.ts";
+import {
+  storedSample,
+  type AggregateContext,
+  type EvaluatorName,
+  type FollowUp,
+  type StoredSample,
+} from "../plugin/types.ts";
 import { loopbackAllowed } from "../../net/destination.ts";
 import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
@@ -94,7 +100,15 @@ export class Finish {
   run(): Promise<void> {
     return (this.running ??= this.once()
       // The message logged is the redacted one `once` stored: a log keeps no key either.
-      .catch(() => console.error(JSON.stringify({ level: "error", run_id: this.p.store.settings()?.runId, error: `finish failed, retried with backoff: ${this.p.store.get<string>("finishError")}` })))
+      .catch(() =>
+        console.error(
+          JSON.stringify({
+            level: "error",
+            run_id: this.p.store.settings()?.runId,
+            error: `finish failed, retried with backoff: ${this.p.store.get<string>("finishError")}`,
+          }),
+        ),
+      )
       .finally(() => (this.running = null)));
   }
 
@@ -212,22 +226,41 @@ export class Finish {
       canceled,
       signal,
       embeddings: ({ baseUrl, apiKey, timeoutMs }) =>
-        tally.embeddings(createOpenAIEmbeddingClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(env) })),
+        tally.embeddings(
+          createOpenAIEmbeddingClient({
+            baseURL: baseUrl,
+            apiKey,
+            timeoutMs,
+            onRetry: tally.onRetry,
+            allowLoopback: loopbackAllowed(env),
+          }),
+        ),
       secret: (name) => secrets[name],
     };
   }
 
   /** The aggregate, with its model calls' budget; an aggregate that throws is the run's error, not the finish's. */
-  private async aggregate(samples: Iterable<StoredSample>, tally: CallTally): Promise<{ result: unknown; error: string | null }> {
+  private async aggregate(
+    samples: Iterable<StoredSample>,
+    tally: CallTally,
+  ): Promise<{ result: unknown; error: string | null }> {
     const { store, lifecycle } = this.p;
     const calls = (this.aggregateCalls = new AbortController());
     const budget = setTimeout(
-      () => calls.abort(new Error(`the aggregate's model calls took over ${AGGREGATE_CALLS_BUDGET_MS / 60_000} minutes and were stopped`)),
+      () =>
+        calls.abort(
+          new Error(
+            `the aggregate's model calls took over ${AGGREGATE_CALLS_BUDGET_MS / 60_000} minutes and were stopped`,
+          ),
+        ),
       AGGREGATE_CALLS_BUDGET_MS,
     );
     try {
       const context = await this.aggregateContext(lifecycle.phase.kind === "canceled", calls.signal, tally);
-      return { result: await evaluators.get(store.settings()!.evaluator).aggregate(store.config(), samples, context), error: null };
+      return {
+        result: await evaluators.get(store.settings()!.evaluator).aggregate(store.config(), samples, context),
+        error: null,
+      };
     } catch (err) {
       return { result: null, error: `aggregation failed: ${err instanceof Error ? err.message : String(err)}` };
     } finally {
@@ -240,7 +273,10 @@ export class Finish {
    * The follow-up run an evaluator may ask for after a successful aggregate, and the result that
    * names it. Its idempotency key makes a finish that runs again find the same follow-up, not a second.
    */
-  private async followUp(settings: RunSettings, result: unknown): Promise<{ result: unknown; nextRunId: string | null }> {
+  private async followUp(
+    settings: RunSettings,
+    result: unknown,
+  ): Promise<{ result: unknown; nextRunId: string | null }> {
     const evaluator = evaluators.get(settings.evaluator);
     if (!evaluator.followUp) return { result, nextRunId: null };
     const { store } = this.p;
@@ -270,7 +306,12 @@ export class Finish {
    * The comparer's basis of a succeeded run, built from its config, result and samples (read again from
    * storage, page by page) and kept under the run's prefix in R2; nothing for an evaluator without one.
    */
-  private async keepBasis(settings: RunSettings, result: unknown, samples: Iterable<StoredSample>, redact: ReturnType<typeof runRedactor>): Promise<void> {
+  private async keepBasis(
+    settings: RunSettings,
+    result: unknown,
+    samples: Iterable<StoredSample>,
+    redact: ReturnType<typeof runRedactor>,
+  ): Promise<void> {
     const comparer = evaluators.get(settings.evaluator).comparer;
     if (!comparer) return;
     const basis = await comparer.basis({ config: this.p.store.config(), result, samples });
@@ -291,7 +332,8 @@ export class Finish {
     const rows = outbox.samples();
     const samples: Iterable<StoredSample> = {
       *[Symbol.iterator]() {
-        for (const r of rows) yield storedSample(evaluator, { unitId: r.unit_id, status: r.status, output: r.output, error: r.error });
+        for (const r of rows)
+          yield storedSample(evaluator, { unitId: r.unit_id, status: r.status, output: r.output, error: r.error });
       },
     };
     const tally = new CallTally();
@@ -326,11 +368,22 @@ export class Finish {
     if (status === "succeeded" && result !== null) {
       await this.keepBasis(settings, result, samples, redact).catch((err: unknown) => {
         const why = redact.text(err instanceof Error ? err.message : String(err));
-        console.error(JSON.stringify({ level: "error", run_id: settings.runId, error: `keeping the comparison basis failed: ${why}` }));
+        console.error(
+          JSON.stringify({
+            level: "error",
+            run_id: settings.runId,
+            error: `keeping the comparison basis failed: ${why}`,
+          }),
+        );
       });
     }
     // A result too large for the row goes to R2 first, the row then pointing at it.
-    const stored = await storeResult(this.p.env(), settings.runId, evaluators.get(settings.evaluator), result === null ? null : redact.value(result));
+    const stored = await storeResult(
+      this.p.env(),
+      settings.runId,
+      evaluators.get(settings.evaluator),
+      result === null ? null : redact.value(result),
+    );
     // Only over a status that is not final: a run ended in D1 by someone else (a cancel that found no
     // coordinator, before this one started) keeps that end; a finish run twice writes the same.
     const settled = await settleRun(db, settings.runId, ["queued", "running"], {
@@ -357,6 +410,12 @@ async function countFollowUp(env: Env, tenantId: string, runs: { id: string; uni
   try {
     await countRuns(env, tenantId, runs);
   } catch (err) {
-    console.error(JSON.stringify({ level: "warn", run_id: runs[0]?.id, error: `counting a follow-up run in the tenant's quotas failed: ${String(err)}` }));
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        run_id: runs[0]?.id,
+        error: `counting a follow-up run in the tenant's quotas failed: ${String(err)}`,
+      }),
+    );
   }
 }

@@ -61,10 +61,15 @@ export function statusOf(phase: Phase): "running" | FinalStatus | undefined {
  * the meta record's `status`, a `finished` flag and an `abandoned` mark. A running run whose units
  * have all ended reads as running: its alarm finds them ended and moves it on, as it always did.
  */
-export function fromLegacy(meta: Pick<StoredMeta, "status"> | undefined, finished: boolean | undefined, abandoned: "failed" | "canceled" | undefined): Phase {
+export function fromLegacy(
+  meta: Pick<StoredMeta, "status"> | undefined,
+  finished: boolean | undefined,
+  abandoned: "failed" | "canceled" | undefined,
+): Phase {
   if (!meta) return abandoned ? { kind: "abandoned", as: abandoned } : { kind: "new" };
   const status = meta.status ?? "running";
-  if (finished) return { kind: "finished", status: status === "succeeded" || status === "failed" ? status : "canceled" };
+  if (finished)
+    return { kind: "finished", status: status === "succeeded" || status === "failed" ? status : "canceled" };
   return status === "canceled" ? { kind: "canceled" } : { kind: "running" };
 }
 

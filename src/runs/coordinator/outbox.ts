@@ -18,7 +18,12 @@ const FLUSH_ROWS = 200;
 const AGGREGATE_ROWS = 500;
 
 /** A recorded sample as the aggregate reads it. */
-export type OutboxSample = { unit_id: string; status: "succeeded" | "failed"; output: string | null; error: string | null };
+export type OutboxSample = {
+  unit_id: string;
+  status: "succeeded" | "failed";
+  output: string | null;
+  error: string | null;
+};
 
 type OutboxRow = {
   seq: number;
@@ -42,7 +47,10 @@ function sampleBytes(s: UnitSample): number {
 }
 
 /** An outbox row as D1 stores it (its model calls in the samples' call columns; null where they were not counted). */
-function sampleInsert(runId: string, r: OutboxRow): SampleInsert & Pick<typeof samples.$inferInsert, "callRequests" | "callRetries" | "callRateLimited"> {
+function sampleInsert(
+  runId: string,
+  r: OutboxRow,
+): SampleInsert & Pick<typeof samples.$inferInsert, "callRequests" | "callRetries" | "callRateLimited"> {
   return {
     runId,
     unitId: r.unit_id,
@@ -59,7 +67,13 @@ function sampleInsert(runId: string, r: OutboxRow): SampleInsert & Pick<typeof s
 
 /** The progress columns of the runs row: the counts and the model calls of the ended units. */
 export function progressColumns(p: Progress) {
-  return { done: p.done, failed: p.failed, callRequests: p.calls.requests, callRetries: p.calls.retries, callRateLimited: p.calls.rateLimited };
+  return {
+    done: p.done,
+    failed: p.failed,
+    callRequests: p.calls.requests,
+    callRetries: p.calls.retries,
+    callRateLimited: p.calls.rateLimited,
+  };
 }
 
 export class Outbox {
@@ -89,12 +103,19 @@ export class Outbox {
   progress(): Progress {
     if (this.counted) return this.counted;
     const counts = this.store.sql
-      .exec<{ status: string; n: number; requests: number | null; retries: number | null; rate_limited: number | null }>(
+      .exec<{
+        status: string;
+        n: number;
+        requests: number | null;
+        retries: number | null;
+        rate_limited: number | null;
+      }>(
         "SELECT status, count(*) AS n, sum(requests) AS requests, sum(retries) AS retries, sum(rate_limited) AS rate_limited FROM outbox GROUP BY status",
       )
       .toArray();
     const calls = noCalls();
-    for (const c of counts) addCalls(calls, { requests: c.requests ?? 0, retries: c.retries ?? 0, rateLimited: c.rate_limited ?? 0 });
+    for (const c of counts)
+      addCalls(calls, { requests: c.requests ?? 0, retries: c.retries ?? 0, rateLimited: c.rate_limited ?? 0 });
     return (this.counted = {
       done: counts.find((c) => c.status === "succeeded")?.n ?? 0,
       failed: counts.find((c) => c.status === "failed")?.n ?? 0,
@@ -122,7 +143,10 @@ export class Outbox {
     // Stored as it is, a larger one would be refused by D1 on every flush: kept as a failed sample that says why.
     const s =
       bytes > LIMITS.sampleBytes
-        ? this.failedSample(unitId, `the unit's output is ${bytes} bytes, over the ${LIMITS.sampleBytes}-byte limit of a stored sample`)
+        ? this.failedSample(
+            unitId,
+            `the unit's output is ${bytes} bytes, over the ${LIMITS.sampleBytes}-byte limit of a stored sample`,
+          )
         : sample;
     const calls = addCalls({ ...earlier }, sample.calls);
     const progress = this.progress();
@@ -158,17 +182,29 @@ export class Outbox {
       // never counts a unit whose sample it does not have yet.
       const counts = progressColumns(this.progress());
       await this.flushRecorded();
-      await updateRun(openDb(this.env().DB), this.store.settings()!.runId, { ...counts, sampleBytes: this.flushedBytes() });
+      await updateRun(openDb(this.env().DB), this.store.settings()!.runId, {
+        ...counts,
+        sampleBytes: this.flushedBytes(),
+      });
     } catch (err) {
       this.dirty = true;
-      console.error(JSON.stringify({ level: "warn", run_id: this.store.settings()?.runId, error: `progress flush failed, retried at the next alarm: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          run_id: this.store.settings()?.runId,
+          error: `progress flush failed, retried at the next alarm: ${String(err)}`,
+        }),
+      );
     }
   }
 
   /** For a finish: D1 gets every sample, then the progress counting them all. Throws what D1 throws. */
   async flushAll(): Promise<void> {
     await this.flushRecorded();
-    await updateRun(openDb(this.env().DB), this.store.settings()!.runId, { ...progressColumns(this.progress()), sampleBytes: this.flushedBytes() });
+    await updateRun(openDb(this.env().DB), this.store.settings()!.runId, {
+      ...progressColumns(this.progress()),
+      sampleBytes: this.flushedBytes(),
+    });
   }
 
   /**
@@ -183,7 +219,11 @@ export class Outbox {
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
           const page = sql
-            .exec<OutboxSample & { seq: number }>("SELECT seq, unit_id, status, output, error FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", after, AGGREGATE_ROWS)
+            .exec<OutboxSample & { seq: number }>(
+              "SELECT seq, unit_id, status, output, error FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+              after,
+              AGGREGATE_ROWS,
+            )
             .toArray();
           for (const row of page) yield row;
           if (page.length < AGGREGATE_ROWS) return;
@@ -195,7 +235,11 @@ export class Outbox {
 
   /** The error of the first sample recorded with one, or null. */
   firstError(): string | null {
-    return this.store.sql.exec<{ error: string }>("SELECT error FROM outbox WHERE error IS NOT NULL ORDER BY seq LIMIT 1").toArray()[0]?.error ?? null;
+    return (
+      this.store.sql
+        .exec<{ error: string }>("SELECT error FROM outbox WHERE error IS NOT NULL ORDER BY seq LIMIT 1")
+        .toArray()[0]?.error ?? null
+    );
   }
 
   /** The run ended: D1 holds the samples from here on. */
@@ -243,7 +287,10 @@ export class Outbox {
         )
         .toArray();
       if (rows.length === 0) return;
-      await insertSamples(db, rows.map((r) => sampleInsert(settings.runId, r)));
+      await insertSamples(
+        db,
+        rows.map((r) => sampleInsert(settings.runId, r)),
+      );
       // Counted with the mark, in the same commit: a batch written twice (see above) counts once.
       const bytes = rows.reduce((n, r) => n + utf8Bytes(r.output ?? "") + utf8Bytes(r.error ?? ""), 0);
       this.store.put("flushedBytes", this.flushedBytes() + bytes);

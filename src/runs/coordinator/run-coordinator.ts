@@ -143,7 +143,14 @@ export class RunCoordinator extends DurableObject<Env> {
     const settings = this.store.settings()!;
     this.unitTable.start(unit, settings.leaseMs, Date.now());
     const concurrency = this.store.get<boolean>("adaptive") === true ? null : settings.concurrency;
-    return { tenantId: settings.tenantId, evaluator: settings.evaluator, config: this.unitConfig(unitId), secretEnc: this.store.secretEnc(), checkpoint: this.checkpoints.of(unitId), concurrency };
+    return {
+      tenantId: settings.tenantId,
+      evaluator: settings.evaluator,
+      config: this.unitConfig(unitId),
+      secretEnc: this.store.secretEnc(),
+      checkpoint: this.checkpoints.of(unitId),
+      concurrency,
+    };
   }
 
   /** What a lane is handed to run `unitId`: the config, or only its part where the evaluator says (EvaluatorPlugin.unitConfig). */
@@ -249,7 +256,8 @@ export class RunCoordinator extends DurableObject<Env> {
       this.finish.stopCalls();
     }
     // Concurrent cancels share one ending: none answers before the lanes are stopped and the finish is over.
-    if (this.lifecycle.phase.kind === "canceled") await (this.canceling ??= this.endCanceled(moved).finally(() => (this.canceling = null)));
+    if (this.lifecycle.phase.kind === "canceled")
+      await (this.canceling ??= this.endCanceled(moved).finally(() => (this.canceling = null)));
     const after = this.lifecycle.phase;
     // Still `canceled` when the finish failed or an eviction cut it short: the alarm finishes it, and only as canceled.
     return after.kind === "finished" ? after.status : "canceled";
@@ -343,7 +351,10 @@ export class RunCoordinator extends DurableObject<Env> {
   private async announce(): Promise<void> {
     // Absent in objects started before it was stored: those announced in their start.
     if (this.store.get<boolean>("announced") !== false) return;
-    await settleRun(openDb(this.env.DB), this.store.settings()!.runId, ["queued"], { status: "running", startedAt: new Date() });
+    await settleRun(openDb(this.env.DB), this.store.settings()!.runId, ["queued"], {
+      status: "running",
+      startedAt: new Date(),
+    });
     this.store.put("announced", true);
   }
 
@@ -356,11 +367,31 @@ export class RunCoordinator extends DurableObject<Env> {
     try {
       await this.announce();
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", run_id: this.store.settings()?.runId, error: `announcing the run failed, retried at the next alarm: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          run_id: this.store.settings()?.runId,
+          error: `announcing the run failed, retried at the next alarm: ${String(err)}`,
+        }),
+      );
       await this.alarms.set(Date.now() + START_DEADLINE_MS, "announce");
     }
   }
 }
 
 // Each RPC call and alarm is an invocation of its own, with its own D1 and subrequest budget.
-invocationsOf(RunCoordinator, "coordinator", ["start", "abandon", "unitContext", "laneUnit", "unitDone", "unitFailed", "saveCheckpoint", "checkpointOf", "cancel", "purge", "alarm", "state", "units"]);
+invocationsOf(RunCoordinator, "coordinator", [
+  "start",
+  "abandon",
+  "unitContext",
+  "laneUnit",
+  "unitDone",
+  "unitFailed",
+  "saveCheckpoint",
+  "checkpointOf",
+  "cancel",
+  "purge",
+  "alarm",
+  "state",
+  "units",
+]);

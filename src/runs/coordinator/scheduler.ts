@@ -15,7 +15,15 @@ import type { Assignment, Units } from "./units.ts";
 import { EndpointSeries } from "./endpoint-series.ts";
 
 /** What scheduling works with: the coordinator's storage and its other parts. `env` is read at each use. */
-export type SchedulerParts = { env: () => Env; store: Store; units: Units; outbox: Outbox; alarm: Alarm; lifecycle: Lifecycle; finish: Finish };
+export type SchedulerParts = {
+  env: () => Env;
+  store: Store;
+  units: Units;
+  outbox: Outbox;
+  alarm: Alarm;
+  lifecycle: Lifecycle;
+  finish: Finish;
+};
 
 export class Scheduler {
   private readonly p: SchedulerParts;
@@ -68,7 +76,10 @@ export class Scheduler {
   failed(unit: InflightUnit, error: string, calls?: ModelCalls): void {
     const next = afterFailure(unit.attempts, this.settings.maxAttempts, error, Date.now());
     if (next.move === "retry") return this.p.units.retry(unit, next.readyAt, calls);
-    this.p.outbox.record(unit.id, unit.attempts, unit.calls, { ...this.p.outbox.failedSample(unit.id, next.reason), calls });
+    this.p.outbox.record(unit.id, unit.attempts, unit.calls, {
+      ...this.p.outbox.failedSample(unit.id, next.reason),
+      calls,
+    });
     this.p.units.end(unit);
   }
 
@@ -167,9 +178,16 @@ export class Scheduler {
   private async send(units: UnitMessage[], what: string): Promise<void> {
     const messages = units.map((body) => ({ body, contentType: "json" as const }));
     try {
-      for (let i = 0; i < messages.length; i += 100) await this.p.env().UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
+      for (let i = 0; i < messages.length; i += 100)
+        await this.p.env().UNIT_QUEUE.sendBatch(messages.slice(i, i + 100));
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", run_id: this.settings.runId, error: `${what} failed, sent again at their start deadline: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          run_id: this.settings.runId,
+          error: `${what} failed, sent again at their start deadline: ${String(err)}`,
+        }),
+      );
     }
   }
 }

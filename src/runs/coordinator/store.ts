@@ -16,7 +16,12 @@ export type StoredMeta = RunSettings & Omit<Progress, "calls"> & { calls?: Progr
 
 /** Adds the columns a table lacks (see the callers: an object made by an earlier version keeps its tables). */
 export function addColumns(sql: SqlStorage, table: string, columns: Record<string, string>): void {
-  const have = new Set(sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray().map((c) => c.name));
+  const have = new Set(
+    sql
+      .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+      .toArray()
+      .map((c) => c.name),
+  );
   for (const [name, type] of Object.entries(columns)) {
     if (!have.has(name)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
   }
@@ -67,13 +72,24 @@ export class Store {
   writeMeta(settings: RunSettings, progress: Progress): void {
     // Only the settings and the progress: a migrated object's old `status` is not written back.
     const { runId, tenantId, evaluator, concurrency, leaseMs, maxAttempts, total } = settings;
-    this.put("meta", { runId, tenantId, evaluator, concurrency, leaseMs, maxAttempts, total, ...progress } satisfies StoredMeta);
+    this.put("meta", {
+      runId,
+      tenantId,
+      evaluator,
+      concurrency,
+      leaseMs,
+      maxAttempts,
+      total,
+      ...progress,
+    } satisfies StoredMeta);
   }
 
   /** Stores the run's config, in pieces of at most CHUNK_UNITS (a reasoning-quality run's items may be megabytes). */
   putConfig(config: unknown): void {
     this.sql.exec("DELETE FROM config_parts");
-    chunksOf(JSON.stringify(config)).forEach((text, n) => this.sql.exec("INSERT INTO config_parts (n, text) VALUES (?, ?)", n, text));
+    chunksOf(JSON.stringify(config)).forEach((text, n) =>
+      this.sql.exec("INSERT INTO config_parts (n, text) VALUES (?, ?)", n, text),
+    );
     this.configCache = undefined;
   }
 

@@ -40,7 +40,14 @@ export type Progress = { done: number; failed: number; calls: ModelCalls };
  * `concurrency`: the run's, when its request gave one (null: the run adapts), which opens a fresh
  * endpoint window (EndpointLimiter.acquire).
  */
-export type UnitContextReply = { tenantId: string; evaluator: string; config: unknown; secretEnc: string | null; checkpoint: string | null; concurrency: number | null };
+export type UnitContextReply = {
+  tenantId: string;
+  evaluator: string;
+  config: unknown;
+  secretEnc: string | null;
+  checkpoint: string | null;
+  concurrency: number | null;
+};
 
 /**
  * The next unit a lane is handed in the reply to its report. `config`: what that unit needs, where its

@@ -11,7 +11,14 @@ export type UnitState = "pending" | "inflight" | "ended";
  * come with its report). `lane` stays what it was once the unit leaves a lane.
  */
 export type Unit = PendingUnit | InflightUnit | EndedUnit;
-export type PendingUnit = { id: string; state: "pending"; attempts: number; lane: number | null; readyAt: number; calls: ModelCalls };
+export type PendingUnit = {
+  id: string;
+  state: "pending";
+  attempts: number;
+  lane: number | null;
+  readyAt: number;
+  calls: ModelCalls;
+};
 /**
  * In flight on `lane`, attempt `attempts`. Handed through the Queue it is not `started` until its lane
  * asks for its context, and `leaseUntil` is its start deadline until then; from its start, its lease.
@@ -99,7 +106,8 @@ export function afterDeadline(
 ): { move: "fail"; error: string } | { move: "resend"; leaseUntil: number } {
   if (unit.started) return { move: "fail", error: `unit did not report within its lease of ${leaseMs} ms` };
   const since = unit.dispatchedAt ?? now;
-  if (now - since >= leaseMs) return { move: "fail", error: `no lane started the unit within its lease of ${leaseMs} ms` };
+  if (now - since >= leaseMs)
+    return { move: "fail", error: `no lane started the unit within its lease of ${leaseMs} ms` };
   const wait = Math.min(Math.max(now - since, START_DEADLINE_MS), START_RECHECK_MAX_MS);
   return { move: "resend", leaseUntil: Math.min(now + wait, since + leaseMs) };
 }

@@ -2,7 +2,14 @@
 // UPDATE that also checks the state it moves from), and read for the guards, the lanes and the alarm.
 import { guardStoredText } from "../../platform/storage-guard.ts";
 import { addColumns } from "./store.ts";
-import { dispatchLeaseMs, UNIT_MOVES, type InflightUnit, type Unit, type UnitMove, type UnitState } from "./unit-state.ts";
+import {
+  dispatchLeaseMs,
+  UNIT_MOVES,
+  type InflightUnit,
+  type Unit,
+  type UnitMove,
+  type UnitState,
+} from "./unit-state.ts";
 import type { ModelCalls } from "../lanes/model-calls.ts";
 
 /**
@@ -38,7 +45,8 @@ type Row = {
   retries: number;
   rate_limited: number;
 };
-const COLUMNS = "id, state, attempts, lane, started, lease_until, dispatched_at, ready_at, requests, retries, rate_limited";
+const COLUMNS =
+  "id, state, attempts, lane, started, lease_until, dispatched_at, ready_at, requests, retries, rate_limited";
 
 function unitOf(r: Row): Unit {
   const calls: ModelCalls = { requests: r.requests, retries: r.retries, rateLimited: r.rate_limited };
@@ -70,7 +78,10 @@ const MOVE_SQL: Record<UnitMove, string> = {
   dispatch: moveSql("dispatch", "attempts = attempts + 1, lane = ?, lease_until = ?, started = ?, dispatched_at = ?"),
   start: moveSql("start", "started = 1, lease_until = ?"),
   resend: moveSql("resend", "lease_until = ?"),
-  retry: moveSql("retry", "lease_until = NULL, ready_at = ?, requests = requests + ?, retries = retries + ?, rate_limited = rate_limited + ?"),
+  retry: moveSql(
+    "retry",
+    "lease_until = NULL, ready_at = ?, requests = requests + ?, retries = retries + ?, rate_limited = rate_limited + ?",
+  ),
   end: moveSql("end", "lease_until = NULL"),
 };
 
@@ -111,7 +122,11 @@ export class Units {
   seed(unitIds: string[]): void {
     for (let at = 0; at < unitIds.length; at += SEED_IDS) {
       const ids = JSON.stringify(unitIds.slice(at, at + SEED_IDS));
-      guardStoredText("durableObjectValueBytes", `a piece of the plan (unit ids ${at + 1} to ${Math.min(at + SEED_IDS, unitIds.length)})`, ids);
+      guardStoredText(
+        "durableObjectValueBytes",
+        `a piece of the plan (unit ids ${at + 1} to ${Math.min(at + SEED_IDS, unitIds.length)})`,
+        ids,
+      );
       this.sql.exec("INSERT INTO units (id, ord, state) SELECT value, key + ?, 'pending' FROM json_each(?)", at, ids);
     }
   }
@@ -129,7 +144,11 @@ export class Units {
   dispatch(lanes: number[], queued: boolean, leaseMs: number, now: number): Assignment[] {
     if (lanes.length === 0) return [];
     const ready = this.sql
-      .exec<{ id: string; attempts: number }>("SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?", now, lanes.length)
+      .exec<{ id: string; attempts: number }>(
+        "SELECT id, attempts FROM units WHERE state = 'pending' AND ready_at <= ? ORDER BY ord LIMIT ?",
+        now,
+        lanes.length,
+      )
       .toArray();
     const leaseUntil = now + dispatchLeaseMs(queued, leaseMs);
     return ready.map((u, i) => {
@@ -158,7 +177,10 @@ export class Units {
 
   /** The lanes with a unit in flight. */
   busyLanes(): number[] {
-    return this.sql.exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'").toArray().map((r) => r.lane);
+    return this.sql
+      .exec<{ lane: number }>("SELECT DISTINCT lane FROM units WHERE state = 'inflight'")
+      .toArray()
+      .map((r) => r.lane);
   }
 
   /**
@@ -213,7 +235,9 @@ export class Units {
   }
 
   countByState(): Partial<Record<UnitState, number>> {
-    const counts = this.sql.exec<{ state: UnitState; n: number }>("SELECT state, count(*) AS n FROM units GROUP BY state").toArray();
+    const counts = this.sql
+      .exec<{ state: UnitState; n: number }>("SELECT state, count(*) AS n FROM units GROUP BY state")
+      .toArray();
     return Object.fromEntries(counts.map((c) => [c.state, c.n]));
   }
 }

@@ -3,7 +3,16 @@ import { sha256Hex } from "../../crypto.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Db } from "../../db/client.ts";
-import { deleteIdempotencyKey, findIdempotentRun, getRun, getRunById, insertIdempotencyKey, insertRun, type RunInsert, type RunRow } from "../../db/runs.ts";
+import {
+  deleteIdempotencyKey,
+  findIdempotentRun,
+  getRun,
+  getRunById,
+  insertIdempotencyKey,
+  insertRun,
+  type RunInsert,
+  type RunRow,
+} from "../../db/runs.ts";
 import { getWebhookSecret } from "../../db/webhooks.ts";
 import { encryptSecret } from "../../secrets.ts";
 import { webhookUrlProblem } from "../webhooks/url.ts";
@@ -59,7 +68,11 @@ function requestHash(evaluator: string, body: unknown): Promise<string> {
 }
 
 const idempotencyMismatch = () =>
-  new ApiError({ status: 422, type: "idempotency-mismatch", detail: "This Idempotency-Key was used with a different request body." });
+  new ApiError({
+    status: 422,
+    type: "idempotency-mismatch",
+    detail: "This Idempotency-Key was used with a different request body.",
+  });
 
 /**
  * The run an Idempotency-Key already created, as it is now (a lost start settled, see recover.ts), or
@@ -71,7 +84,8 @@ async function replayedRun(env: Env, db: Db, tenantId: string, key: string, hash
   if (prior.requestHash !== hash) throw idempotencyMismatch();
   const run = await getRun(db, tenantId, prior.runId);
   // A key and its run are written in one transaction, so this is only a record older than that rule.
-  if (!run) throw new ApiError({ status: 409, type: "conflict", detail: "This Idempotency-Key has no run; use another key." });
+  if (!run)
+    throw new ApiError({ status: 409, type: "conflict", detail: "This Idempotency-Key has no run; use another key." });
   return settleLostStart(env, db, run);
 }
 
@@ -86,7 +100,12 @@ async function replayedRun(env: Env, db: Db, tenantId: string, key: string, hash
  * start lost with the Worker between the two writes is ended `failed` by `settleLostStart` when the
  * run is next read or swept. No run is left `queued` for ever.
  */
-export async function createRun(env: Env, db: Db, tenantId: string, r: NewRun): Promise<{ run: RunRow; created: boolean }> {
+export async function createRun(
+  env: Env,
+  db: Db,
+  tenantId: string,
+  r: NewRun,
+): Promise<{ run: RunRow; created: boolean }> {
   return writeRun(env, db, tenantId, r, await checkNewRun(env, db, tenantId, r));
 }
 
@@ -122,10 +141,18 @@ async function checkNewRun(env: Env, db: Db, tenantId: string, r: NewRun): Promi
 }
 
 /** createRun once `checkNewRun` has passed: admission (unless a replay), the row, the start. */
-async function writeRun(env: Env, db: Db, tenantId: string, r: NewRun, { unitIds }: CheckedRun): Promise<{ run: RunRow; created: boolean }> {
+async function writeRun(
+  env: Env,
+  db: Db,
+  tenantId: string,
+  r: NewRun,
+  { unitIds }: CheckedRun,
+): Promise<{ run: RunRow; created: boolean }> {
   // Everything that can fail before the start is done before the row is written.
   const secretEnc =
-    r.secrets && Object.keys(r.secrets).length ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets)) : (r.secretEnc ?? null);
+    r.secrets && Object.keys(r.secrets).length
+      ? await encryptSecret(env.SECRETS_KEY, JSON.stringify(r.secrets))
+      : (r.secretEnc ?? null);
   const runId = r.id ?? newId("run");
   const hash = r.idempotencyKey ? await requestHash(r.evaluator, r.body) : null;
   const startOf = (id: string): StartRun => ({
@@ -161,7 +188,13 @@ async function writeRun(env: Env, db: Db, tenantId: string, r: NewRun, { unitIds
     createdAt: new Date(),
   };
   try {
-    await insertRun(db, run, r.idempotencyKey && hash ? { tenantId, key: r.idempotencyKey, requestHash: hash, runId, createdAt: run.createdAt } : undefined);
+    await insertRun(
+      db,
+      run,
+      r.idempotencyKey && hash
+        ? { tenantId, key: r.idempotencyKey, requestHash: hash, runId, createdAt: run.createdAt }
+        : undefined,
+    );
   } catch (err) {
     // A concurrent request with the same key wrote first (the batch failed whole): its run is the answer.
     const prior = r.idempotencyKey && hash ? await replayedRun(env, db, tenantId, r.idempotencyKey, hash) : null;
@@ -189,7 +222,9 @@ async function completeStart(env: Env, db: Db, run: RunRow, start: StartRun): Pr
   try {
     await env.RUNS.get(env.RUNS.idFromName(run.id)).start(start);
   } catch (err) {
-    console.error(JSON.stringify({ level: "warn", run_id: run.id, error: `restarting a replayed run failed: ${String(err)}` }));
+    console.error(
+      JSON.stringify({ level: "warn", run_id: run.id, error: `restarting a replayed run failed: ${String(err)}` }),
+    );
   }
   return (await getRunById(db, run.id)) ?? run;
 }
@@ -233,7 +268,9 @@ const PUBLIC_CONFIG_MARGIN = 64 * 1024;
 function startFailureReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // Our own guard (src/platform): the message names what was too large.
-  const limit = /^(?:PlatformLimitError: )?(.* over what a (?:Durable Object storage value|D1 row) may hold)/.exec(message);
+  const limit = /^(?:PlatformLimitError: )?(.* over what a (?:Durable Object storage value|D1 row) may hold)/.exec(
+    message,
+  );
   if (limit) return limit[1];
   const rpc = /limited to (\d+\s*MiB).*?was: (\d+) bytes/s.exec(message);
   if (rpc) return `its settings are ${rpc[2]} bytes serialized, over the ${rpc[1]} a call to its coordinator can carry`;
@@ -285,13 +322,25 @@ export async function createRunGroup(
   env: Env,
   db: Db,
   tenantId: string,
-  g: { evaluator: EvaluatorName; body: unknown; idempotencyKey?: string; admit?: Admit; parts: { name: string; run: (groupId: string) => NewRun }[] },
+  g: {
+    evaluator: EvaluatorName;
+    body: unknown;
+    idempotencyKey?: string;
+    admit?: Admit;
+    parts: { name: string; run: (groupId: string) => NewRun }[];
+  },
 ): Promise<{ groupId: string; runs: RunRow[] }> {
   let groupId = newId("grp");
   let claimed = false;
   if (g.idempotencyKey) {
     const hash = await requestHash(g.evaluator, g.body);
-    claimed = await insertIdempotencyKey(db, { tenantId, key: g.idempotencyKey, requestHash: hash, runId: groupId, createdAt: new Date() });
+    claimed = await insertIdempotencyKey(db, {
+      tenantId,
+      key: g.idempotencyKey,
+      requestHash: hash,
+      runId: groupId,
+      createdAt: new Date(),
+    });
     if (!claimed) {
       const prior = await findIdempotentRun(db, tenantId, g.idempotencyKey);
       if (!prior || prior.requestHash !== hash) throw idempotencyMismatch();
@@ -308,7 +357,13 @@ export async function createRunGroup(
     const replay = g.idempotencyKey !== undefined && !claimed;
     if (g.admit && !replay) await g.admit(made.map((m, i) => ({ id: m.run.id, units: checked[i].unitIds.length })));
     for (const [i, { name, run: r }] of made.entries()) {
-      const { run } = await writeRun(env, db, tenantId, { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` }, checked[i]);
+      const { run } = await writeRun(
+        env,
+        db,
+        tenantId,
+        { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` },
+        checked[i],
+      );
       runs.push(run);
     }
   } catch (err) {

@@ -36,10 +36,20 @@ export function parseCursor(text: string | undefined): EventCursor | undefined {
   if (text === undefined || text.trim() === "") return START;
   const m = FORM.exec(text.trim());
   if (!m) return undefined;
-  const progress = m[2] === undefined ? null : { done: Number(m[2]), failed: Number(m[3]), total: Number(m[4]), status: m[5] as RunStatus };
+  const progress =
+    m[2] === undefined
+      ? null
+      : { done: Number(m[2]), failed: Number(m[3]), total: Number(m[4]), status: m[5] as RunStatus };
   return { seq: Number(m[1]), progress, final: m[6] !== undefined };
 }
 
 export function sameProgress(a: Progress | null, b: Progress | null): boolean {
-  return a !== null && b !== null && a.done === b.done && a.failed === b.failed && a.total === b.total && a.status === b.status;
+  return (
+    a !== null &&
+    b !== null &&
+    a.done === b.done &&
+    a.failed === b.failed &&
+    a.total === b.total &&
+    a.status === b.status
+  );
 }

@@ -99,7 +99,11 @@ export async function writeRunEvents(input: EventStreamInput, sink: EventSink): 
   let listedAt: Progress | null = null;
 
   const close = (reason: CloseReason) =>
-    sink.write({ event: "reconnect", retry: L.reconnectMs, data: JSON.stringify({ reason, retry_ms: L.reconnectMs, last_event_id: formatCursor(cursor) }) });
+    sink.write({
+      event: "reconnect",
+      retry: L.reconnectMs,
+      data: JSON.stringify({ reason, retry_ms: L.reconnectMs, last_event_id: formatCursor(cursor) }),
+    });
 
   while (!sink.aborted) {
     const now = clock.now();
@@ -109,7 +113,15 @@ export async function writeRunEvents(input: EventStreamInput, sink: EventSink): 
       own++;
       const ended = await credential.check(now);
       if (ended) {
-        await sink.write({ event: "unauthenticated", data: JSON.stringify({ type: "/problems/unauthenticated", title: "Unauthenticated", status: 401, detail: ended }) });
+        await sink.write({
+          event: "unauthenticated",
+          data: JSON.stringify({
+            type: "/problems/unauthenticated",
+            title: "Unauthenticated",
+            status: 401,
+            detail: ended,
+          }),
+        });
         return;
       }
       nextCheck = now + L.credentialRecheckMs;
@@ -135,7 +147,11 @@ export async function writeRunEvents(input: EventStreamInput, sink: EventSink): 
         const page = await listUnitEvents(db, run.id, cursor.seq, L.unitPage);
         for (const u of page) {
           cursor.seq = u.seq;
-          await sink.write({ event: "unit", id: formatCursor(cursor), data: JSON.stringify({ seq: u.seq, unit_id: u.unitId, status: u.status }) });
+          await sink.write({
+            event: "unit",
+            id: formatCursor(cursor),
+            data: JSON.stringify({ seq: u.seq, unit_id: u.unitId, status: u.status }),
+          });
           wrote = true;
         }
         if (page.length < L.unitPage) break;

@@ -24,7 +24,8 @@ export type StreamCredential = {
 };
 
 export const KEY_REVOKED = "The API key of this stream has been revoked.";
-export const SESSION_ENDED = "The dashboard session of this stream has ended (signed out, expired, or its key revoked); sign in again.";
+export const SESSION_ENDED =
+  "The dashboard session of this stream has ended (signed out, expired, or its key revoked); sign in again.";
 
 export async function streamCredential(db: Db, opened: OpenedWith, now: number): Promise<StreamCredential> {
   if ("apiKey" in opened) {

@@ -23,11 +23,21 @@ export function countedCoordinator(stub: DurableObjectStub<RunCoordinator>, stat
     };
   return {
     // RPC types cannot express an `unknown` config; the reply is exactly UnitContextReply.
-    unitContext: counted((unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>),
+    unitContext: counted(
+      (unitId: string, attempt: number) => stub.unitContext(unitId, attempt) as Promise<UnitContextReply | null>,
+    ),
     laneUnit: counted((lane: number): Promise<UnitMessage | null> => stub.laneUnit(lane)),
-    unitDone: counted((unitId: string, attempt: number, sample: UnitSample): Promise<NextUnit | null> => stub.unitDone(unitId, attempt, sample)),
-    unitFailed: counted((unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<NextUnit | null> => stub.unitFailed(unitId, attempt, error, calls)),
-    saveCheckpoint: counted((unitId: string, attempt: number, state: string): Promise<boolean> => stub.saveCheckpoint(unitId, attempt, state)),
+    unitDone: counted(
+      (unitId: string, attempt: number, sample: UnitSample): Promise<NextUnit | null> =>
+        stub.unitDone(unitId, attempt, sample),
+    ),
+    unitFailed: counted(
+      (unitId: string, attempt: number, error: string, calls?: ModelCalls): Promise<NextUnit | null> =>
+        stub.unitFailed(unitId, attempt, error, calls),
+    ),
+    saveCheckpoint: counted(
+      (unitId: string, attempt: number, state: string): Promise<boolean> => stub.saveCheckpoint(unitId, attempt, state),
+    ),
     checkpointOf: counted((unitId: string): Promise<string | null> => stub.checkpointOf(unitId)),
   };
 }

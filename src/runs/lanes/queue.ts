@@ -9,7 +9,13 @@ export async function handleQueue(batch: MessageBatch<QueueMessage>, env: Env, _
     batch.messages.map(async (m) => {
       if (m.body.kind !== "unit") {
         // Nothing sends any other kind; a stray message would only come back for ever.
-        console.error(JSON.stringify({ level: "warn", queue: batch.queue, error: `unexpected message kind: ${String(m.body.kind)}` }));
+        console.error(
+          JSON.stringify({
+            level: "warn",
+            queue: batch.queue,
+            error: `unexpected message kind: ${String(m.body.kind)}`,
+          }),
+        );
         return m.ack();
       }
       try {

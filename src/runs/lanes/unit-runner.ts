@@ -47,7 +47,6 @@ class UnitPaused extends Error {
   }
 }
 
-
 /**
  * One lane of a run (one per `${runId}:${lane}`): it executes units one at a time, each a replay,
  * a sample or a critic call. The Queue consumer only hands a lane its unit and returns, so no
@@ -228,7 +227,17 @@ export class UnitRunner extends DurableObject<Env> {
     const s = this.stats;
     this.stats = noStats();
     if (s.modelRequests === 0 && s.limiterRequests === 0) return;
-    const line = { level: "info", event: "lane", lane: this.ctx.id.name ?? null, units: s.units, model_requests: s.modelRequests, limiter_requests: s.limiterRequests, coordinator_requests: s.coordinatorRequests, subrequests: budget.used(), handover };
+    const line = {
+      level: "info",
+      event: "lane",
+      lane: this.ctx.id.name ?? null,
+      units: s.units,
+      model_requests: s.modelRequests,
+      limiter_requests: s.limiterRequests,
+      coordinator_requests: s.coordinatorRequests,
+      subrequests: budget.used(),
+      handover,
+    };
     console.log(JSON.stringify(line));
   }
 
@@ -246,7 +255,9 @@ export class UnitRunner extends DurableObject<Env> {
       // A stale message: the lane may still have a unit the coordinator gave it (say, after a crash).
       if (!context) return this.resume();
       this.context = context;
-      this.secrets = context.secretEnc ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>) : {};
+      this.secrets = context.secretEnc
+        ? (JSON.parse(await decryptSecret(this.env.SECRETS_KEY, context.secretEnc)) as Record<string, string>)
+        : {};
       checkpoint = context.checkpoint;
     }
     // A next unit handed with its own part of the config (EvaluatorPlugin.unitConfig) runs on that part.
@@ -287,7 +298,11 @@ export class UnitRunner extends DurableObject<Env> {
         // which lane continues the unit).
         const state = runRedactor(this.secrets).text(unredacted);
         const calls = addCalls(noCalls(), tally.calls);
-        const kept = await coordinator.saveCheckpoint(msg.unitId, msg.attempt, JSON.stringify({ state, calls } satisfies Checkpoint));
+        const kept = await coordinator.saveCheckpoint(
+          msg.unitId,
+          msg.attempt,
+          JSON.stringify({ state, calls } satisfies Checkpoint),
+        );
         if (kept) this.paused = { unitId: msg.unitId, attempt: msg.attempt, state, calls };
         throw new UnitPaused(kept);
       },
@@ -297,7 +312,11 @@ export class UnitRunner extends DurableObject<Env> {
       return {
         chat: (request, options) => {
           if (controller.signal.aborted) {
-            throw new ProviderError({ name: "APIUserAbortError", kind: "bad_request", message: "the run was canceled" });
+            throw new ProviderError({
+              name: "APIUserAbortError",
+              kind: "bad_request",
+              message: "the run was canceled",
+            });
           }
           return counted.chat(request, { ...options, signal: controller.signal });
         },
@@ -305,7 +324,15 @@ export class UnitRunner extends DurableObject<Env> {
     };
     // An OpenAI-compatible endpoint's client (with the one retry policy) serves every unit of the lane
     // that calls the same endpoint with the same key; it reports its retries to the lane's tally.
-    const endpoint = ({ baseUrl, apiKey, timeoutMs }: { baseUrl: string; apiKey: string | undefined; timeoutMs: number }): ChatClient => {
+    const endpoint = ({
+      baseUrl,
+      apiKey,
+      timeoutMs,
+    }: {
+      baseUrl: string;
+      apiKey: string | undefined;
+      timeoutMs: number;
+    }): ChatClient => {
       const key = JSON.stringify([baseUrl, apiKey ?? null, timeoutMs]);
       let client = this.endpoints.get(key);
       if (!client) {
@@ -313,11 +340,29 @@ export class UnitRunner extends DurableObject<Env> {
         // on that endpoint and key (endpoint-limiter.ts; this lane's shard of it); the run's lanes
         // bound it from above, and a concurrency the request gave opens a fresh window to it. The gate
         // keeps its permits between calls and units (endpoint-gate.ts).
-        const name = limiterName(context.tenantId, baseUrl, apiKey, shardOf(this.ctx.id.name ?? "", LIMITER_SHARDS), LIMITER_SHARDS);
+        const name = limiterName(
+          context.tenantId,
+          baseUrl,
+          apiKey,
+          shardOf(this.ctx.id.name ?? "", LIMITER_SHARDS),
+          LIMITER_SHARDS,
+        );
         const opening = context.concurrency ?? undefined;
-        const gate = limiterGate(async () => countedLimiter(this.env.LIMITERS.getByName(await name), () => this.stats), timeoutMs + PERMIT_MARGIN_MS, this.watch, { opening });
+        const gate = limiterGate(
+          async () => countedLimiter(this.env.LIMITERS.getByName(await name), () => this.stats),
+          timeoutMs + PERMIT_MARGIN_MS,
+          this.watch,
+          { opening },
+        );
         this.gates.push(gate);
-        client = createOpenAIClient({ baseURL: baseUrl, apiKey, timeoutMs, onRetry: tally.onRetry, allowLoopback: loopbackAllowed(this.env), gate });
+        client = createOpenAIClient({
+          baseURL: baseUrl,
+          apiKey,
+          timeoutMs,
+          onRetry: tally.onRetry,
+          allowLoopback: loopbackAllowed(this.env),
+          gate,
+        });
         this.endpoints.set(key, client);
       }
       return guard(client);
@@ -335,7 +380,8 @@ export class UnitRunner extends DurableObject<Env> {
           // Simulator clients depend on the replay (salt). Any other model is the config's endpoint, as
           // modelClient makes it, but made here so that its retries are counted.
           chat: (salt) => {
-            if (isSimModel(settings.model) || !settings.provider) return guard(modelClient(context.config, apiKey, salt, loopbackAllowed(this.env)));
+            if (isSimModel(settings.model) || !settings.provider)
+              return guard(modelClient(context.config, apiKey, salt, loopbackAllowed(this.env)));
             return endpoint({ baseUrl: settings.provider.base_url, apiKey, timeoutMs: settings.timeout_s * 1000 });
           },
           endpoint,
@@ -350,7 +396,10 @@ export class UnitRunner extends DurableObject<Env> {
       // no longer had it in flight, the lane asks which unit is its own, as for a stale message).
       if (err instanceof UnitPaused) return err.kept ? PAUSED : this.resume();
       this.stats.modelRequests += tally.calls.requests;
-      const text = scrubSecrets(err instanceof Error ? `${err.name}: ${err.message}` : String(err), Object.values(this.secrets));
+      const text = scrubSecrets(
+        err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        Object.values(this.secrets),
+      );
       return coordinator.unitFailed(msg.unitId, msg.attempt, text, tally.reset());
     } finally {
       this.controller = null;
@@ -364,7 +413,13 @@ export class UnitRunner extends DurableObject<Env> {
     // runs the unit again.
     const output = outcome.output === undefined || outcome.output === null ? null : JSON.stringify(outcome.output);
     this.stats.modelRequests += tally.calls.requests;
-    return coordinator.unitDone(msg.unitId, msg.attempt, { status: outcome.status, output, error: outcome.error ?? null, calls: tally.reset(), endpoint: this.watch.take() });
+    return coordinator.unitDone(msg.unitId, msg.attempt, {
+      status: outcome.status,
+      output,
+      error: outcome.error ?? null,
+      calls: tally.reset(),
+      endpoint: this.watch.take(),
+    });
   }
 }
 

@@ -4,7 +4,13 @@
 // twice deletes nothing more) and bounded (each D1 statement removes at most a chunk of rows), the
 // row itself last; what one invocation's budget does not reach, the cron finishes (`sweepDeletions`).
 import type { Db } from "../../db/client.ts";
-import { deleteDeliveriesChunk, deleteRunKeys, deleteRunRow, deleteSamplesChunk, listDeleting } from "../../db/lifetime.ts";
+import {
+  deleteDeliveriesChunk,
+  deleteRunKeys,
+  deleteRunRow,
+  deleteSamplesChunk,
+  listDeleting,
+} from "../../db/lifetime.ts";
 import { limitOf } from "../../platform/limits.ts";
 
 /**
@@ -53,7 +59,12 @@ export const runPrefix = (runId: string): string => `runs/${runId}/`;
  * the run (a finish writing its last mark): the cron continues from the mark. Throws what D1, R2 or
  * the coordinator throw; every step done so far stays done.
  */
-export async function deleteRunData(env: Env, db: Db, runId: string, budget: QueryBudget): Promise<"deleted" | "pending"> {
+export async function deleteRunData(
+  env: Env,
+  db: Db,
+  runId: string,
+  budget: QueryBudget,
+): Promise<"deleted" | "pending"> {
   if (!(await env.RUNS.get(env.RUNS.idFromName(runId)).purge())) return "pending";
   await deleteRunObjects(env.RESULTS, runId);
   for (const [chunk, size] of [
@@ -84,7 +95,8 @@ export async function deleteRunData(env: Env, db: Db, runId: string, budget: Que
 export async function deleteRunObjects(bucket: R2Bucket, runId: string): Promise<void> {
   const markers = `${runPrefix(runId)}compared-with/`;
   await forEachPage(bucket, markers, async (keys) => {
-    for (const marker of keys) await deletePrefix(bucket, `${runPrefix(marker.slice(markers.length))}compare/${runId}/`);
+    for (const marker of keys)
+      await deletePrefix(bucket, `${runPrefix(marker.slice(markers.length))}compare/${runId}/`);
     await bucket.delete(keys);
   });
   await deletePrefix(bucket, runPrefix(runId));
@@ -112,7 +124,11 @@ async function forEachPage(bucket: R2Bucket, prefix: string, fn: (keys: string[]
  * all. A deletion that throws is logged and left for the next tick; the others go on. Returns the
  * runs whose deletion finished.
  */
-export async function sweepDeletions(env: Env, db: Db, { queries = TICK_DELETION_QUERIES }: { queries?: number } = {}): Promise<number> {
+export async function sweepDeletions(
+  env: Env,
+  db: Db,
+  { queries = TICK_DELETION_QUERIES }: { queries?: number } = {},
+): Promise<number> {
   const budget = new QueryBudget(queries);
   budget.take();
   // At most one run per query of the budget: each takes at least its row's delete.
@@ -123,7 +139,13 @@ export async function sweepDeletions(env: Env, db: Db, { queries = TICK_DELETION
     try {
       if ((await deleteRunData(env, db, runId, budget)) === "deleted") deleted++;
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", run_id: runId, error: `deleting the run failed, continued at the next cron tick: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          run_id: runId,
+          error: `deleting the run failed, continued at the next cron tick: ${String(err)}`,
+        }),
+      );
     }
   }
   return deleted;

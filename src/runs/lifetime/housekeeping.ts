@@ -26,6 +26,8 @@ async function logged(what: string, work: () => Promise<unknown>): Promise<void>
   try {
     await work();
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", error: `cron: ${what} failed, tried again at the next tick: ${String(err)}` }));
+    console.error(
+      JSON.stringify({ level: "error", error: `cron: ${what} failed, tried again at the next tick: ${String(err)}` }),
+    );
   }
 }

@@ -24,7 +24,13 @@ export const LIMITER_SHARDS = 1;
  * Per key rather than per model: most providers' concurrency and overload limits are per key or
  * deployment, and sharing more only makes the window more careful.
  */
-export async function limiterName(tenantId: string, baseUrl: string, apiKey: string | undefined, shard = 0, shards = 1): Promise<string> {
+export async function limiterName(
+  tenantId: string,
+  baseUrl: string,
+  apiKey: string | undefined,
+  shard = 0,
+  shards = 1,
+): Promise<string> {
   const keyHash = apiKey ? (await sha256Hex(apiKey)).slice(0, 32) : "none";
   const name = [tenantId, baseUrl.replace(/\/+$/, ""), keyHash];
   return JSON.stringify(shards === 1 ? name : [...name, shard, shards]);
@@ -77,7 +83,11 @@ export class EndpointWatch {
 export type LimiterStub = {
   acquire(leaseMs: number, opening?: number): Promise<GrantView>;
   renew(id: string, latenciesMs: number[], leaseMs: number): Promise<GrantView>;
-  release(id: string, outcome: AttemptOutcome, latenciesMs?: number[]): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
+  release(
+    id: string,
+    outcome: AttemptOutcome,
+    latenciesMs?: number[],
+  ): Promise<{ absorbed: boolean; limit: number; inFlight: number }>;
 };
 /** `waiting`: how many were still waiting for a permit when this one was granted. */
 type GrantView = { id: string; limit: number; inFlight: number; waiting?: number };
@@ -181,7 +191,11 @@ export function limiterGate(
     }
     const l = slot.limiter;
     try {
-      const grant = await untilAborted(l.renew(slot.id, slot.latencies.splice(0), leaseMs), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
+      const grant = await untilAborted(
+        l.renew(slot.id, slot.latencies.splice(0), leaseMs),
+        signal,
+        (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}),
+      );
       slot.every = contested(grant) || grant.id !== slot.id ? 1 : Math.min(2 * slot.every, renewEvery.attempts);
       slot.id = grant.id;
       slot.since = now();
@@ -210,11 +224,20 @@ export function limiterGate(
         try {
           limiter = await stub();
           const l = limiter;
-          grant = await untilAborted(l.acquire(leaseMs, opening), signal, (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}));
+          grant = await untilAborted(
+            l.acquire(leaseMs, opening),
+            signal,
+            (g) => void l.release(g.id, { kind: "canceled" }).catch(() => {}),
+          );
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
           if (attempt >= ACQUIRE_TRIES) {
-            console.error(JSON.stringify({ level: "warn", error: `endpoint limiter unreachable, calling without a permit: ${String(err)}` }));
+            console.error(
+              JSON.stringify({
+                level: "warn",
+                error: `endpoint limiter unreachable, calling without a permit: ${String(err)}`,
+              }),
+            );
             return open;
           }
           continue;

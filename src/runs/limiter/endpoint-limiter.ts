@@ -1,5 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
-import { DEFAULT_WINDOW, PermitBook, shardOptions, type Grant, type Outcome, type Released, type WindowOptions, type WindowState } from "./index.ts";
+import {
+  DEFAULT_WINDOW,
+  PermitBook,
+  shardOptions,
+  type Grant,
+  type Outcome,
+  type Released,
+  type WindowOptions,
+  type WindowState,
+} from "./index.ts";
 import { LIMITS } from "../../limits.ts";
 import { invocationsOf } from "../../platform/invocation.ts";
 import { shardsOfName } from "./endpoint-gate.ts";
@@ -62,7 +71,11 @@ export class EndpointLimiter extends DurableObject<Env> {
     const row = ctx.storage.sql.exec<{ v: string }>("SELECT v FROM limiter WHERE k = 1").toArray()[0];
     const stored = row ? (JSON.parse(row.v) as { window: WindowState; pausedUntil: number }) : null;
     // A new prefix per instance: a permit of an evicted instance never matches one of this one.
-    this.book = new PermitBook({ window: stored?.window, options: optionsOf(ctx.id.name), prefix: `${crypto.randomUUID().slice(0, 8)}:` });
+    this.book = new PermitBook({
+      window: stored?.window,
+      options: optionsOf(ctx.id.name),
+      prefix: `${crypto.randomUUID().slice(0, 8)}:`,
+    });
     this.book.pausedUntil = stored?.pausedUntil ?? 0;
   }
 
@@ -73,7 +86,8 @@ export class EndpointLimiter extends DurableObject<Env> {
    */
   async acquire(leaseMs: number, opening?: number): Promise<LimiterGrant> {
     if (!(leaseMs > 0)) throw new RangeError(`EndpointLimiter.acquire: leaseMs must be positive, got ${leaseMs}`);
-    if (opening !== undefined && !(Number.isInteger(opening) && opening >= 1)) throw new RangeError(`EndpointLimiter.acquire: opening must be a positive integer, got ${opening}`);
+    if (opening !== undefined && !(Number.isInteger(opening) && opening >= 1))
+      throw new RangeError(`EndpointLimiter.acquire: opening must be a positive integer, got ${opening}`);
     this.requests++;
     if (opening !== undefined) {
       this.book.open(Math.ceil(opening / shardsOfName(this.ctx.id.name ?? "")));
@@ -121,7 +135,15 @@ export class EndpointLimiter extends DurableObject<Env> {
 
   async inspect(): Promise<LimiterView> {
     const b = this.book;
-    return { limit: b.limit, inFlight: b.inFlight, waiting: this.waiters.length, pausedUntil: b.pausedUntil, maxInFlight: b.maxInFlight, window: { ...b.window }, requests: this.requests };
+    return {
+      limit: b.limit,
+      inFlight: b.inFlight,
+      waiting: this.waiters.length,
+      pausedUntil: b.pausedUntil,
+      maxInFlight: b.maxInFlight,
+      window: { ...b.window },
+      requests: this.requests,
+    };
   }
 
   private queue(leaseMs: number): Promise<LimiterGrant> {
@@ -150,10 +172,13 @@ export class EndpointLimiter extends DurableObject<Env> {
     const now = Date.now();
     const at = this.book.wakeAt(now);
     if (at === null) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.serve();
-    }, Math.max(0, at - now));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.serve();
+      },
+      Math.max(0, at - now),
+    );
   }
 
   /**
@@ -166,7 +191,10 @@ export class EndpointLimiter extends DurableObject<Env> {
     if (key === this.saved) return;
     this.saved = key;
     // Checked as production checks a stored value (src/platform/sql-guard.ts): a fixed few numbers today.
-    guardedSql(this.ctx.storage.sql, "the endpoint limiter").exec("INSERT OR REPLACE INTO limiter (k, v) VALUES (1, ?)", JSON.stringify({ window: b.window, pausedUntil: b.pausedUntil }));
+    guardedSql(this.ctx.storage.sql, "the endpoint limiter").exec(
+      "INSERT OR REPLACE INTO limiter (k, v) VALUES (1, ?)",
+      JSON.stringify({ window: b.window, pausedUntil: b.pausedUntil }),
+    );
   }
 }
 

@@ -9,7 +9,16 @@
  * in aggregate (`report`, `extend`), so the limiter hears from it once per few requests instead of
  * twice per request; a failure that speaks of the window (an overload) is a `release`, at once.
  */
-import { DEFAULT_WINDOW, newWindow, onOverload, onSuccess, openTo, windowLimit, type WindowOptions, type WindowState } from "./window.ts";
+import {
+  DEFAULT_WINDOW,
+  newWindow,
+  onOverload,
+  onSuccess,
+  openTo,
+  windowLimit,
+  type WindowOptions,
+  type WindowState,
+} from "./window.ts";
 
 /** How an attempt went, as its holder reports it. */
 export type Outcome =
@@ -44,7 +53,11 @@ export class PermitBook {
   maxInFlight = 0;
 
   /** `prefix` tells this book's permit ids from an earlier one's (a limiter that was evicted). */
-  constructor({ window, options = DEFAULT_WINDOW, prefix = "" }: { window?: WindowState; options?: WindowOptions; prefix?: string } = {}) {
+  constructor({
+    window,
+    options = DEFAULT_WINDOW,
+    prefix = "",
+  }: { window?: WindowState; options?: WindowOptions; prefix?: string } = {}) {
     this.options = options;
     // A restored window's `cutSeq` counts an earlier book's permits; this book numbers its own from 0,
     // so keeping it would ignore every overload until as many permits had been granted again.
@@ -108,7 +121,8 @@ export class PermitBook {
   report(id: string, latenciesMs: readonly number[]): void {
     const held = this.held.get(id);
     if (!held) return;
-    for (const latencyMs of latenciesMs) onSuccess(this.window, { sentAt: held.sentAt, inFlight: this.held.size, latencyMs }, this.options);
+    for (const latencyMs of latenciesMs)
+      onSuccess(this.window, { sentAt: held.sentAt, inFlight: this.held.size, latencyMs }, this.options);
   }
 
   /**

@@ -12,7 +12,8 @@ import { checkWindowOptions, type WindowOptions } from "./window.ts";
 
 /** The options of one of `shards` shards: its share of the initial and largest window, at least one request. */
 export function shardOptions(o: WindowOptions, shards: number): WindowOptions {
-  if (!Number.isInteger(shards) || shards < 1) throw new RangeError(`shardOptions: shards must be a positive integer, got ${shards}`);
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`shardOptions: shards must be a positive integer, got ${shards}`);
   if (shards === 1) return o;
   const max = Math.max(o.min, Math.ceil(o.max / shards));
   const share = { ...o, max, initial: Math.min(max, Math.max(o.min, Math.round(o.initial / shards))) };
@@ -25,7 +26,8 @@ export function shardOptions(o: WindowOptions, shards: number): WindowOptions {
  * one run and those of many small runs alike spread evenly, and a lane always uses the same shard.
  */
 export function shardOf(laneName: string, shards: number): number {
-  if (!Number.isInteger(shards) || shards < 1) throw new RangeError(`shardOf: shards must be a positive integer, got ${shards}`);
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`shardOf: shards must be a positive integer, got ${shards}`);
   let h = 0x811c9dc5;
   for (let i = 0; i < laneName.length; i++) h = Math.imul(h ^ laneName.charCodeAt(i), 0x01000193) >>> 0;
   return h % shards;

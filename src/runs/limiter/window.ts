@@ -38,7 +38,15 @@ export type WindowOptions = {
 // 16 to start: measured against an endpoint that takes 50 at once, the climb 16 → 32 → 64 overshoots less
 // (about half the refusals) and arrives a round trip sooner than 10 → 20 → 40 → 80; one that takes
 // fewer absorbs the first wave's extra requests as free retries.
-export const DEFAULT_WINDOW: WindowOptions = { initial: 16, min: 1, max: 100, backoff: 0.7, probe: 4, slowFactor: 2, slowSlackMs: 100 };
+export const DEFAULT_WINDOW: WindowOptions = {
+  initial: 16,
+  min: 1,
+  max: 100,
+  backoff: 0.7,
+  probe: 4,
+  slowFactor: 2,
+  slowSlackMs: 100,
+};
 
 /** What the window keeps between outcomes; plain data, so its owner can store it as is. */
 export type WindowState = {
@@ -87,7 +95,11 @@ export function openTo(w: WindowState, n: number, o: WindowOptions = DEFAULT_WIN
  * A request ended well. `sentAt`: the in-flight count when it was granted, itself included;
  * `inFlight`: the count now, itself included (how much of the window is in use).
  */
-export function onSuccess(w: WindowState, s: { sentAt: number; inFlight: number; latencyMs: number }, o: WindowOptions = DEFAULT_WINDOW): void {
+export function onSuccess(
+  w: WindowState,
+  s: { sentAt: number; inFlight: number; latencyMs: number },
+  o: WindowOptions = DEFAULT_WINDOW,
+): void {
   const base = w.baseLatencyMs;
   const slow = base !== null && s.latencyMs > o.slowFactor * base + o.slowSlackMs;
   w.baseLatencyMs = base === null ? s.latencyMs : Math.min(s.latencyMs, base + (s.latencyMs - base) * 0.002);
@@ -110,7 +122,12 @@ export function onSuccess(w: WindowState, s: { sentAt: number; inFlight: number;
  * at a level the window no longer allows, so its retry need not count as the request's own failure.
  * A request sent within the window (at the smallest window, always) was refused for itself.
  */
-export function onOverload(w: WindowState, s: { seq: number; sentAt: number }, nextSeq: number, o: WindowOptions = DEFAULT_WINDOW): boolean {
+export function onOverload(
+  w: WindowState,
+  s: { seq: number; sentAt: number },
+  nextSeq: number,
+  o: WindowOptions = DEFAULT_WINDOW,
+): boolean {
   if (s.seq >= w.cutSeq) {
     const level = Math.max(1, Math.min(s.sentAt, Math.floor(w.size)));
     w.size = Math.min(w.size, Math.max(o.min, Math.floor(level * o.backoff)));

@@ -21,10 +21,16 @@ export const MetricComparisonSchema = z
     head: z.number().nullable(),
     delta: z.number().nullable().openapi({ description: "head − base" }),
     /** Without an interval, only `min_effect` decides the verdict. */
-    ci95: z.tuple([z.number(), z.number()]).nullable().openapi({ description: "The interval of delta at the requested confidence; null where the metric has none" }),
+    ci95: z
+      .tuple([z.number(), z.number()])
+      .nullable()
+      .openapi({ description: "The interval of delta at the requested confidence; null where the metric has none" }),
     /** The test's p-value where one is run (McNemar on paired flags, say); else null. */
     p_value: z.number().nullable(),
-    higher_is_better: z.boolean().nullable().openapi({ description: "null: the change has no better direction (reported, never judged)" }),
+    higher_is_better: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "null: the change has no better direction (reported, never judged)" }),
     /** How the interval was made: `newcombe`, `newcombe-paired`, `paired-bootstrap`, `combined-bootstraps`, `none`. */
     method: z.string(),
     verdict: VerdictSchema,
@@ -109,7 +115,11 @@ export interface Comparer<Config = Record<string, unknown>, Result = unknown, Ba
    * path names the setting (`config.K`) and whose message says what each run has. Empty: comparable.
    */
   incomparable(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>): FieldError[];
-  compare(base: ComparedRun<Config, Basis>, head: ComparedRun<Config, Basis>, opts: CompareOptions): Promise<EvaluatorComparison<Details>>;
+  compare(
+    base: ComparedRun<Config, Basis>,
+    head: ComparedRun<Config, Basis>,
+    opts: CompareOptions,
+  ): Promise<EvaluatorComparison<Details>>;
   /**
    * Optional: whether the answer may be kept and served again. Two final runs never change, but what a
    * comparison reads beside them may (a dataset the tenant deletes): false answers afresh each time.
@@ -158,5 +168,22 @@ export function metric(
   o: { higherIsBetter: boolean | null; method: string; minEffect: number; pValue?: number | null; confidence?: number },
 ): MetricComparison {
   const delta = base === null || head === null ? null : head - base;
-  return { name, base, head, delta, ci95, p_value: o.pValue ?? null, higher_is_better: o.higherIsBetter, method: o.method, verdict: metricVerdict(delta, ci95, o.minEffect, o.higherIsBetter, o.method, o.pValue == null || o.confidence === undefined ? undefined : { pValue: o.pValue, alpha: 1 - o.confidence }) };
+  return {
+    name,
+    base,
+    head,
+    delta,
+    ci95,
+    p_value: o.pValue ?? null,
+    higher_is_better: o.higherIsBetter,
+    method: o.method,
+    verdict: metricVerdict(
+      delta,
+      ci95,
+      o.minEffect,
+      o.higherIsBetter,
+      o.method,
+      o.pValue == null || o.confidence === undefined ? undefined : { pValue: o.pValue, alpha: 1 - o.confidence },
+    ),
+  };
 }

@@ -55,13 +55,19 @@ export async function resolveProviders(
     }
     const extra = (["base_url", "api_key"] as const).filter((k) => ref[k] !== undefined);
     if (extra.length) {
-      errors.push({ path: `${at}.connection`, message: `give either a connection or ${extra.join(" and ")}, not both: the connection holds its own` });
+      errors.push({
+        path: `${at}.connection`,
+        message: `give either a connection or ${extra.join(" and ")}, not both: the connection holds its own`,
+      });
       out.push(undefined);
       continue;
     }
     const row = saved.get(ref.connection);
     if (!row) {
-      errors.push({ path: `${at}.connection`, message: `no saved connection '${ref.connection}' for this tenant (see GET /v1/providers)` });
+      errors.push({
+        path: `${at}.connection`,
+        message: `no saved connection '${ref.connection}' for this tenant (see GET /v1/providers)`,
+      });
       out.push(undefined);
       continue;
     }
@@ -72,7 +78,10 @@ export async function resolveProviders(
       apiKey = row.apiKeyEnc === null ? undefined : await decryptSecret(ctx.env.SECRETS_KEY, row.apiKeyEnc);
     } catch {
       // Saved under another SECRETS_KEY (rotated since): only saving the key again can help.
-      errors.push({ path: `${at}.connection`, message: `its saved key cannot be decrypted (SECRETS_KEY changed since it was saved): save it again with PUT /v1/providers/${row.name}` });
+      errors.push({
+        path: `${at}.connection`,
+        message: `its saved key cannot be decrypted (SECRETS_KEY changed since it was saved): save it again with PUT /v1/providers/${row.name}`,
+      });
     }
     out.push({ base_url: row.baseUrl, api_key: apiKey, connection: row.name });
   }

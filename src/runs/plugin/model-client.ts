@@ -47,17 +47,28 @@ export function simulatorClient(spec: SimulatorSpec): ChatClient {
     seed: spec.seed,
     replay: spec.replay,
     latencyMs: spec.latency_ms,
-    responders: spec.responders ? (spec.only ? spec.responders : [...spec.responders, ...defaultResponders]) : undefined,
+    responders: spec.responders
+      ? spec.only
+        ? spec.responders
+        : [...spec.responders, ...defaultResponders]
+      : undefined,
   });
 }
 
 /** The client for `spec` in a unit. */
-export function unitModel(ctx: Pick<UnitContext<unknown>, "chat" | "endpoint" | "secret">, spec: ModelSpec): ChatClient {
+export function unitModel(
+  ctx: Pick<UnitContext<unknown>, "chat" | "endpoint" | "secret">,
+  spec: ModelSpec,
+): ChatClient {
   switch (spec.kind) {
     case "run":
       return ctx.chat(spec.salt);
     case "endpoint":
-      return ctx.endpoint({ baseUrl: spec.base_url, apiKey: ctx.secret(spec.secret), timeoutMs: spec.timeout_s * 1000 });
+      return ctx.endpoint({
+        baseUrl: spec.base_url,
+        apiKey: ctx.secret(spec.secret),
+        timeoutMs: spec.timeout_s * 1000,
+      });
     case "simulator":
       return simulatorClient(spec);
   }

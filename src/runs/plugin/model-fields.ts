@@ -41,7 +41,10 @@ export const BaseUrl = z.url({ protocol: /^https?$/, abort: true }).superRefine(
  */
 export const ConnectionName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  )
   .openapi({ example: "openrouter" });
 
 /**
@@ -52,20 +55,29 @@ export const ConnectionName = z
  */
 export const Provider = z
   .strictObject({
-    base_url: BaseUrl.optional().openapi({ description: "Any OpenAI-compatible endpoint (for a judge critic, it overrides the vendor's)", example: "https://openrouter.ai/api/v1" }),
+    base_url: BaseUrl.optional().openapi({
+      description: "Any OpenAI-compatible endpoint (for a judge critic, it overrides the vendor's)",
+      example: "https://openrouter.ai/api/v1",
+    }),
     api_key: ProviderKey.optional(),
     connection: ConnectionName.optional().openapi({
-      description: "A saved provider connection (`POST /v1/providers`) instead of `base_url` and `api_key`: its endpoint and key are used as if given here, copied into the run when it is created",
+      description:
+        "A saved provider connection (`POST /v1/providers`) instead of `base_url` and `api_key`: its endpoint and key are used as if given here, copied into the run when it is created",
     }),
   })
-  .openapi("Provider", { description: "Where to call a model: `base_url` (+ `api_key`), or `connection`, the name of a saved connection" });
+  .openapi("Provider", {
+    description: "Where to call a model: `base_url` (+ `api_key`), or `connection`, the name of a saved connection",
+  });
 
 /**
  * Refuses, naming each field, the endpoint URLs the destination policy refuses under the Worker's
  * setting (`allowLoopback`: `loopbackAllowed(env)`), i.e. loopback outside local development; the
  * rest was refused by `BaseUrl` already. `urls` pairs each field's path with its value, if given.
  */
-export function checkEndpointUrls(urls: Array<[path: string, url: string | null | undefined]>, allowLoopback: boolean): void {
+export function checkEndpointUrls(
+  urls: Array<[path: string, url: string | null | undefined]>,
+  allowLoopback: boolean,
+): void {
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
     const problem = url == null ? null : destinationProblem(url, endpointPolicy(allowLoopback));
@@ -75,19 +87,33 @@ export function checkEndpointUrls(urls: Array<[path: string, url: string | null 
 }
 
 /** `latency_ms` of every simulator: a delay before each simulated answer. */
-const SimLatency = z.number().int().min(0).max(60_000).default(0).openapi({ description: "Delay before each simulated answer" });
+const SimLatency = z
+  .number()
+  .int()
+  .min(0)
+  .max(60_000)
+  .default(0)
+  .openapi({ description: "Delay before each simulated answer" });
 
 /** The simulator knobs of a tool-calling agent (chain-determinism). */
 export const AgentSimulator = z
   .strictObject({
-    divergence: z.number().min(0).max(1).default(SIM_DIVERGENCE).openapi({ description: "Probability that a replay departs from the query's usual tool sequence" }),
+    divergence: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(SIM_DIVERGENCE)
+      .openapi({ description: "Probability that a replay departs from the query's usual tool sequence" }),
     latency_ms: SimLatency,
   })
   .optional()
   .openapi({ description: "`sim:*` models only" });
 
 /** The simulator knobs of evaluators whose simulated answers have no other setting (rpl). */
-export const LatencySimulator = z.strictObject({ latency_ms: SimLatency }).optional().openapi({ description: "`sim:*` models only" });
+export const LatencySimulator = z
+  .strictObject({ latency_ms: SimLatency })
+  .optional()
+  .openapi({ description: "`sim:*` models only" });
 
 /**
  * The request fields that say which model to call, shared by every run evaluator: an
@@ -95,12 +121,20 @@ export const LatencySimulator = z.strictObject({ latency_ms: SimLatency }).optio
  * (`model: "sim:…"`, no provider, no network).
  */
 export const ModelFields = {
-  model: z.string().min(1).max(200).openapi({ description: "The model name the endpoint expects, or `sim:<anything>` for the built-in simulator", example: "sim:agent" }),
+  model: z.string().min(1).max(200).openapi({
+    description: "The model name the endpoint expects, or `sim:<anything>` for the built-in simulator",
+    example: "sim:agent",
+  }),
   provider: Provider.optional(),
   timeout_s: callTimeoutField(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional().openapi({ description: "Sent as `seed` to providers that take one; seeds the simulator" }),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional()
+    .openapi({ description: "Sent as `seed` to providers that take one; seeds the simulator" }),
 };
-
 
 /** Whether a request names the simulator: `sim:` and anything after it (as every evaluator has always read it). */
 export function isSim(model: string): boolean {
@@ -128,7 +162,10 @@ export function simulatorOrEndpoint(
     errors.push(
       m.provider
         ? { path: `${at}provider.base_url`, message: "required unless provider.connection names a saved connection" }
-        : { path: `${at}provider`, message: "required unless model is sim:* (provider.base_url and provider.api_key, or provider.connection)" },
+        : {
+            path: `${at}provider`,
+            message: "required unless model is sim:* (provider.base_url and provider.api_key, or provider.connection)",
+          },
     );
   }
   return errors;
@@ -159,7 +196,9 @@ export async function modelConfig(
   return {
     config: {
       model: body.model,
-      provider: provider?.base_url ? { base_url: provider.base_url, ...(provider.connection ? { connection: provider.connection } : {}) } : null,
+      provider: provider?.base_url
+        ? { base_url: provider.base_url, ...(provider.connection ? { connection: provider.connection } : {}) }
+        : null,
       timeout_s: body.timeout_s,
       seed: body.seed ?? null,
       simulator: sim ? { ...simulatorDefaults, ...body.simulator } : null,

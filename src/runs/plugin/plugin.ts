@@ -40,7 +40,9 @@ export type NewRunOf<Config> = {
  * answered as a `run_group`). Each part has a name (unique in the group, part of its idempotency key)
  * and the body its run is compared by on a replay.
  */
-export type Creation<Config> = NewRunOf<Config> | { group: { name: string; body: unknown; run: (groupId: string) => NewRunOf<Config> }[] };
+export type Creation<Config> =
+  | NewRunOf<Config>
+  | { group: { name: string; body: unknown; run: (groupId: string) => NewRunOf<Config> }[] };
 
 /**
  * A plug-in's own HTTP routes, each group an OpenAPIHono sub-app built with src/routes/router.ts's

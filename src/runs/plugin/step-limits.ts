@@ -7,7 +7,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors.ts";
-import { fitsOneInvocation, MAX_CALL_TIMEOUT_S, PRODUCTION_INVOCATION_LIMITS, type StepCost } from "../../platform/invocation-budget.ts";
+import {
+  fitsOneInvocation,
+  MAX_CALL_TIMEOUT_S,
+  PRODUCTION_INVOCATION_LIMITS,
+  type StepCost,
+} from "../../platform/invocation-budget.ts";
 
 const WALL_MIN = PRODUCTION_INVOCATION_LIMITS.wallMs / 60_000;
 const WHY = `a call is tried up to 3 times, each up to timeout_s, with up to 60 s between tries (a server's Retry-After), and all of it must fit in one lane invocation (${WALL_MIN} min)`;

@@ -84,5 +84,10 @@ export function storedSample(
   evaluator: { parseOutput(text: string): unknown },
   row: { unitId: string; status: "succeeded" | "failed"; output: string | null; error: string | null },
 ): StoredSample {
-  return { unitId: row.unitId, status: row.status, output: row.output === null ? null : evaluator.parseOutput(row.output), error: row.error };
+  return {
+    unitId: row.unitId,
+    status: row.status,
+    output: row.output === null ? null : evaluator.parseOutput(row.output),
+    error: row.error,
+  };
 }

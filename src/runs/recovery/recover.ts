@@ -33,7 +33,14 @@ const coordinator = (env: Env, runId: string) => env.RUNS.get(env.RUNS.idFromNam
  * queues its final webhook event when this call is the one that ended it. Returns the run as it is
  * now (also when something else ended it first).
  */
-async function endRun(env: Env, db: Db, runId: string, from: readonly RunStatus[], status: RunStatus, error: string | null): Promise<RunRow | undefined> {
+async function endRun(
+  env: Env,
+  db: Db,
+  runId: string,
+  from: readonly RunStatus[],
+  status: RunStatus,
+  error: string | null,
+): Promise<RunRow | undefined> {
   const { run: after, changed } = await settleRun(db, runId, from, { status, error, finishedAt: new Date() });
   if (changed && after) {
     try {
@@ -53,7 +60,6 @@ async function endRun(env: Env, db: Db, runId: string, from: readonly RunStatus[
 export function failUnstartedRun(env: Env, db: Db, runId: string, error: string): Promise<RunRow | undefined> {
   return endRun(env, db, runId, ["queued"], "failed", error);
 }
-
 
 /**
  * A read of a run (GET, list, events, cancel, an Idempotency-Key replay) calls this first: a run still
@@ -87,7 +93,11 @@ export async function abandonStart(env: Env, runId: string): Promise<boolean | n
  * `limit` queued runs of every tenant created more than START_GRACE_MS before `now`, oldest first,
  * so a lost start ends even when nobody reads the run. Returns how many it ended.
  */
-export async function sweepLostStarts(env: Env, db: Db, { now = Date.now(), limit = 100 }: { now?: number; limit?: number } = {}): Promise<number> {
+export async function sweepLostStarts(
+  env: Env,
+  db: Db,
+  { now = Date.now(), limit = 100 }: { now?: number; limit?: number } = {},
+): Promise<number> {
   const stale = await listQueuedBefore(db, new Date(now - START_GRACE_MS), limit);
   let ended = 0;
   // One at a time: a sweep is background work and need not open a hundred coordinator calls at once.
@@ -109,7 +119,8 @@ export async function cancelRun(env: Env, db: Db, run: RunRow): Promise<RunRow> 
   const stub = coordinator(env, run.id);
   // A coordinator that never held the run gives it up (a late start then does nothing), and the run is
   // ended here; one that holds it ends it itself, or is already finishing it (its own end stands).
-  if (await stub.abandon("canceled")) return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
+  if (await stub.abandon("canceled"))
+    return (await endRun(env, db, run.id, ["queued", "running"], "canceled", null)) ?? run;
   const status = await stub.cancel();
   const after = (await getRunById(db, run.id)) ?? run;
   // Not final in D1 only when the coordinator's finish has not written it (it failed, or an eviction cut

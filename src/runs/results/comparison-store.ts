@@ -35,7 +35,10 @@ export async function loadBasis(bucket: R2Bucket, runId: string): Promise<unknow
 }
 
 /** A kept answer's JSON text, or null. */
-export async function loadAnswer(bucket: R2Bucket, key: { base: string; head: string; confidence: number; minEffect: number }): Promise<string | null> {
+export async function loadAnswer(
+  bucket: R2Bucket,
+  key: { base: string; head: string; confidence: number; minEffect: number },
+): Promise<string | null> {
   const object = await bucket.get(answerKey(key.base, key.head, key.confidence, key.minEffect));
   return object ? object.text() : null;
 }
@@ -44,7 +47,11 @@ export async function loadAnswer(bucket: R2Bucket, key: { base: string; head: st
  * Keeps an answer. The marker goes first: an answer is never under the base's prefix without the head
  * run pointing at it, so deleting either run deletes it (a marker without an answer is harmless).
  */
-export async function storeAnswer(bucket: R2Bucket, key: { base: string; head: string; confidence: number; minEffect: number }, text: string): Promise<void> {
+export async function storeAnswer(
+  bucket: R2Bucket,
+  key: { base: string; head: string; confidence: number; minEffect: number },
+  text: string,
+): Promise<void> {
   await bucket.put(comparedWithKey(key.head, key.base), new Uint8Array(0));
   await bucket.put(answerKey(key.base, key.head, key.confidence, key.minEffect), text, json);
 }
@@ -53,7 +60,15 @@ export async function storeAnswer(bucket: R2Bucket, key: { base: string; head: s
  * Deletes what a comparison just kept for runs that were deleted while it ran: the deletion may have
  * listed the runs' prefixes before these objects were written, and nothing would find them again.
  */
-export async function dropKeptFor(bucket: R2Bucket, key: { base: string; head: string; confidence: number; minEffect: number }, gone: string[]): Promise<void> {
+export async function dropKeptFor(
+  bucket: R2Bucket,
+  key: { base: string; head: string; confidence: number; minEffect: number },
+  gone: string[],
+): Promise<void> {
   if (!gone.length) return;
-  await bucket.delete([answerKey(key.base, key.head, key.confidence, key.minEffect), comparedWithKey(key.head, key.base), ...gone.map(basisKey)]);
+  await bucket.delete([
+    answerKey(key.base, key.head, key.confidence, key.minEffect),
+    comparedWithKey(key.head, key.base),
+    ...gone.map(basisKey),
+  ]);
 }

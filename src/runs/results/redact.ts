@@ -22,12 +22,18 @@ const compiled = new WeakMap<object, Redactor>();
 export function runRedactor(secrets: RunSecrets | Redactor): Redactor {
   if (isRedactor(secrets)) return secrets;
   let redactor = compiled.get(secrets);
-  if (!redactor) compiled.set(secrets, (redactor = createRedactor(Array.isArray(secrets) ? secrets : Object.values(secrets))));
+  if (!redactor)
+    compiled.set(secrets, (redactor = createRedactor(Array.isArray(secrets) ? secrets : Object.values(secrets))));
   return redactor;
 }
 
 function isRedactor(v: unknown): v is Redactor {
-  return typeof v === "object" && v !== null && typeof (v as Redactor).text === "function" && typeof (v as Redactor).value === "function";
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as Redactor).text === "function" &&
+    typeof (v as Redactor).value === "function"
+  );
 }
 
 /**

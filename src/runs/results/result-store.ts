@@ -42,7 +42,12 @@ function wireText(evaluator: ResultPresenter, result: unknown): string {
  * the row's columns. The object is written before the row points at it, so a row never names a
  * missing object.
  */
-export async function storeResult(env: Env, runId: string, evaluator: ResultPresenter, result: unknown): Promise<StoredResult> {
+export async function storeResult(
+  env: Env,
+  runId: string,
+  evaluator: ResultPresenter,
+  result: unknown,
+): Promise<StoredResult> {
   if (result === null || result === undefined) return { result: null, resultKey: null, resultBytes: null };
   const text = wireText(evaluator, result);
   const encoded = new TextEncoder().encode(text);
@@ -53,7 +58,11 @@ export async function storeResult(env: Env, runId: string, evaluator: ResultPres
 }
 
 /** Deletes an object `storeResult` wrote for a row that did not take it (the run had ended otherwise). */
-export async function dropUnusedResult(env: Env, stored: StoredResult, row: Pick<RunRow, "resultKey"> | undefined): Promise<void> {
+export async function dropUnusedResult(
+  env: Env,
+  stored: StoredResult,
+  row: Pick<RunRow, "resultKey"> | undefined,
+): Promise<void> {
   if (stored.resultKey && row?.resultKey !== stored.resultKey) await env.RESULTS.delete(stored.resultKey);
 }
 

@@ -52,7 +52,11 @@ export async function deliverWebhook(env: Env, msg: RunEventMessage, attempt: nu
   } else {
     const secretRow = await getWebhookSecret(db, run.tenantId);
     const timestamp = Math.floor(Date.now() / 1000);
-    const body = JSON.stringify({ type: msg.event, timestamp: new Date(timestamp * 1000).toISOString(), data: runJson(run) });
+    const body = JSON.stringify({
+      type: msg.event,
+      timestamp: new Date(timestamp * 1000).toISOString(),
+      data: runJson(run),
+    });
     try {
       if (!secretRow) throw new Error("the tenant has no webhook secret (POST /v1/webhooks/secret)");
       const secret = await decryptSecret(env.SECRETS_KEY, secretRow.secretEnc);
@@ -77,7 +81,10 @@ export async function deliverWebhook(env: Env, msg: RunEventMessage, attempt: nu
       if (res.status >= 200 && res.status < 300) outcome = "delivered";
       else error = `receiver answered HTTP ${res.status}`;
     } catch (err) {
-      error = err instanceof Error && err.name === "TimeoutError" ? `no answer within ${WEBHOOK_TIMEOUT_MS} ms` : String(err instanceof Error ? err.message : err);
+      error =
+        err instanceof Error && err.name === "TimeoutError"
+          ? `no answer within ${WEBHOOK_TIMEOUT_MS} ms`
+          : String(err instanceof Error ? err.message : err);
     }
   }
   await insertDelivery(db, {

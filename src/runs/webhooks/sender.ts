@@ -1,5 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import { deliverWebhook, WEBHOOK_MAX_ATTEMPTS, webhookRetryDelaySeconds, type DeliveryOutcome, type RunEventMessage } from "./deliver.ts";
+import {
+  deliverWebhook,
+  WEBHOOK_MAX_ATTEMPTS,
+  webhookRetryDelaySeconds,
+  type DeliveryOutcome,
+  type RunEventMessage,
+} from "./deliver.ts";
 import { invocationsOf } from "../../platform/invocation.ts";
 import { guardStoredText } from "../../platform/storage-guard.ts";
 import { countedEnv } from "../../platform/counted-env.ts";
@@ -48,9 +54,22 @@ export class WebhookSender extends DurableObject<Env> {
    * once; the attempt numbers go on from the last one, so the delivery list stays in order.
    */
   async send(message: RunEventMessage): Promise<void> {
-    const rec = (await this.ctx.storage.get<Pending>("pending")) ?? { message, next: 1, last: 0, due: null, series: 0, unavailable: 0 };
+    const rec = (await this.ctx.storage.get<Pending>("pending")) ?? {
+      message,
+      next: 1,
+      last: 0,
+      due: null,
+      series: 0,
+      unavailable: 0,
+    };
     const now = Date.now();
-    Object.assign(rec, { message, last: rec.next - 1 + WEBHOOK_MAX_ATTEMPTS, due: now, series: rec.series + 1, unavailable: 0 });
+    Object.assign(rec, {
+      message,
+      last: rec.next - 1 + WEBHOOK_MAX_ATTEMPTS,
+      due: now,
+      series: rec.series + 1,
+      unavailable: 0,
+    });
     await this.save(rec);
     await this.ctx.storage.setAlarm(now);
   }
@@ -71,14 +90,23 @@ export class WebhookSender extends DurableObject<Env> {
     } catch (err) {
       // Not an attempt (nothing was recorded, maybe nothing sent): the same attempt is made again
       // later, rather than leave it to the runtime's few alarm retries and strand the message.
-      console.error(JSON.stringify({ level: "error", run_id: rec.message.runId, message_id: rec.message.messageId, attempt, error: `webhook attempt not made: ${String(err)}` }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          run_id: rec.message.runId,
+          message_id: rec.message.messageId,
+          attempt,
+          error: `webhook attempt not made: ${String(err)}`,
+        }),
+      );
     }
     // Read again: a `send` may have come in while the receiver had the request; it set its own due
     // time and alarm, which stand.
     const after = (await this.ctx.storage.get<Pending>("pending"))!;
     if (outcome === null) {
       after.unavailable += 1;
-      if (after.series === series) after.due = after.unavailable >= UNAVAILABLE_MAX ? null : Date.now() + UNAVAILABLE_RETRY_MS;
+      if (after.series === series)
+        after.due = after.unavailable >= UNAVAILABLE_MAX ? null : Date.now() + UNAVAILABLE_RETRY_MS;
     } else {
       after.next = attempt + 1;
       after.unavailable = 0;
@@ -88,7 +116,10 @@ export class WebhookSender extends DurableObject<Env> {
         // The attempt's place in its series: the first retry waits the base delay, then it doubles.
         const inSeries = attempt - (after.last - WEBHOOK_MAX_ATTEMPTS);
         const base = backoffBase(this.env.WEBHOOK_BACKOFF_SECONDS);
-        after.due = outcome === "failed" && attempt < after.last ? Date.now() + webhookRetryDelaySeconds(inSeries, base) * 1000 : null;
+        after.due =
+          outcome === "failed" && attempt < after.last
+            ? Date.now() + webhookRetryDelaySeconds(inSeries, base) * 1000
+            : null;
       }
     }
     await this.save(after);

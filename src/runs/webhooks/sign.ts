@@ -16,7 +16,9 @@ export function newWebhookSecret(): string {
 }
 
 export async function signWebhook(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  const raw = Uint8Array.from(atob(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret), (c) => c.charCodeAt(0));
+  const raw = Uint8Array.from(atob(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret), (c) =>
+    c.charCodeAt(0),
+  );
   const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
   return `v1,${b64(new Uint8Array(mac))}`;

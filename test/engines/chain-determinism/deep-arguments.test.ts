@@ -5,7 +5,13 @@
 // parseLossless, keyed with seqKey / toolCallsHash / cliDisplayKey.
 import { describe, expect, it } from "vitest";
 import type { ChatClient, ChatResponse } from "../../../src/providers/types.ts";
-import { cliDisplayKey, parseArguments, runReplay, seqKey, toolCallsHash } from "../../../src/engines/chain-determinism/index.ts";
+import {
+  cliDisplayKey,
+  parseArguments,
+  runReplay,
+  seqKey,
+  toolCallsHash,
+} from "../../../src/engines/chain-determinism/index.ts";
 import { fromPlain, parseLossless } from "../../../src/engines/python/index.ts";
 import { PY_JSON_MAX_DEPTH, STORED_MAX_DEPTH } from "../../../src/engines/python/lossless-json.ts";
 
@@ -19,16 +25,35 @@ function endpoint(args: string): ChatClient {
   let n = 0;
   return {
     async chat() {
-      const call = n++ === 0 ? { id: "c1", name: "t", arguments: args } : { id: "c2", name: "final_answer", arguments: '{"answer": "done"}' };
+      const call =
+        n++ === 0
+          ? { id: "c1", name: "t", arguments: args }
+          : { id: "c2", name: "final_answer", arguments: '{"answer": "done"}' };
       return {
-        choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] }, finish_reason: "tool_calls" }],
+        choices: [
+          {
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }],
+            },
+            finish_reason: "tool_calls",
+          },
+        ],
       } satisfies ChatResponse;
     },
   };
 }
 
 async function replay(args: string) {
-  const { record } = await runReplay({ chat: endpoint(args), model: "m", systemPrompt: "s", user: "u", tools: [], stubs: { t: "ok" } });
+  const { record } = await runReplay({
+    chat: endpoint(args),
+    model: "m",
+    systemPrompt: "s",
+    user: "u",
+    tools: [],
+    stubs: { t: "ok" },
+  });
   return record;
 }
 
@@ -38,11 +63,18 @@ describe("tool-call arguments nested past any reasonable depth", () => {
     ["10,000 objects", deepDicts(10_000)],
     ["10,000 lists at the top", "[".repeat(10_000) + "]".repeat(10_000)],
   ])("are malformed, not a crash: %s", async (_, text) => {
-    expect(parseArguments(text)).toEqual({ args: { _raw_arguments_len: text.length, _raw_arguments_head: text.slice(0, 80) }, malformed: true });
+    expect(parseArguments(text)).toEqual({
+      args: { _raw_arguments_len: text.length, _raw_arguments_head: text.slice(0, 80) },
+      malformed: true,
+    });
     const record = await replay(text);
     expect(record.error_category).toBeNull();
     expect(record.final_answer).toBe("done");
-    expect(record.tool_call_sequence[0]).toMatchObject({ name: "t", args_malformed: true, args: { _raw_arguments_len: text.length } });
+    expect(record.tool_call_sequence[0]).toMatchObject({
+      name: "t",
+      args_malformed: true,
+      args: { _raw_arguments_len: text.length },
+    });
   });
 
   it("draws the line at PY_JSON_MAX_DEPTH containers below the arguments", () => {
@@ -67,6 +99,8 @@ describe("tool-call arguments nested past any reasonable depth", () => {
     const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
     expect(() => fromPlain(deep)).toThrow(TypeError);
     expect(() => seqKey([{ name: "t", args: deep }])).toThrow(/nests deeper than/);
-    expect(() => fromPlain(JSON.parse("[".repeat(STORED_MAX_DEPTH + 1) + "]".repeat(STORED_MAX_DEPTH + 1)))).not.toThrow();
+    expect(() =>
+      fromPlain(JSON.parse("[".repeat(STORED_MAX_DEPTH + 1) + "]".repeat(STORED_MAX_DEPTH + 1))),
+    ).not.toThrow();
   });
 });

@@ -12,7 +12,14 @@ export function lineName(r: RefLine, what?: string): string {
 }
 
 /** A number tagged with its Python type; see {@link typed}. */
-export type Typed = null | boolean | string | { int: string } | { float: number } | Typed[] | { dict: Array<[string, Typed]> };
+export type Typed =
+  | null
+  | boolean
+  | string
+  | { int: string }
+  | { float: number }
+  | Typed[]
+  | { dict: Array<[string, Typed]> };
 
 const INT_LEXEME = /^-?[0-9]+$/;
 
@@ -40,7 +47,8 @@ export function typed(v: unknown): Typed {
     default:
       throw new TypeError(`typed: a ${typeof v} has no JSON form`);
   }
-  if (isRawJson(v)) return INT_LEXEME.test(v.rawJSON) ? { int: BigInt(v.rawJSON).toString() } : { float: Number(v.rawJSON) };
+  if (isRawJson(v))
+    return INT_LEXEME.test(v.rawJSON) ? { int: BigInt(v.rawJSON).toString() } : { float: Number(v.rawJSON) };
   if (Array.isArray(v)) return v.map(typed);
   return {
     dict: Object.entries(v as Record<string, unknown>)
@@ -58,7 +66,7 @@ export function typed(v: unknown): Typed {
 export function asJsNumbers(v: unknown): unknown {
   if (isRawJson(v)) return Number(v.rawJSON);
   if (Array.isArray(v)) return v.map(asJsNumbers);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asJsNumbers(x)]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asJsNumbers(x)]));
   return v;
 }
-

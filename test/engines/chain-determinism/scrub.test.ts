@@ -6,7 +6,9 @@ import { parsePyJson, pyRepr } from "../../../src/engines/python/index.ts";
 
 /** The OpenAI Python SDK's message for a 401 whose body echoes `key` (see pythonStatusMessage). */
 function echoed(key: string): string {
-  const parsed = parsePyJson(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}`, code: "invalid_api_key" } }));
+  const parsed = parsePyJson(
+    JSON.stringify({ error: { message: `Incorrect API key provided: ${key}`, code: "invalid_api_key" } }),
+  );
   if (!parsed.ok) throw new Error(parsed.error);
   return `api_error: AuthenticationError: Error code: 401 - ${pyRepr(parsed.value)}`;
 }
@@ -14,10 +16,13 @@ function echoed(key: string): string {
 describe("scrub", () => {
   it.each([
     // The reference's patterns, unchanged (its golden vectors hold these texts).
-    ["api_error: AuthenticationError: bad key sk-abcdefghijklmnop", "api_error: AuthenticationError: bad key sk-<REDACTED>"],
+    [
+      "api_error: AuthenticationError: bad key sk-abcdefghijklmnop",
+      "api_error: AuthenticationError: bad key sk-<REDACTED>",
+    ],
     ["sent Bearer abc.def-ghi", "sent Bearer <REDACTED>"],
     ["x-api-key='k123' next", "x-api-key='<REDACTED>' next"],
-    ["api_key = \"zzz\"", 'api_key = "<REDACTED>"'],
+    ['api_key = "zzz"', 'api_key = "<REDACTED>"'],
   ])("%s", (text, expected) => {
     expect(scrub(text)).toBe(expected);
   });
@@ -27,9 +32,13 @@ describe("scrub", () => {
     const key = `sk-ab"cd\\ef-0123456789abcdef0123`;
     const text = echoed(key);
     expect(scrub(text)).toContain("0123456789abcdef0123");
-    expect(scrub(text, [key])).toBe("api_error: AuthenticationError: Error code: 401 - {'error': {'message': 'Incorrect API key provided: [REDACTED]', 'code': 'invalid_api_key'}}");
+    expect(scrub(text, [key])).toBe(
+      "api_error: AuthenticationError: Error code: 401 - {'error': {'message': 'Incorrect API key provided: [REDACTED]', 'code': 'invalid_api_key'}}",
+    );
     // No `sk-` prefix, and cut short by the 160-character truncation.
     const plain = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0";
-    expect(scrub(`api_error: APIStatusError: denied for ${plain.slice(0, 20)}`, [plain])).toBe("api_error: APIStatusError: denied for [REDACTED]");
+    expect(scrub(`api_error: APIStatusError: denied for ${plain.slice(0, 20)}`, [plain])).toBe(
+      "api_error: APIStatusError: denied for [REDACTED]",
+    );
   });
 });

@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { cliDisplayKey, parseArguments, seqFull, seqKey, seqKeySha256, toolCallsHash } from "../../../src/engines/chain-determinism/index.ts";
-import { describeReference, expectPythonError, expectPythonRejection, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
+import {
+  cliDisplayKey,
+  parseArguments,
+  seqFull,
+  seqKey,
+  seqKeySha256,
+  toolCallsHash,
+} from "../../../src/engines/chain-determinism/index.ts";
+import {
+  describeReference,
+  expectPythonError,
+  expectPythonRejection,
+  itEachCase,
+  lossless,
+  type RefLine,
+} from "../../support/reference.ts";
 import { lineName, typed } from "./parity.ts";
 
 type SeqLine = {
@@ -32,17 +46,28 @@ describeReference("seq_hash_vectors.jsonl", "chain-determinism", ["seq_hash_vect
 
   it("has only lines with a key or an expected error", () => {
     // A line of neither kind would be run by no test below.
-    for (const r of lines) expect(typeof r.value.expected.seq_key === "string" || typeof r.value.expected.error === "string", lineName(r)).toBe(true);
+    for (const r of lines)
+      expect(
+        typeof r.value.expected.seq_key === "string" || typeof r.value.expected.error === "string",
+        lineName(r),
+      ).toBe(true);
   });
 
-  itEachCase(keyed, name("calls_json gives seq_full, seq_key and its sha256"), "line with an expected seq_key", async (r) => {
-    const e = r.value.expected;
-    const calls = lossless(r.value.calls_json);
-    // seq_full read losslessly too, so a float name or payload would keep its type.
-    expect(typed(seqFull(calls))).toEqual(typed((lossless(r.text) as { expected: { seq_full: unknown } }).expected.seq_full));
-    expect(seqKey(calls)).toBe(e.seq_key);
-    expect(await seqKeySha256(calls)).toBe(e.seq_key_sha256);
-  });
+  itEachCase(
+    keyed,
+    name("calls_json gives seq_full, seq_key and its sha256"),
+    "line with an expected seq_key",
+    async (r) => {
+      const e = r.value.expected;
+      const calls = lossless(r.value.calls_json);
+      // seq_full read losslessly too, so a float name or payload would keep its type.
+      expect(typed(seqFull(calls))).toEqual(
+        typed((lossless(r.text) as { expected: { seq_full: unknown } }).expected.seq_full),
+      );
+      expect(seqKey(calls)).toBe(e.seq_key);
+      expect(await seqKeySha256(calls)).toBe(e.seq_key_sha256);
+    },
+  );
 
   itEachCase(
     keyed.filter((r) => r.value.calls !== undefined),
@@ -73,7 +98,12 @@ describeReference("seq_hash_vectors.jsonl", "chain-determinism", ["seq_hash_vect
       const built = r.value.raw_tool_calls!.map((c, k) => {
         const { args, malformed } = parseArguments(c.arguments);
         // The id is passed through by the loop, not parsed: take the one the reference recorded.
-        return { name: c.name, args, tool_call_id: want[k]?.tool_call_id, ...(malformed ? { args_malformed: true } : {}) };
+        return {
+          name: c.name,
+          args,
+          tool_call_id: want[k]?.tool_call_id,
+          ...(malformed ? { args_malformed: true } : {}),
+        };
       });
       // Typed on both sides: 1 vs 1.0, big ints, NaN and key order all count.
       expect(typed(built)).toEqual(typed(want));
@@ -95,7 +125,10 @@ describeReference("seq_hash_vectors.jsonl", "chain-determinism", ["seq_hash_vect
     (r) => lineName(r, `tool_calls_hash raises like ${r.value.expected.tool_calls_hash_error}`),
     "line whose tool_calls_hash raises (tool_calls_hash_error)",
     async (r) => {
-      await expectPythonRejection(() => toolCallsHash(lossless(r.value.calls_json)), r.value.expected.tool_calls_hash_error!);
+      await expectPythonRejection(
+        () => toolCallsHash(lossless(r.value.calls_json)),
+        r.value.expected.tool_calls_hash_error!,
+      );
     },
   );
 
@@ -108,12 +141,17 @@ describeReference("seq_hash_vectors.jsonl", "chain-determinism", ["seq_hash_vect
     },
   );
 
-  itEachCase(raising, (r) => lineName(r, `seq_full raises like ${r.value.expected.error}`), "line whose seq_full raises (expected.error)", (r) => {
-    const pyClass = r.value.expected.error!;
-    expectPythonError(() => seqKey(lossless(r.value.calls_json)), pyClass);
-    expectPythonError(() => seqFull(lossless(r.value.calls_json)), pyClass);
-    if (r.value.calls !== undefined) expectPythonError(() => seqKey(r.value.calls), pyClass);
-  });
+  itEachCase(
+    raising,
+    (r) => lineName(r, `seq_full raises like ${r.value.expected.error}`),
+    "line whose seq_full raises (expected.error)",
+    (r) => {
+      const pyClass = r.value.expected.error!;
+      expectPythonError(() => seqKey(lossless(r.value.calls_json)), pyClass);
+      expectPythonError(() => seqFull(lossless(r.value.calls_json)), pyClass);
+      if (r.value.calls !== undefined) expectPythonError(() => seqKey(r.value.calls), pyClass);
+    },
+  );
 });
 
 describe("seqKey", () => {
@@ -125,7 +163,9 @@ describe("seqKey", () => {
   });
 
   it("does not normalise Unicode", () => {
-    expect(seqKey([{ name: "t", args: { s: "caf\u00e9" } }])).not.toBe(seqKey([{ name: "t", args: { s: "cafe\u0301" } }]));
+    expect(seqKey([{ name: "t", args: { s: "caf\u00e9" } }])).not.toBe(
+      seqKey([{ name: "t", args: { s: "cafe\u0301" } }]),
+    );
   });
 
   it("treats a null sequence as empty and rejects a non-array", () => {

@@ -15,12 +15,20 @@ describe("batchAgreement", () => {
 
   it("reports each critic's agreement with the consensus over its valid verdicts", () => {
     // a: 3/3; b: 2/2 (item 3 missing); c: item 1 disagrees → 2/3.
-    expect(r.per_critic.map((c) => [c.critic, c.agree, c.items])).toEqual([["a", 3, 3], ["b", 2, 2], ["c", 2, 3]]);
+    expect(r.per_critic.map((c) => [c.critic, c.agree, c.items])).toEqual([
+      ["a", 3, 3],
+      ["b", 2, 2],
+      ["c", 2, 3],
+    ]);
   });
 
   it("tabulates raw agreement and alpha for each critic pair", () => {
     // a–b: items 1,2 both rated, both agree → 2/2; a–c: 2/3; b–c: items 1,2 → 1/2.
-    expect(r.pairwise.map((p) => [p.a, p.b, p.agree, p.items])).toEqual([["a", "b", 2, 2], ["a", "c", 2, 3], ["b", "c", 1, 2]]);
+    expect(r.pairwise.map((p) => [p.a, p.b, p.agree, p.items])).toEqual([
+      ["a", "b", 2, 2],
+      ["a", "c", 2, 3],
+      ["b", "c", 1, 2],
+    ]);
     // a–b: [K,K],[R,R] → perfect agreement over two categories → α = 1.
     expect(r.pairwise[0].alpha).toBe(1);
   });

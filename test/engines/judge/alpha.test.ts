@@ -11,7 +11,8 @@ import { nominalAlpha } from "../../../src/engines/stats/index.ts";
 import { describeReference, itEachCase, type RefLine } from "../../support/reference.ts";
 import { closeTo, lineName } from "./support.ts";
 
-const asVotes = (row: (string | null)[]) => row.map((kind) => (kind === null ? { kind: "ERROR", error: "missing" } : { kind, error: null }));
+const asVotes = (row: (string | null)[]) =>
+  row.map((kind) => (kind === null ? { kind: "ERROR", error: "missing" } : { kind, error: null }));
 
 describeReference("alpha vectors", "cross-judge", ["alpha_vectors.jsonl"], (ref) => {
   const records = ref.records("alpha_vectors.jsonl");
@@ -28,7 +29,9 @@ describeReference("alpha vectors", "cross-judge", ["alpha_vectors.jsonl"], (ref)
       closeTo(lib, v.reference_alpha);
       closeTo(textbook, v.textbook_alpha);
       // README: differs = |ref − textbook| > 1e-12 or exactly one is null.
-      const differs = (lib === null) !== (textbook === null) || (lib !== null && textbook !== null && Math.abs(lib - textbook) > 1e-12);
+      const differs =
+        (lib === null) !== (textbook === null) ||
+        (lib !== null && textbook !== null && Math.abs(lib - textbook) > 1e-12);
       expect(differs).toBe(v.differs);
       return;
     }
@@ -37,7 +40,10 @@ describeReference("alpha vectors", "cross-judge", ["alpha_vectors.jsonl"], (ref)
     expect(perItem).toHaveLength(v.reference_per_item.length);
     perItem.forEach((a: number | null, i: number) => closeTo(a, v.reference_per_item[i]));
     const defined = perItem.filter((a: number | null): a is number => a !== null);
-    closeTo(defined.length ? defined.reduce((s: number, a: number) => s + a, 0) / defined.length : null, v.reference_per_item_mean);
+    closeTo(
+      defined.length ? defined.reduce((s: number, a: number) => s + a, 0) / defined.length : null,
+      v.reference_per_item_mean,
+    );
   });
 
   const published = records.flatMap((r) => {

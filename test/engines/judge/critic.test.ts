@@ -21,10 +21,17 @@ function criticOf(v: any, line: number): Critic {
   if (v.yaml_path === null || v.yaml_path === undefined) return v.critic;
   const request = v.expected?.request;
   if (!request) throw new Error(`line ${line} loads a YAML prompt and records no request to rebuild its critic from`);
-  const [system, user] = request.body.messages.length === 2 ? request.body.messages : [{ content: "" }, request.body.messages[0]];
+  const [system, user] =
+    request.body.messages.length === 2 ? request.body.messages : [{ content: "" }, request.body.messages[0]];
   const escapeBraces = (t: string) => t.replace(/\{/g, "{{").replace(/\}/g, "}}");
   const template = (v.query ? user.content.split(v.query) : [user.content]).map(escapeBraces).join("{query}");
-  return { name: "yaml", model: request.body.model, system_prompt: system.content, prompt_template: template, ...v.critic };
+  return {
+    name: "yaml",
+    model: request.body.model,
+    system_prompt: system.content,
+    prompt_template: template,
+    ...v.critic,
+  };
 }
 
 describeReference("request vectors", "cross-judge", ["request_vectors.jsonl"], (ref) => {
@@ -40,7 +47,11 @@ describeReference("request vectors", "cross-judge", ["request_vectors.jsonl"], (
     // The key and the call come inside judgeCritic's failure boundary, as inside the reference's try.
     const run = async () => {
       const critic = criticOf(v, r.line);
-      return judgeCritic(critic, v.query, { context: v.context ?? {}, connect: referenceConnect(critic, v.env ?? {}, connect), now: () => 0 });
+      return judgeCritic(critic, v.query, {
+        context: v.context ?? {},
+        connect: referenceConnect(critic, v.env ?? {}, connect),
+        now: () => 0,
+      });
     };
     const e = v.expected;
     if (e.raises) {
@@ -87,7 +98,9 @@ describe("renderPrompt", () => {
   });
   it("lets a context `query` override the query argument and omits an empty system prompt", () => {
     // Spec §2: variables = context plus query unless the context has its own; system_prompt "" sends none.
-    const req = buildChatRequest({ name: "n", model: "m", system_prompt: "", prompt_template: "{query}" }, "arg", { query: "ctx" });
+    const req = buildChatRequest({ name: "n", model: "m", system_prompt: "", prompt_template: "{query}" }, "arg", {
+      query: "ctx",
+    });
     expect(req.messages).toEqual([{ role: "user", content: "ctx" }]);
   });
 });

@@ -28,7 +28,8 @@ describe("FIX-think: a brace inside a <think> block no longer hides the answer",
 
   it("works inside a ```json fence and with several blocks", () => {
     // Fence line and closing fence are removed (§3 step 2), both blocks dropped: only the answer remains.
-    const fenced = '```json\n<think>{a}</think><think>b}</think>\n{"kind": "reject", "confidence": "0.25", "reasoning": "r"}\n```';
+    const fenced =
+      '```json\n<think>{a}</think><think>b}</think>\n{"kind": "reject", "confidence": "0.25", "reasoning": "r"}\n```';
     const got = parseVerdict(fenced, "c");
     expect([got.kind, got.confidence, got.reasoning, got.error]).toEqual(["REJECT", 0.25, "r", null]);
   });
@@ -37,7 +38,13 @@ describe("FIX-think: a brace inside a <think> block no longer hides the answer",
     // The block is dropped → no "{" left → PARSE_FAIL; reasoning and raw_response are the whole answer.
     const only = "<think>maybe {KEEP}</think> I am not sure.";
     const got = parseVerdict(only, "c");
-    expect([got.kind, got.confidence, got.error, got.reasoning, got.raw_response]).toEqual(["PARSE_FAIL", 0, "parse_fail", only, only]);
+    expect([got.kind, got.confidence, got.error, got.reasoning, got.raw_response]).toEqual([
+      "PARSE_FAIL",
+      0,
+      "parse_fail",
+      only,
+      only,
+    ]);
   });
 });
 
@@ -94,7 +101,7 @@ describe('FIX-percent: "85%" reads as 0.85, not 0', () => {
     expect([got.kind, got.confidence, got.reasoning, got.error]).toEqual(["KEEP", expected, "s", null]);
   });
 
-  it("leaves what the original reads alone: a bare 85 still clamps to 1, \"high\" still reads 0", () => {
+  it('leaves what the original reads alone: a bare 85 still clamps to 1, "high" still reads 0', () => {
     // 85 is ambiguous (0..100 or out of range): min(1, 85) = 1. float("high") raises → 0.
     expect(parseVerdict('{"kind":"KEEP","confidence":85}', "c").confidence).toBe(1);
     expect(parseVerdict('{"kind":"KEEP","confidence":"high"}', "c").confidence).toBe(0);
@@ -118,7 +125,7 @@ describe("deliberateFixes: the content predicate of the parse parity test", () =
     '{"kind": "KEEP", "confidence": 0.9, "reasoning": "ok"}',
     '{"kind": "KEEP",\n"confidence": 0.9,\n}', // the exact form the original repairs
     '{"kind": "KEEP", "confidence": 0.9, }', // inline comma: both fail
-    "<think>no braces here</think>\n{\"kind\": \"KEEP\"}",
+    '<think>no braces here</think>\n{"kind": "KEEP"}',
     'Option {A} vs {B}. Final: {"kind": "KEEP"}', // braces in prose outside a think block: both fail
     '{"kind": "KEEP", "confidence": Infinity}',
     '{"kind": "KEEP", "confidence": "inf"}',
@@ -131,7 +138,9 @@ describe("deliberateFixes: the content predicate of the parse parity test", () =
 
   it("rewrites each trigger into what the original reads the same way", () => {
     // Think block dropped; ",\n  }" → ",\n}"; NaN → 0; "85%" → 0.85.
-    expect(withoutFixTriggers('<think>{x}</think>{"kind": "K",\n  "confidence": NaN,\n  }')).toBe('{"kind": "K",\n  "confidence": 0,\n}');
+    expect(withoutFixTriggers('<think>{x}</think>{"kind": "K",\n  "confidence": NaN,\n  }')).toBe(
+      '{"kind": "K",\n  "confidence": 0,\n}',
+    );
     expect(withoutFixTriggers('{"confidence": " 85 % "}')).toBe('{"confidence": 0.85}');
   });
 });

@@ -13,7 +13,17 @@ import { expect, it } from "vitest";
 import { judgeCritic, parseVerdict } from "../../../src/engines/judge/index.ts";
 import type { ChatResponse } from "../../../src/providers/types.ts";
 import { describeReference, type RefLine } from "../../support/reference.ts";
-import { closeTo, contentAnswer, deliberateFixes, fakeEndpoint, lineName, parseFailOf, stepClock, verdictFields, withoutFixTriggers } from "./support.ts";
+import {
+  closeTo,
+  contentAnswer,
+  deliberateFixes,
+  fakeEndpoint,
+  lineName,
+  parseFailOf,
+  stepClock,
+  verdictFields,
+  withoutFixTriggers,
+} from "./support.ts";
 
 const critic = { name: "critic-x", model: "m", api_key: "k" };
 
@@ -22,8 +32,10 @@ type HttpSim = { status?: number; content?: string | null; body?: unknown; excep
 /** The simulated transport of an http-layer line, as a ChatClient would surface it. */
 function httpAnswer(http: HttpSim): () => ChatResponse {
   return () => {
-    if (http.exception !== undefined) throw Object.assign(new Error(`transport failure: ${http.exception}`), { name: "APIConnectionError" });
-    if (http.status !== undefined && http.status >= 400) throw Object.assign(new Error(`HTTP ${http.status}`), { name: "APIStatusError" });
+    if (http.exception !== undefined)
+      throw Object.assign(new Error(`transport failure: ${http.exception}`), { name: "APIConnectionError" });
+    if (http.status !== undefined && http.status >= 400)
+      throw Object.assign(new Error(`HTTP ${http.status}`), { name: "APIStatusError" });
     if (http.body !== undefined) return http.body as ChatResponse;
     return contentAnswer(http.content ?? null)();
   };
@@ -35,7 +47,8 @@ describeReference("parse vectors", "cross-judge", ["parse_vectors.jsonl"], (ref)
   it("holds at least one line", () => expect(records.length).toBeGreaterThan(0));
 
   const fixesOf = (v: any) => (v.layer === "content" && typeof v.raw === "string" ? deliberateFixes(v.raw) : []);
-  const name = (r: RefLine) => `${lineName(r)}${fixesOf(r.value).length ? ` [deliberate difference: ${fixesOf(r.value).join(", ")}]` : ""}`;
+  const name = (r: RefLine) =>
+    `${lineName(r)}${fixesOf(r.value).length ? ` [deliberate difference: ${fixesOf(r.value).join(", ")}]` : ""}`;
 
   it.each(records.map((r) => [name(r), r] as const))("%s", async (_n, r: RefLine) => {
     const v = r.value;
@@ -54,10 +67,13 @@ describeReference("parse vectors", "cross-judge", ["parse_vectors.jsonl"], (ref)
       expect(deliberateFixes(rewritten), "the rewrite removes every trigger").toEqual([]);
       const base = parseVerdict(rewritten, critic.name);
       // Ours: the verdict of the rewritten answer, keeping the answer as sent for audit.
-      const ours = base.error === null ? { ...verdictFields(base), raw_response: v.raw.trim() } : parseFailOf(v.raw, critic.name);
+      const ours =
+        base.error === null ? { ...verdictFields(base), raw_response: v.raw.trim() } : parseFailOf(v.raw, critic.name);
       expect(verdictFields(got), `deliberate difference (${fixes.join(", ")})`).toEqual(ours);
       const original =
-        fixes.includes("think") || fixes.includes("comma") ? parseFailOf(v.raw, critic.name) : { ...ours, confidence: fixes.includes("nan") ? 1 : 0 };
+        fixes.includes("think") || fixes.includes("comma")
+          ? parseFailOf(v.raw, critic.name)
+          : { ...ours, confidence: fixes.includes("nan") ? 1 : 0 };
       expect(e, `the reference shows the original's behaviour for ${fixes.join(", ")}`).toEqual(original);
       return;
     }

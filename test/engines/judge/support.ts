@@ -20,7 +20,12 @@ export function lineName(r: RefLine): string {
 }
 
 /** Where and how the reference library sends a critic's request. `headers` are exactly its two. */
-export type CriticEndpoint = { url: string; baseUrl: string; apiKey: string; headers: { Authorization: string; "Content-Type": "application/json" } };
+export type CriticEndpoint = {
+  url: string;
+  baseUrl: string;
+  apiKey: string;
+  headers: { Authorization: string; "Content-Type": "application/json" };
+};
 
 /**
  * The reference `Critic`'s endpoint wiring (spec cross-judge.md §2 steps 2–3), which the run platform does
@@ -47,7 +52,12 @@ export function referenceConnect(
       throw Object.assign(new Error(missing), { name: "MissingApiKey" });
     }
     const url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
-    return connectTo({ url, baseUrl, apiKey: key, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" } });
+    return connectTo({
+      url,
+      baseUrl,
+      apiKey: key,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    });
   };
 }
 
@@ -66,7 +76,9 @@ export function fakeEndpoint(answer: () => ChatResponse) {
   return { calls, connect };
 }
 
-export const contentAnswer = (content: string | null) => (): ChatResponse => ({ choices: [{ message: { role: "assistant", content } }] });
+export const contentAnswer = (content: string | null) => (): ChatResponse => ({
+  choices: [{ message: { role: "assistant", content } }],
+});
 
 /** A deterministic clock: each call advances 1.5 ms. */
 export function stepClock(): () => number {
@@ -125,10 +137,31 @@ export function withoutFixTriggers(raw: string): string {
  */
 export function parseFailOf(raw: string, criticId: string) {
   const stripped = raw.trim();
-  return { kind: "PARSE_FAIL", confidence: 0, reasoning: [...stripped].slice(0, 300).join(""), error: "parse_fail", raw_response: stripped, critic_id: criticId };
+  return {
+    kind: "PARSE_FAIL",
+    confidence: 0,
+    reasoning: [...stripped].slice(0, 300).join(""),
+    error: "parse_fail",
+    raw_response: stripped,
+    critic_id: criticId,
+  };
 }
 
 /** The verdict fields the reference files record (no elapsed_s). */
-export function verdictFields(v: { kind: string; confidence: number; reasoning: string; error: string | null; raw_response: string | null; critic_id: string }) {
-  return { kind: v.kind, confidence: v.confidence, reasoning: v.reasoning, error: v.error, raw_response: v.raw_response, critic_id: v.critic_id };
+export function verdictFields(v: {
+  kind: string;
+  confidence: number;
+  reasoning: string;
+  error: string | null;
+  raw_response: string | null;
+  critic_id: string;
+}) {
+  return {
+    kind: v.kind,
+    confidence: v.confidence,
+    reasoning: v.reasoning,
+    error: v.error,
+    raw_response: v.raw_response,
+    critic_id: v.critic_id,
+  };
 }

@@ -2,12 +2,23 @@
 // "custom:<fn>" lines pass the legacy function itself as the strategy, as the reference did. A line that
 // raises in the reference must throw here, with its own `raises` class mapped by expectPythonError.
 import { describe, expect, it } from "vitest";
-import { aggregateVerdicts, first_disagreement, majority, weighted, type Strategy, type Verdict } from "../../../src/engines/judge/index.ts";
+import {
+  aggregateVerdicts,
+  first_disagreement,
+  majority,
+  weighted,
+  type Strategy,
+  type Verdict,
+} from "../../../src/engines/judge/index.ts";
 import { describeReference, expectPythonError, type RefLine } from "../../support/reference.ts";
 import { closeTo, lineName } from "./support.ts";
 
 /** The legacy `cross_judge.aggregation` functions the README names as `custom:<name>`. */
-const CUSTOM: Record<string, Strategy> = { "custom:weighted": weighted, "custom:first_disagreement": first_disagreement, "custom:majority_legacy": majority };
+const CUSTOM: Record<string, Strategy> = {
+  "custom:weighted": weighted,
+  "custom:first_disagreement": first_disagreement,
+  "custom:majority_legacy": majority,
+};
 
 function strategyOf(name: string): string | Strategy {
   if (!name.startsWith("custom:")) return name;
@@ -23,7 +34,8 @@ describeReference("voting vectors", "cross-judge", ["voting_vectors.jsonl"], (re
 
   it.each(records.map((r) => [lineName(r), r] as const))("%s", (_n, r: RefLine) => {
     const v = r.value;
-    const run = () => aggregateVerdicts("q", v.verdicts as Verdict[], { voting: strategyOf(v.strategy), votingKwargs: v.kwargs ?? {} });
+    const run = () =>
+      aggregateVerdicts("q", v.verdicts as Verdict[], { voting: strategyOf(v.strategy), votingKwargs: v.kwargs ?? {} });
     const e = v.expected;
     if (e.raises) {
       // Only the failure (and its class, as a hint) is portable (README).

@@ -18,7 +18,21 @@ function pythonOrder(a: string, b: string): number {
 }
 
 // Units where the orders differ: ASCII, the surrogate ranges' edges, U+E000–U+FFFF, and full pairs.
-const UNITS = ["a", "b", "\u00e9", "\ud7ff", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\uffff", "\ud800\udc00", "\ud83d\ude00", "\udbff\udfff"];
+const UNITS = [
+  "a",
+  "b",
+  "\u00e9",
+  "\ud7ff",
+  "\ud800",
+  "\udbff",
+  "\udc00",
+  "\udfff",
+  "\ue000",
+  "\uffff",
+  "\ud800\udc00",
+  "\ud83d\ude00",
+  "\udbff\udfff",
+];
 const piece = fc.array(fc.constantFrom(...UNITS), { maxLength: 5 }).map((p) => p.join(""));
 
 describe("compareCodePoints", () => {

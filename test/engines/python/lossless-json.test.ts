@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { seqKey } from "../../../src/engines/chain-determinism/index.ts";
-import { fromPlain, parseLossless, parsePyJson, pyFloatJson, pyFloatRepr, pyRepr, toPlain } from "../../../src/engines/python/index.ts";
+import {
+  fromPlain,
+  parseLossless,
+  parsePyJson,
+  pyFloatJson,
+  pyFloatRepr,
+  pyRepr,
+  toPlain,
+} from "../../../src/engines/python/index.ts";
 
 const parse = (s: string) => {
   const r = parsePyJson(s);
@@ -19,16 +27,43 @@ describe("parsePyJson", () => {
   });
 
   it("accepts NaN and ±Infinity and keeps the last duplicate key at the first position", () => {
-    expect(parse("[NaN, Infinity, -Infinity]")).toEqual({ t: "list", items: [{ t: "float", v: NaN }, { t: "float", v: Infinity }, { t: "float", v: -Infinity }] });
-    expect(parse('{"a": 1, "b": 2, "a": 3}')).toEqual({ t: "dict", entries: [["a", { t: "int", v: 3n }], ["b", { t: "int", v: 2n }]] });
+    expect(parse("[NaN, Infinity, -Infinity]")).toEqual({
+      t: "list",
+      items: [
+        { t: "float", v: NaN },
+        { t: "float", v: Infinity },
+        { t: "float", v: -Infinity },
+      ],
+    });
+    expect(parse('{"a": 1, "b": 2, "a": 3}')).toEqual({
+      t: "dict",
+      entries: [
+        ["a", { t: "int", v: 3n }],
+        ["b", { t: "int", v: 2n }],
+      ],
+    });
   });
 
-  it.each(["", " ", "{", '{"a":1,}', "[1,]", "01", "1.", ".5", "+1", "nan", "'a'", '"a\u0001"', '"\\x"', "{} x", "\ufeff{}", '"\\u12G4"'])(
-    "rejects %j like json.loads",
-    (s) => {
-      expect(parsePyJson(s).ok).toBe(false);
-    },
-  );
+  it.each([
+    "",
+    " ",
+    "{",
+    '{"a":1,}',
+    "[1,]",
+    "01",
+    "1.",
+    ".5",
+    "+1",
+    "nan",
+    "'a'",
+    '"a\u0001"',
+    '"\\x"',
+    "{} x",
+    "\ufeff{}",
+    '"\\u12G4"',
+  ])("rejects %j like json.loads", (s) => {
+    expect(parsePyJson(s).ok).toBe(false);
+  });
 
   it("joins escaped surrogate pairs and allows a lone one", () => {
     expect(parse('"\\ud83d\\ude00"')).toEqual({ t: "str", v: "\u{1F600}" });

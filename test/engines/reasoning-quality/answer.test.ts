@@ -31,7 +31,9 @@ function ours(response: string, gold: string) {
     extracted: extractAnswer(response, gold),
     naive_substring_match: naive,
     differs_from_naive: correct !== naive,
-    ...(kind === "num" ? { extracted_value: extractNumber(response), canonical_gold_value: canonicalGoldValue(gold) } : {}),
+    ...(kind === "num"
+      ? { extracted_value: extractNumber(response), canonical_gold_value: canonicalGoldValue(gold) }
+      : {}),
   };
 }
 
@@ -41,7 +43,10 @@ function ours(response: string, gold: string) {
  * Returns d, 0 for a plain integer gold, or null for a gold this derivation does not cover.
  */
 function plainGoldDecimals(gold: string): number | null {
-  const g = gold.trim().replace(/[.,;:!?*]+$/, "").replaceAll(",", "");
+  const g = gold
+    .trim()
+    .replace(/[.,;:!?*]+$/, "")
+    .replaceAll(",", "");
   const m = /^-?[0-9]+(?:\.([0-9]+))?$/.exec(g);
   return m ? (m[1]?.length ?? 0) : null;
 }
@@ -54,34 +59,59 @@ describeRq("cq_vectors.jsonl (canonical matcher)", ["cq_vectors.jsonl"], (ref) =
     const { response, gold } = l.value;
     // The only numbers are extracted_value / canonical_gold_value, Python float()s.
     expectPy(ours(response, gold), l.exact.expected, l.label, { numbers: "float" });
-    expect(isCorrect(response, gold, { matcher: "canonical" }), "explicit canonical matcher").toBe(isCorrect(response, gold));
+    expect(isCorrect(response, gold, { matcher: "canonical" }), "explicit canonical matcher").toBe(
+      isCorrect(response, gold),
+    );
     if (goldKind(gold) !== "num") expect(canonicalGoldValue(gold)).toBeNull();
   });
 
   // §2.2: the hardened legacy7 exists to reject the regression false positives of the unrestricted substring rule
   // ("5" in "25", "D" in "drastic"): regression lines that the naive rule accepts and the canonical matcher rejects.
-  const regressions = lines.filter((l) => /regression/i.test(l.value.note ?? "") && l.value.expected.naive_substring_match && !l.value.expected.correct);
-  itEachCase(regressions, (l) => `legacy7 rejects ${name(l)}`, "regression line that the naive substring rule accepts and the canonical matcher rejects", (l) => {
-    const { response, gold } = l.value;
-    expect(legacy7Match(response, gold)).toEqual({ correct: false, strategy: null });
-    expect(isCorrect(response, gold, { matcher: "legacy7" })).toBe(false);
-  });
+  const regressions = lines.filter(
+    (l) =>
+      /regression/i.test(l.value.note ?? "") && l.value.expected.naive_substring_match && !l.value.expected.correct,
+  );
+  itEachCase(
+    regressions,
+    (l) => `legacy7 rejects ${name(l)}`,
+    "regression line that the naive substring rule accepts and the canonical matcher rejects",
+    (l) => {
+      const { response, gold } = l.value;
+      expect(legacy7Match(response, gold)).toEqual({ correct: false, strategy: null });
+      expect(isCorrect(response, gold, { matcher: "legacy7" })).toBe(false);
+    },
+  );
 
-  const numeric = lines.filter((l) => l.value.expected.gold_kind === "num" && l.value.expected.extracted_value !== null && l.value.expected.canonical_gold_value !== null);
+  const numeric = lines.filter(
+    (l) =>
+      l.value.expected.gold_kind === "num" &&
+      l.value.expected.extracted_value !== null &&
+      l.value.expected.canonical_gold_value !== null,
+  );
   const decimalGold = numeric.filter((l) => (plainGoldDecimals(l.value.gold) ?? 0) >= 1);
-  itEachCase(decimalGold, (l) => `roundingAware on ${name(l)}`, "num line with a decimal gold and an extracted number", (l) => {
-    const e = l.value.expected;
-    const d = plainGoldDecimals(l.value.gold)!;
-    const accept = e.correct || Math.abs(e.extracted_value - e.canonical_gold_value) <= 0.5 * 10 ** -d + 1e-9;
-    expect(isCorrect(l.value.response, l.value.gold, { roundingAware: true })).toBe(accept);
-    expect(isCorrect(l.value.response, l.value.gold)).toBe(e.correct);
-  });
+  itEachCase(
+    decimalGold,
+    (l) => `roundingAware on ${name(l)}`,
+    "num line with a decimal gold and an extracted number",
+    (l) => {
+      const e = l.value.expected;
+      const d = plainGoldDecimals(l.value.gold)!;
+      const accept = e.correct || Math.abs(e.extracted_value - e.canonical_gold_value) <= 0.5 * 10 ** -d + 1e-9;
+      expect(isCorrect(l.value.response, l.value.gold, { roundingAware: true })).toBe(accept);
+      expect(isCorrect(l.value.response, l.value.gold)).toBe(e.correct);
+    },
+  );
 
   const integerGold = numeric.filter((l) => plainGoldDecimals(l.value.gold) === 0);
-  itEachCase(integerGold, (l) => `roundingAware leaves ${name(l)}`, "num line with an integer gold and an extracted number", (l) => {
-    // Integer golds keep the 1e-3 tolerance.
-    expect(isCorrect(l.value.response, l.value.gold, { roundingAware: true })).toBe(l.value.expected.correct);
-  });
+  itEachCase(
+    integerGold,
+    (l) => `roundingAware leaves ${name(l)}`,
+    "num line with an integer gold and an extracted number",
+    (l) => {
+      // Integer golds keep the 1e-3 tolerance.
+      expect(isCorrect(l.value.response, l.value.gold, { roundingAware: true })).toBe(l.value.expected.correct);
+    },
+  );
 });
 
 describe("Python float repr of extracted numbers", () => {
@@ -137,12 +167,14 @@ describe("legacy7 matcher (§2.2, rules [D])", () => {
 
   it("rejects the §2.2 regression false positives of the unrestricted substring rule", () => {
     // spec §2.1/§2.2: "The answer is 25." vs gold 5 and "This is drastic." vs gold D are wrong.
-    for (const [pred, gold] of [["The answer is 25.", "5"], ["This is drastic.", "D"]]) {
+    for (const [pred, gold] of [
+      ["The answer is 25.", "5"],
+      ["This is drastic.", "D"],
+    ]) {
       expect(naiveSubstringMatch(pred, gold)).toBe(true);
       expect(isCorrect(pred, gold, { matcher: "legacy7" })).toBe(false);
     }
   });
-
 
   it("hardened substring needs ≥ 2 code points and word boundaries on word edges", () => {
     expect(hardenedSubstringMatch("a e b", "e")).toBe(false);

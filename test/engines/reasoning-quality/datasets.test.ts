@@ -68,7 +68,7 @@ describe("parseCsv (RFC 4180)", () => {
 
 describe("parseCsvDataset (§9.5)", () => {
   it("reads question and answer only, numbers rows q0000…, strips cells and skips blank lines", () => {
-    const text = "id,question,answer,notes\r\n7, What is 2+2? ,4,x\r\n\r\n8,\"Is it, really?\",yes,\r\n";
+    const text = 'id,question,answer,notes\r\n7, What is 2+2? ,4,x\r\n\r\n8,"Is it, really?",yes,\r\n';
     expect(parseCsvDataset(text, { name: "mine" })).toEqual([
       { id: "q0000", question: "What is 2+2?", answer: "4", type: "reasoning", dataset: "mine" },
       { id: "q0001", question: "Is it, really?", answer: "yes", type: "reasoning", dataset: "mine" },
@@ -76,21 +76,34 @@ describe("parseCsvDataset (§9.5)", () => {
   });
 
   it("names the missing column, the row and its line", () => {
-    expect(thrown(() => parseCsvDataset("question,gold\nq,1\n")).message).toMatch(/^csv header: missing column "answer"/);
+    expect(thrown(() => parseCsvDataset("question,gold\nq,1\n")).message).toMatch(
+      /^csv header: missing column "answer"/,
+    );
     const e = thrown(() => parseCsvDataset("question,answer\nq1,1\nq2,  \n"));
     expect(e).toBeInstanceOf(RangeError);
     expect(e.message).toBe("rows[1].answer: required (csv line 3)");
     expect(isDatasetFieldError(e) && e.field).toBe("rows[1].answer");
-    expect(thrown(() => parseCsvDataset("question,answer\nq,1,extra\n")).message).toMatch(/^rows\[0\]: expected 2 fields like the header, found 3/);
+    expect(thrown(() => parseCsvDataset("question,answer\nq,1,extra\n")).message).toMatch(
+      /^rows\[0\]: expected 2 fields like the header, found 3/,
+    );
     expect(thrown(() => parseCsvDataset("question,answer\n")).message).toMatch(/^csv: no data rows/);
-    expect(thrown(() => parseCsvDataset("question,answer,answer\nq,1,2\n")).message).toMatch(/duplicate column "answer"/);
+    expect(thrown(() => parseCsvDataset("question,answer,answer\nq,1,2\n")).message).toMatch(
+      /duplicate column "answer"/,
+    );
   });
 
   it("ignores a perturbations column unless asked, then reads a JSON array or |-separated values", () => {
     const text = 'question,answer,perturbations\nq1,1,"[""p1"",""p2""]"\nq2,2,a | b\nq3,3,\n';
     expect(parseCsvDataset(text).every((x) => x.perturbations === undefined)).toBe(true);
-    expect(parseCsvDataset(text, { perturbationsColumn: true }).map((x) => x.perturbations)).toEqual([["p1", "p2"], ["a", "b"], undefined]);
-    expect(thrown(() => parseCsvDataset('question,answer,perturbations\nq,1,"[1]"\n', { perturbationsColumn: true })).message).toMatch(/^rows\[0\]\.perturbations\[0\]: must be a string/);
+    expect(parseCsvDataset(text, { perturbationsColumn: true }).map((x) => x.perturbations)).toEqual([
+      ["p1", "p2"],
+      ["a", "b"],
+      undefined,
+    ]);
+    expect(
+      thrown(() => parseCsvDataset('question,answer,perturbations\nq,1,"[1]"\n', { perturbationsColumn: true }))
+        .message,
+    ).toMatch(/^rows\[0\]\.perturbations\[0\]: must be a string/);
   });
 });
 
@@ -101,36 +114,61 @@ describe("parseCustomJson (§9.5)", () => {
       { id: "x", question: "Sky blue?", answer: "yes", type: "yn", dataset: "other", question_id: 17 },
     ];
     expect(parseCustomJson(input, { name: "custom" })).toStrictEqual([
-      { id: "q0", question: "2+2?", answer: "4", perturbations: ["two plus two?"], difficulty: "easy", dataset: "custom" },
+      {
+        id: "q0",
+        question: "2+2?",
+        answer: "4",
+        perturbations: ["two plus two?"],
+        difficulty: "easy",
+        dataset: "custom",
+      },
       { id: "x", question: "Sky blue?", answer: "yes", type: "yn", dataset: "other", question_id: "17" },
     ]);
   });
 
   it("parses JSON text (with a BOM) and reports invalid JSON", () => {
-    expect(parseCustomJson('\uFEFF[{"question":"q","answer":"a"}]')).toEqual([{ id: "q0", question: "q", answer: "a" }]);
+    expect(parseCustomJson('\uFEFF[{"question":"q","answer":"a"}]')).toEqual([
+      { id: "q0", question: "q", answer: "a" },
+    ]);
     expect(thrown(() => parseCustomJson("[{"))).toMatchObject({ name: "RangeError", field: "items" });
   });
 
   it("names the offending item and field", () => {
     const ok = { question: "q", answer: "a" };
     expect(thrown(() => parseCustomJson([ok, ok, ok, { question: "q" }])).message).toBe("items[3].answer: required");
-    expect(thrown(() => parseCustomJson([{ question: "q", answer: 42 }])).message).toMatch(/^items\[0\]\.answer: must be a string \(give numbers as strings/);
-    expect(thrown(() => parseCustomJson([{ question: " ", answer: "a" }])).message).toMatch(/^items\[0\]\.question: required/);
-    expect(thrown(() => parseCustomJson([{ ...ok, perturbations: "p" }])).message).toBe("items[0].perturbations: must be an array of strings");
-    expect(thrown(() => parseCustomJson([{ ...ok, perturbations: ["p", null] }])).message).toMatch(/^items\[0\]\.perturbations\[1\]: must be a string/);
+    expect(thrown(() => parseCustomJson([{ question: "q", answer: 42 }])).message).toMatch(
+      /^items\[0\]\.answer: must be a string \(give numbers as strings/,
+    );
+    expect(thrown(() => parseCustomJson([{ question: " ", answer: "a" }])).message).toMatch(
+      /^items\[0\]\.question: required/,
+    );
+    expect(thrown(() => parseCustomJson([{ ...ok, perturbations: "p" }])).message).toBe(
+      "items[0].perturbations: must be an array of strings",
+    );
+    expect(thrown(() => parseCustomJson([{ ...ok, perturbations: ["p", null] }])).message).toMatch(
+      /^items\[0\]\.perturbations\[1\]: must be a string/,
+    );
     expect(thrown(() => parseCustomJson([ok, "nope"])).message).toMatch(/^items\[1\]: must be an object/);
     expect(thrown(() => parseCustomJson({ items: [ok] }))).toBeInstanceOf(TypeError);
     expect(thrown(() => parseCustomJson([]))).toBeInstanceOf(RangeError);
-    expect(thrown(() => parseCustomJson([ok], { path: "datasets[0].items", numSamples: -1 })).message).toMatch(/^num_samples:/);
-    expect(thrown(() => parseCustomJson([{ ...ok, type: 3 }], { path: "body.items" })).message).toMatch(/^body\.items\[0\]\.type: must be a string/);
+    expect(thrown(() => parseCustomJson([ok], { path: "datasets[0].items", numSamples: -1 })).message).toMatch(
+      /^num_samples:/,
+    );
+    expect(thrown(() => parseCustomJson([{ ...ok, type: 3 }], { path: "body.items" })).message).toMatch(
+      /^body\.items\[0\]\.type: must be a string/,
+    );
   });
 
   // A default id can collide with an explicit one: q1 is the default of the item at index 1.
   it("rejects duplicate ids, including a default one", () => {
-    const e = thrown(() => parseCustomJson([{ id: "q1", question: "a", answer: "1" }, { question: "b", answer: "2" }]));
+    const e = thrown(() =>
+      parseCustomJson([
+        { id: "q1", question: "a", answer: "1" },
+        { question: "b", answer: "2" },
+      ]),
+    );
     expect(e.message).toBe('items[1].id: duplicate id "q1" (also items[0])');
   });
-
 });
 
 describe("GSM8K (§9.1)", () => {
@@ -150,11 +188,20 @@ describe("GSM8K (§9.1)", () => {
     expect(extractGsm8kAnswer("  no digits here \n")).toBe("no digits here");
   });
 
-  const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ question: ` Q${i}? `, answer: `work\n#### ${i}` }));
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ question: ` Q${i}? `, answer: `work\n#### ${i}` }));
 
   it("builds items with ids, stripped question, gold, full solution and empty perturbation slots", () => {
     const [item] = loadGsm8k(rows(1), { numSamples: 1 });
-    expect(item).toStrictEqual({ id: "gsm8k_0000", question: "Q0?", answer: "0", full_solution: "work\n#### 0", type: "reasoning", dataset: "gsm8k", perturbations: ["", "", ""] });
+    expect(item).toStrictEqual({
+      id: "gsm8k_0000",
+      question: "Q0?",
+      answer: "0",
+      full_solution: "work\n#### 0",
+      type: "reasoning",
+      dataset: "gsm8k",
+      perturbations: ["", "", ""],
+    });
   });
 
   it("passes perturbations through the fixed 3-slot rule", () => {
@@ -164,20 +211,44 @@ describe("GSM8K (§9.1)", () => {
   });
 
   it("names a bad row", () => {
-    expect(thrown(() => loadGsm8k([{ question: "q", answer: "#### 1" }, { question: "q" }])).message).toBe("rows[1].answer: required");
-    expect(thrown(() => loadGsm8k([{ question: 1, answer: "#### 1" }])).message).toMatch(/^rows\[0\]\.question: must be a string/);
+    expect(thrown(() => loadGsm8k([{ question: "q", answer: "#### 1" }, { question: "q" }])).message).toBe(
+      "rows[1].answer: required",
+    );
+    expect(thrown(() => loadGsm8k([{ question: 1, answer: "#### 1" }])).message).toMatch(
+      /^rows\[0\]\.question: must be a string/,
+    );
   });
 });
 
 describe("StrategyQA (§9.3)", () => {
   it("maps golds to yes/no", () => {
-    expect([true, false, "Yes", " no ", "TRUE", "false", "1", 0, 1].map((v) => strategyQaAnswer(v))).toEqual(["yes", "no", "yes", "no", "yes", "no", "yes", "no", "yes"]);
-    expect(thrown(() => strategyQaAnswer("maybe", "rows[4].answer")).message).toMatch(/^rows\[4\]\.answer: must be yes\/no/);
+    expect([true, false, "Yes", " no ", "TRUE", "false", "1", 0, 1].map((v) => strategyQaAnswer(v))).toEqual([
+      "yes",
+      "no",
+      "yes",
+      "no",
+      "yes",
+      "no",
+      "yes",
+      "no",
+      "yes",
+    ]);
+    expect(thrown(() => strategyQaAnswer("maybe", "rows[4].answer")).message).toMatch(
+      /^rows\[4\]\.answer: must be yes\/no/,
+    );
   });
 
   it("builds items and falls back to a `gold` column", () => {
     expect(loadStrategyQa([{ question: " Q? ", gold: "True" }], { numSamples: 1 })).toStrictEqual([
-      { id: "strategyqa_0000", question: "Q?", answer: "yes", facts: [], type: "reasoning", dataset: "strategyqa", perturbations: ["", "", ""] },
+      {
+        id: "strategyqa_0000",
+        question: "Q?",
+        answer: "yes",
+        facts: [],
+        type: "reasoning",
+        dataset: "strategyqa",
+        perturbations: ["", "", ""],
+      },
     ]);
     expect(thrown(() => loadStrategyQa([{ question: "Q?" }])).message).toBe("rows[0].answer: required");
   });
@@ -191,10 +262,18 @@ describe("MMLU (§9.2)", () => {
     expect(lines[5]).toMatch(/A, B, C,? or D/);
   });
 
-  const rowsFor = (subject: number, size: number) => Array.from({ length: size }, (_, i) => ({ question: `${subject}:${i}`, choices: ["w", "x", "y", "z"], answer: i % 4 }));
+  const rowsFor = (subject: number, size: number) =>
+    Array.from({ length: size }, (_, i) => ({
+      question: `${subject}:${i}`,
+      choices: ["w", "x", "y", "z"],
+      answer: i % 4,
+    }));
 
   it("builds the item: formatted prompt, letter gold, raw question, choices, subject", () => {
-    const [item] = loadMmlu({ formal_logic: [{ question: "Q", choices: ["a", "b", "c"], answer: 2 }] }, { numSamples: 9 });
+    const [item] = loadMmlu(
+      { formal_logic: [{ question: "Q", choices: ["a", "b", "c"], answer: 2 }] },
+      { numSamples: 9 },
+    );
     expect(item).toStrictEqual({
       id: "mmlu_0000",
       question: formatMmluQuestion("Q", ["a", "b", "c"]),
@@ -217,22 +296,28 @@ describe("MMLU (§9.2)", () => {
   });
 
   it("re-formats perturbed stems with the choices and leaves empty slots empty", () => {
-    const [item] = loadMmlu({ formal_logic: [{ question: "Q", choices: ["a", "b"], answer: "1" }] }, { numSamples: 9, perturb: () => ["Q reworded"] });
+    const [item] = loadMmlu(
+      { formal_logic: [{ question: "Q", choices: ["a", "b"], answer: "1" }] },
+      { numSamples: 9, perturb: () => ["Q reworded"] },
+    );
     expect(item.answer).toBe("B");
     expect(item.perturbations).toEqual([formatMmluQuestion("Q reworded", ["a", "b"]), "", ""]);
   });
 
   it("names a bad row by subject and index", () => {
-    const e = thrown(() => loadMmlu({ formal_logic: [{ question: "Q", choices: ["a", "b"], answer: 3 }] }, { numSamples: 9 }));
+    const e = thrown(() =>
+      loadMmlu({ formal_logic: [{ question: "Q", choices: ["a", "b"], answer: 3 }] }, { numSamples: 9 }),
+    );
     expect(e).toBeInstanceOf(RangeError);
     expect(e.message).toMatch(/^formal_logic\[0\]\.answer: index 3 is outside the 2 choices/);
-    expect(thrown(() => loadMmlu({ formal_logic: [{ question: "Q", choices: "ab", answer: 0 }] })).message).toMatch(/^formal_logic\[0\]\.choices: must be an array/);
+    expect(thrown(() => loadMmlu({ formal_logic: [{ question: "Q", choices: "ab", answer: 0 }] })).message).toMatch(
+      /^formal_logic\[0\]\.choices: must be an array/,
+    );
     expect(thrown(() => loadMmlu({}, { subjects: [] }))).toBeInstanceOf(RangeError);
   });
 });
 
 describe("shared helpers", () => {
-
   it("normalizePerturbations keeps exactly n slots and blanks empty or unchanged ones", () => {
     expect(normalizePerturbations("Q?", undefined)).toEqual(["", "", ""]);
     expect(normalizePerturbations("Q?", ["a", "Q? ", "b", "c"])).toEqual(["a", "", "b"]);
@@ -248,7 +333,12 @@ describeRq("dataset sampling against the reference shuffles", ["synthetic_vector
   const shuffles = Object.keys(rng).flatMap((seed) =>
     Object.keys(rng[seed])
       .filter((k) => SHUFFLE.test(k))
-      .map((k) => ({ seed, n: Number(SHUFFLE.exec(k)![1]), order: rng[seed][k] as number[], exact: file.exact.rng[seed][k] })),
+      .map((k) => ({
+        seed,
+        n: Number(SHUFFLE.exec(k)![1]),
+        order: rng[seed][k] as number[],
+        exact: file.exact.rng[seed][k],
+      })),
   );
   const name = (what: string) => (c: { seed: string; n: number }) => `seed ${c.seed}, n = ${c.n}: ${what}`;
   const none = "shuffle_range_<n> stream under rng";
@@ -264,16 +354,30 @@ describeRq("dataset sampling against the reference shuffles", ["synthetic_vector
   itEachCase(shuffles, name("GSM8K samples in the order of shuffle(range(n)), 250 by default"), none, (c) => {
     const rows = Array.from({ length: c.n }, (_, i) => ({ question: ` Q${i}? `, answer: `work\n#### ${i}` }));
     const all = loadGsm8k(rows, { seed: BigInt(c.seed), numSamples: c.n });
-    expectPy(all.map((x) => Number(x.answer)), c.exact, "order", { numbers: "int" });
+    expectPy(
+      all.map((x) => Number(x.answer)),
+      c.exact,
+      "order",
+      { numbers: "int" },
+    );
     const first = loadGsm8k(rows, { seed: BigInt(c.seed) });
     expect(first.length).toBe(Math.min(250, c.n)); // default num_samples
     expect(first.map((x) => x.answer)).toEqual(all.slice(0, 250).map((x) => x.answer));
   });
 
   itEachCase(shuffles, name("StrategyQA samples in the order of shuffle(range(n))"), none, (c) => {
-    const rows = Array.from({ length: c.n }, (_, i) => ({ question: `Q${i}?`, answer: i % 2 === 0, facts: [`fact ${i}`] }));
+    const rows = Array.from({ length: c.n }, (_, i) => ({
+      question: `Q${i}?`,
+      answer: i % 2 === 0,
+      facts: [`fact ${i}`],
+    }));
     const all = loadStrategyQa(rows, { seed: BigInt(c.seed), numSamples: c.n });
-    expectPy(all.map((x) => Number((x.question as string).slice(1, -1))), c.exact, "order", { numbers: "int" });
+    expectPy(
+      all.map((x) => Number((x.question as string).slice(1, -1))),
+      c.exact,
+      "order",
+      { numbers: "int" },
+    );
     expect(all.map((x) => x.answer)).toEqual(c.order.map((i) => (i % 2 === 0 ? "yes" : "no")));
   });
 
@@ -283,21 +387,31 @@ describeRq("dataset sampling against the reference shuffles", ["synthetic_vector
   });
 
   const mmlu = Object.keys(rng).filter((seed) => rng[seed].mmlu_like_sequence !== undefined);
-  const rowsFor = (subject: number, size: number) => Array.from({ length: size }, (_, i) => ({ question: `${subject}:${i}`, choices: ["w", "x", "y", "z"], answer: i % 4 }));
-  itEachCase(mmlu, (seed) => `seed ${seed}: MMLU per-subject shuffles then a final shuffle, as the reference call pattern`, "mmlu_like_sequence under rng", (seed) => {
-    const m = rng[seed].mmlu_like_sequence!;
-    expect(m.subject_sizes.length).toBe(MMLU_SUBJECTS.length);
-    const bySubject = Object.fromEntries(MMLU_SUBJECTS.map((s, k) => [s, rowsFor(k, m.subject_sizes[k])]));
-    const numSamples = m.per_subject * MMLU_SUBJECTS.length; // per_subject = floor(num_samples / 9)
-    const items = loadMmlu(bySubject, { seed: BigInt(seed), numSamples });
-    expectPy(
-      items.map((x) => (x.raw_question as string).split(":").map(Number)),
-      file.exact.rng[seed].mmlu_like_sequence.final_shuffle_of_collected_pairs,
-      "final_shuffle_of_collected_pairs",
-      { numbers: "int" },
-    );
-    expect(items.map((x) => x.subject)).toEqual(m.final_shuffle_of_collected_pairs.map(([k]) => MMLU_SUBJECTS[k]));
-    expect(items[0].id).toBe("mmlu_0000");
-    expect(items[items.length - 1].id).toBe(`mmlu_${String(numSamples - 1).padStart(4, "0")}`);
-  });
+  const rowsFor = (subject: number, size: number) =>
+    Array.from({ length: size }, (_, i) => ({
+      question: `${subject}:${i}`,
+      choices: ["w", "x", "y", "z"],
+      answer: i % 4,
+    }));
+  itEachCase(
+    mmlu,
+    (seed) => `seed ${seed}: MMLU per-subject shuffles then a final shuffle, as the reference call pattern`,
+    "mmlu_like_sequence under rng",
+    (seed) => {
+      const m = rng[seed].mmlu_like_sequence!;
+      expect(m.subject_sizes.length).toBe(MMLU_SUBJECTS.length);
+      const bySubject = Object.fromEntries(MMLU_SUBJECTS.map((s, k) => [s, rowsFor(k, m.subject_sizes[k])]));
+      const numSamples = m.per_subject * MMLU_SUBJECTS.length; // per_subject = floor(num_samples / 9)
+      const items = loadMmlu(bySubject, { seed: BigInt(seed), numSamples });
+      expectPy(
+        items.map((x) => (x.raw_question as string).split(":").map(Number)),
+        file.exact.rng[seed].mmlu_like_sequence.final_shuffle_of_collected_pairs,
+        "final_shuffle_of_collected_pairs",
+        { numbers: "int" },
+      );
+      expect(items.map((x) => x.subject)).toEqual(m.final_shuffle_of_collected_pairs.map(([k]) => MMLU_SUBJECTS[k]));
+      expect(items[0].id).toBe("mmlu_0000");
+      expect(items[items.length - 1].id).toBe(`mmlu_${String(numSamples - 1).padStart(4, "0")}`);
+    },
+  );
 });

@@ -27,29 +27,49 @@ import { CODE_PARITY, TOL, closeList, closeTo, describeRq, expectPy, toItemRecor
 describeRq("metric_vectors.jsonl, kind records", ["metric_vectors.jsonl"], (ref) => {
   const records = vectorLines(ref, "metric_vectors.jsonl").filter((l) => l.value.kind === "records");
 
-  itEachCase(records, (l) => `${l.label} ${l.value.note ?? ""}`, "records line in metric_vectors.jsonl", async (l) => {
-    const v = l.value;
-    const e = l.exact.expected;
-    const got = await computeMetrics(v.records.map(toItemRecord), v.metrics_config, CODE_PARITY);
-    expectPy(got.per_item, e.per_item, `${l.label} per_item`, { tol: TOL, numbers: "float" });
-    expectPy(got.raw, e.raw, `${l.label} raw`, { tol: TOL, numbers: "float" });
-    expectPy(got.raw_metrics, e.rounded, `${l.label} rounded`, { numbers: "float" });
-    expect(got.ls_method).toBe("lexical");
-    expect(got.ss_method).toBe("jaccard");
-    expect(got.cq_matcher).toBe("canonical");
-  });
+  itEachCase(
+    records,
+    (l) => `${l.label} ${l.value.note ?? ""}`,
+    "records line in metric_vectors.jsonl",
+    async (l) => {
+      const v = l.value;
+      const e = l.exact.expected;
+      const got = await computeMetrics(v.records.map(toItemRecord), v.metrics_config, CODE_PARITY);
+      expectPy(got.per_item, e.per_item, `${l.label} per_item`, { tol: TOL, numbers: "float" });
+      expectPy(got.raw, e.raw, `${l.label} raw`, { tol: TOL, numbers: "float" });
+      expectPy(got.raw_metrics, e.rounded, `${l.label} rounded`, { numbers: "float" });
+      expect(got.ls_method).toBe("lexical");
+      expect(got.ss_method).toBe("jaccard");
+      expect(got.cq_matcher).toBe("canonical");
+    },
+  );
 });
 
 /** A record with defaults for the fields a test does not care about. */
 function record(r: Partial<ItemRecord> & Pick<ItemRecord, "prediction" | "gold_answer">): ItemRecord {
-  return { token_count: 10, reasoning_trace: ["x"], k_answers: [r.prediction], k_traces: ["x"], perturbed_preds: [], ...r };
+  return {
+    token_count: 10,
+    reasoning_trace: ["x"],
+    k_answers: [r.prediction],
+    k_traces: ["x"],
+    perturbed_preds: [],
+    ...r,
+  };
 }
 const KPS = { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3 };
 
 describe("spec [D] defaults that deliberately differ from [C]", () => {
   it("§6: failed generations are left out of ES's min–max", async () => {
     const recs: ItemRecord[] = [
-      record({ prediction: "", gold_answer: "8", token_count: 0, reasoning_trace: [""], k_answers: [""], k_traces: [""], generation_failed: true }),
+      record({
+        prediction: "",
+        gold_answer: "8",
+        token_count: 0,
+        reasoning_trace: [""],
+        k_answers: [""],
+        k_traces: [""],
+        generation_failed: true,
+      }),
       record({ prediction: "8", gold_answer: "8", token_count: 100 }),
       record({ prediction: "8", gold_answer: "8", token_count: 120 }),
     ];
@@ -67,7 +87,10 @@ describe("spec [D] defaults that deliberately differ from [C]", () => {
 
   it("§4: items without perturbations are skipped for RS, and RS is null when none is left", async () => {
     // Two correct items, neither with perturbations.
-    const recs = [record({ prediction: "8", gold_answer: "8" }), record({ prediction: "Yes.", gold_answer: "yes" })].map((r) => ({ ...r, has_perturbations: false }));
+    const recs = [
+      record({ prediction: "8", gold_answer: "8" }),
+      record({ prediction: "Yes.", gold_answer: "yes" }),
+    ].map((r) => ({ ...r, has_perturbations: false }));
     const skipped = await computeMetrics(recs, KPS);
     expect(skipped.raw.robustness).toBeNull();
     expect(skipped.raw_metrics.robustness).toBeNull();
@@ -101,11 +124,22 @@ describe("spec [D] defaults that deliberately differ from [C]", () => {
   });
 
   it("§3: without a gold, labels are the trimmed lower-cased answers", () => {
-    expect(consistencyItem([" Paris", "paris\u00a0", "PARIS"], null, 3)).toEqual({ score: 1, labels: ["paris", "paris", "paris"] });
+    expect(consistencyItem([" Paris", "paris\u00a0", "PARIS"], null, 3)).toEqual({
+      score: 1,
+      labels: ["paris", "paris", "paris"],
+    });
   });
 
   it("matcher choice reaches CQ and RS and is reported (legacy7)", async () => {
-    const rec: ItemRecord = { prediction: "Parisian", gold_answer: "Paris", token_count: 1, reasoning_trace: ["x"], k_answers: ["Parisian"], k_traces: ["x"], perturbed_preds: [] };
+    const rec: ItemRecord = {
+      prediction: "Parisian",
+      gold_answer: "Paris",
+      token_count: 1,
+      reasoning_trace: ["x"],
+      k_answers: ["Parisian"],
+      k_traces: ["x"],
+      perturbed_preds: [],
+    };
     const canonical = await computeMetrics([rec], {});
     const legacy = await computeMetrics([rec], {}, { matcher: "legacy7" });
     expect(canonical.raw.correctness).toBe(1);
@@ -123,19 +157,31 @@ describe("LS backends (§5, §11)", () => {
     ["It is cold", "It is not cold"],
     ["a b", "b c", "c is not d", "d e"],
   ].map((reasoning_trace, i) =>
-    record({ prediction: "8", gold_answer: "8", token_count: 10 + i, reasoning_trace, k_answers: ["8", "8", "9"], k_traces: ["a b", "a b", "a c"], perturbed_preds: ["8", "9", "8"] }),
+    record({
+      prediction: "8",
+      gold_answer: "8",
+      token_count: 10 + i,
+      reasoning_trace,
+      k_answers: ["8", "8", "9"],
+      k_traces: ["a b", "a b", "a c"],
+      perturbed_preds: ["8", "9", "8"],
+    }),
   );
   const v = { records: recs, metrics_config: KPS };
   // A checker that calls a pair a contradiction when exactly one side contains " not ".
   const negated = (s: string) => ` ${s.toLowerCase()} `.includes(" not ");
-  const checker = (log: StepPair[][]): ContradictionChecker => async (pairs) => {
-    log.push(pairs);
-    return pairs.map((p) => (negated(p.premise) !== negated(p.hypothesis) ? "contradiction" : "neutral"));
-  };
+  const checker =
+    (log: StepPair[][]): ContradictionChecker =>
+    async (pairs) => {
+      log.push(pairs);
+      return pairs.map((p) => (negated(p.premise) !== negated(p.hypothesis) ? "contradiction" : "neutral"));
+    };
 
   it("model: batched pairs from traces with ≥ 2 steps; LS_i = 1 − contradictions/pairs", async () => {
     const log: StepPair[][] = [];
-    const got = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: checker(log), batchSize: 2, name: "fake-nli" } });
+    const got = await computeMetrics(recs, v.metrics_config, {
+      ls: { method: "model", classify: checker(log), batchSize: 2, name: "fake-nli" },
+    });
     const traces: string[][] = v.records.map((r: any) => r.reasoning_trace);
     const expected = traces.map((t) => {
       if (t.length <= 1) return 1.0;
@@ -146,7 +192,9 @@ describe("LS backends (§5, §11)", () => {
     expect(got.per_item.ls).toEqual(expected);
     const pairCount = traces.reduce((n, t) => n + Math.max(0, t.length - 1), 0);
     expect(log.flat().length).toBe(pairCount);
-    expect(log.map((b) => b.length)).toEqual(Array.from({ length: Math.ceil(pairCount / 2) }, (_, i) => Math.min(2, pairCount - 2 * i)));
+    expect(log.map((b) => b.length)).toEqual(
+      Array.from({ length: Math.ceil(pairCount / 2) }, (_, i) => Math.min(2, pairCount - 2 * i)),
+    );
     expect(got.scores.ls_method).toBe("model");
     expect(got.scores.ls_model).toBe("fake-nli");
     expect(got.scores.ls_failed_pairs).toBe(0);
@@ -158,40 +206,63 @@ describe("LS backends (§5, §11)", () => {
     };
     const got = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: failing } });
     expect(got.per_item.ls.every((x) => x === 1)).toBe(true);
-    expect(got.scores.ls_failed_pairs).toBe(v.records.reduce((n: number, r: any) => n + Math.max(0, r.reasoning_trace.length - 1), 0));
-    await expect(computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: failing, onError: "throw" } })).rejects.toThrow("endpoint down");
+    expect(got.scores.ls_failed_pairs).toBe(
+      v.records.reduce((n: number, r: any) => n + Math.max(0, r.reasoning_trace.length - 1), 0),
+    );
+    await expect(
+      computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: failing, onError: "throw" } }),
+    ).rejects.toThrow("endpoint down");
     const short: ContradictionChecker = async () => [];
-    expect((await computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: short } })).scores.ls_failed_pairs).toBeGreaterThan(0);
+    expect(
+      (await computeMetrics(recs, v.metrics_config, { ls: { method: "model", classify: short } })).scores
+        .ls_failed_pairs,
+    ).toBeGreaterThan(0);
   });
 
   it("model with recorded labels: one list per record, nulls are failed pairs read as neutral", async () => {
     const traces: string[][] = v.records.map((r: any) => r.reasoning_trace);
-    const labels = traces.map((t) => Array.from({ length: Math.max(0, t.length - 1) }, (_, j) => (j === 0 ? "contradiction" : null) as NliLabel | null));
+    const labels = traces.map((t) =>
+      Array.from(
+        { length: Math.max(0, t.length - 1) },
+        (_, j) => (j === 0 ? "contradiction" : null) as NliLabel | null,
+      ),
+    );
     const got = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "neutral" } });
     expect(got.per_item.ls).toEqual(traces.map((t) => (t.length <= 1 ? 1 : 1 - 1 / (t.length - 1))));
     expect(got.scores.ls_failed_pairs).toBe(traces.reduce((n, t) => n + Math.max(0, t.length - 2), 0));
     // A list that does not fit its trace counts as failed, not as a shorter trace.
     const wrong = traces.map(() => ["contradiction" as const]);
     const misfit = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels: wrong } });
-    expect(misfit.scores.ls_failed_pairs).toBe(traces.reduce((n, t) => n + (t.length - 1 === 1 ? 0 : Math.max(0, t.length - 1)), 0));
+    expect(misfit.scores.ls_failed_pairs).toBe(
+      traces.reduce((n, t) => n + (t.length - 1 === 1 ? 0 : Math.max(0, t.length - 1)), 0),
+    );
   });
 
   it("model with failed pairs: fallback lexical or none replaces the set's LS and says why", async () => {
     const traces: string[][] = v.records.map((r: any) => r.reasoning_trace);
     const pairCount = traces.reduce((n, t) => n + Math.max(0, t.length - 1), 0);
-    const labels = traces.map((t, i) => (i === 0 ? null : Array.from({ length: Math.max(0, t.length - 1) }, () => "entailment" as const)));
+    const labels = traces.map((t, i) =>
+      i === 0 ? null : Array.from({ length: Math.max(0, t.length - 1) }, () => "entailment" as const),
+    );
     const failedPairs = Math.max(0, traces[0].length - 1);
     expect(failedPairs).toBeGreaterThan(0);
     const lexical = await computeMetrics(recs, v.metrics_config, { ls: { method: "lexical" } });
-    const fell = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "lexical", name: "m" } });
+    const fell = await computeMetrics(recs, v.metrics_config, {
+      ls: { method: "model", labels, fallback: "lexical", name: "m" },
+    });
     expect(fell.per_item.ls).toEqual(lexical.per_item.ls);
     expect(fell.scores.ls_method).toBe("lexical");
-    expect(fell.scores.ls_fallback).toEqual({ from: "model", reason: `the contradiction checker failed on ${failedPairs} of ${pairCount} step pairs` });
+    expect(fell.scores.ls_fallback).toEqual({
+      from: "model",
+      reason: `the contradiction checker failed on ${failedPairs} of ${pairCount} step pairs`,
+    });
     const none = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels, fallback: "none" } });
     expect(none.raw.logical_coherence).toBeNull();
     // No failure, no fallback.
     const clean = traces.map((t) => Array.from({ length: Math.max(0, t.length - 1) }, () => "entailment" as const));
-    const kept = await computeMetrics(recs, v.metrics_config, { ls: { method: "model", labels: clean, fallback: "lexical" } });
+    const kept = await computeMetrics(recs, v.metrics_config, {
+      ls: { method: "model", labels: clean, fallback: "lexical" },
+    });
     expect(kept.scores.ls_method).toBe("model");
     expect(kept.per_item.ls.every((x) => x === 1)).toBe(true);
   });
@@ -203,7 +274,13 @@ describe("LS backends (§5, §11)", () => {
     expect(got.per_item.ls.every((x) => x === null)).toBe(true);
     expect(got.scores.ls_method).toBe("none");
     const q = aggregateAll(got.raw_metrics, "code_defaults");
-    const others = [got.raw_metrics.correctness, got.raw_metrics.consistency, got.raw_metrics.robustness!, got.raw_metrics.efficiency, got.raw_metrics.stability!];
+    const others = [
+      got.raw_metrics.correctness,
+      got.raw_metrics.consistency,
+      got.raw_metrics.robustness!,
+      got.raw_metrics.efficiency,
+      got.raw_metrics.stability!,
+    ];
     closeTo(q.balanced, others.reduce((a, b) => a + b, 0) / 5);
   });
 
@@ -226,10 +303,22 @@ describe("SS backends (§7, §11)", () => {
       return v;
     });
   };
-  const rec = (k_traces: string[]): ItemRecord => ({ prediction: "x", gold_answer: "x", token_count: 1, reasoning_trace: ["x"], k_answers: ["x"], k_traces, perturbed_preds: [] });
+  const rec = (k_traces: string[]): ItemRecord => ({
+    prediction: "x",
+    gold_answer: "x",
+    token_count: 1,
+    reasoning_trace: ["x"],
+    k_answers: ["x"],
+    k_traces,
+    perturbed_preds: [],
+  });
 
   it("embeddings: cosine per pair, blank traces score 0, (2/(K(K−1)))·Σ", async () => {
-    const got = await computeMetrics([rec(["A b", "a B", "c"]), rec(["a", "", "a"]), rec(["a"])], { stability_runs: 3 }, { ss: { method: "embeddings", embed, name: "fake-emb" } });
+    const got = await computeMetrics(
+      [rec(["A b", "a B", "c"]), rec(["a", "", "a"]), rec(["a"])],
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed, name: "fake-emb" } },
+    );
     // Pairs (0,1),(0,2),(1,2): cosines 1,0,0 → (2/6)·1; 0,1,0 → (2/6)·1; "a" with two pads → 0.
     expect(got.per_item.ss).toEqual([(2 / 6) * 1, (2 / 6) * 1, 0]);
     expect(got.scores.ss_method).toBe("embeddings");
@@ -241,12 +330,23 @@ describe("SS backends (§7, §11)", () => {
   it("embeddings: calls hold at most batchSize texts and an item's traces are never split from its scores", async () => {
     embedLog.length = 0;
     const recs = [rec(["p", "q", "r"]), rec(["q", "s", "t"]), rec(["u", "u", "v"]), rec(["w", "x", "y"])];
-    const batched = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed, batchSize: 6 } });
+    const batched = await computeMetrics(
+      recs,
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed, batchSize: 6 } },
+    );
     // Items 0+1 (5 distinct texts) share a call, then items 2+3: two calls for four items.
-    expect(embedLog).toEqual([["p", "q", "r", "s", "t"], ["u", "v", "w", "x", "y"]]);
+    expect(embedLog).toEqual([
+      ["p", "q", "r", "s", "t"],
+      ["u", "v", "w", "x", "y"],
+    ]);
     expect([...new Set(embedLog.flat())].sort()).toEqual(["p", "q", "r", "s", "t", "u", "v", "w", "x", "y"]);
     embedLog.length = 0;
-    const oneCall = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed, batchSize: 100 } });
+    const oneCall = await computeMetrics(
+      recs,
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed, batchSize: 100 } },
+    );
     expect(embedLog.length).toBe(1);
     expect(batched.per_item.ss).toEqual(oneCall.per_item.ss);
   });
@@ -257,14 +357,24 @@ describe("SS backends (§7, §11)", () => {
     };
     const recs = [rec(["a b c", "a b d", "x"]), rec(["same words", "same words", "other"])];
     const jac = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "jaccard" } });
-    const fell = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down, fallback: "jaccard", name: "e" } });
+    const fell = await computeMetrics(
+      recs,
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed: down, fallback: "jaccard", name: "e" } },
+    );
     expect(fell.per_item.ss).toEqual(jac.per_item.ss);
     expect(fell.scores.ss_method).toBe("jaccard");
     expect(fell.scores.ss_fallback).toEqual({ from: "embeddings", reason: "503 embeddings unavailable" });
-    const none = await computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down, fallback: "none" } });
+    const none = await computeMetrics(
+      recs,
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed: down, fallback: "none" } },
+    );
     expect(none.raw.stability).toBeNull();
     expect(none.scores.ss_method).toBe("none");
-    await expect(computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down } })).rejects.toThrow("503");
+    await expect(
+      computeMetrics(recs, { stability_runs: 3 }, { ss: { method: "embeddings", embed: down } }),
+    ).rejects.toThrow("503");
   });
 
   it("none: SS is null and Q renormalises over the other metrics", async () => {
@@ -272,12 +382,18 @@ describe("SS backends (§7, §11)", () => {
     expect(got.raw_metrics.stability).toBeNull();
     const q = aggregateAll(got.raw_metrics, "code_defaults");
     const m = got.raw_metrics;
-    const others = [m.correctness, m.consistency, m.robustness, m.logical_coherence, m.efficiency].filter((x): x is number => x !== null);
+    const others = [m.correctness, m.consistency, m.robustness, m.logical_coherence, m.efficiency].filter(
+      (x): x is number => x !== null,
+    );
     closeTo(q.balanced, others.reduce((a, b) => a + b, 0) / others.length);
   });
 
   it("embeddings: optional baseline rescale (s − b)/(1 − b) of non-empty pairs", async () => {
-    const got = await computeMetrics([rec(["a", "a", "z"])], { stability_runs: 3 }, { ss: { method: "embeddings", embed, baseline: 0.5 } });
+    const got = await computeMetrics(
+      [rec(["a", "a", "z"])],
+      { stability_runs: 3 },
+      { ss: { method: "embeddings", embed, baseline: 0.5 } },
+    );
     expect(got.per_item.ss[0]).toBe((2 / 6) * ((1 - 0.5) / 0.5 + (0 - 0.5) / 0.5 + (0 - 0.5) / 0.5));
   });
 
@@ -305,20 +421,24 @@ describe("set-level helpers", () => {
     expect(summarise(scores, [1, 2]).per_item.es).toEqual([1, 0]);
   });
 
-
   it("groupByDataset: sorted by code point, untagged → unknown, [] for a single name", () => {
     expect(groupByDataset([{ dataset: "b" }, {}, { dataset: "a" }, { dataset: "b" }])).toEqual([
       { name: "a", indices: [2] },
       { name: "b", indices: [0, 3] },
       { name: "unknown", indices: [1] },
     ]);
-    expect(groupByDataset([{ dataset: "\u{1F600}" }, { dataset: "\uFB01" }]).map((g) => g.name)).toEqual(["\uFB01", "\u{1F600}"]);
+    expect(groupByDataset([{ dataset: "\u{1F600}" }, { dataset: "\uFB01" }]).map((g) => g.name)).toEqual([
+      "\uFB01",
+      "\u{1F600}",
+    ]);
     expect(groupByDataset([{}, { dataset: "unknown" }])).toEqual([]);
   });
 });
 
 describe("properties", () => {
-  const words = fc.array(fc.constantFrom("a", "B", "c", "not", "yes", "8", "\u00a0", " ", "."), { maxLength: 8 }).map((w) => w.join(" "));
+  const words = fc
+    .array(fc.constantFrom("a", "B", "c", "not", "yes", "8", "\u00a0", " ", "."), { maxLength: 8 })
+    .map((w) => w.join(" "));
 
   it("Jaccard is symmetric, in [0, 1], and 1 for equal non-blank texts", () => {
     fc.assert(

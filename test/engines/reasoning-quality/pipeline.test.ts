@@ -35,7 +35,17 @@ import {
 } from "../../../src/engines/reasoning-quality/index.ts";
 import { pyStrip } from "../../../src/engines/python/index.ts";
 import { itEachCase } from "../../support/reference.ts";
-import { CODE_PARITY, TOL, closeList, closeTo, describeRq, expectPy, pyEquals, vectorLines, type VectorLine } from "./support.ts";
+import {
+  CODE_PARITY,
+  TOL,
+  closeList,
+  closeTo,
+  describeRq,
+  expectPy,
+  pyEquals,
+  vectorLines,
+  type VectorLine,
+} from "./support.ts";
 
 type Outcome = { response: string; output_tokens: number | null } | { raise: string };
 
@@ -60,7 +70,10 @@ function parityOptions(v: any): EvaluateOptions {
   return { metrics: v.metrics_config, stepRule: "api", weights: tableOf(v), ...CODE_PARITY };
 }
 
-async function run(v: any, options: EvaluateOptions = parityOptions(v)): Promise<{ result: EvaluationResult; calls: [string, Outcome][] }> {
+async function run(
+  v: any,
+  options: EvaluateOptions = parityOptions(v),
+): Promise<{ result: EvaluationResult; calls: [string, Outcome][] }> {
   const { generate, calls } = scripted(v.model_script);
   const result = await evaluateItems(v.items, generate, options);
   return { result, calls };
@@ -82,13 +95,18 @@ function callsPerItem(v: any): ItemCalls[] {
   let at = 0;
   const take = (prompt: string): Outcome => {
     const c = calls[at++];
-    if (!c || c[0] !== prompt) throw new Error(`expected.calls[${at - 1}] is ${JSON.stringify(c?.[0])}, the plan says ${JSON.stringify(prompt)}`);
+    if (!c || c[0] !== prompt)
+      throw new Error(
+        `expected.calls[${at - 1}] is ${JSON.stringify(c?.[0])}, the plan says ${JSON.stringify(prompt)}`,
+      );
     return c[1];
   };
   const out = (v.items as any[]).map((item): ItemCalls => {
     const primary = take(item.question);
     const failed = "raise" in primary;
-    const slots = ((item.perturbations ?? []) as string[]).slice(0, p).map((s) => (failed || !s || pyStrip(String(s)) === pyStrip(item.question) ? null : s));
+    const slots = ((item.perturbations ?? []) as string[])
+      .slice(0, p)
+      .map((s) => (failed || !s || pyStrip(String(s)) === pyStrip(item.question) ? null : s));
     if (failed) return { primary, extras: [], slots, perturbations: slots.map(() => null) };
     const extras = Array.from({ length: Math.max(0, k - 1) }, () => take(item.question));
     return { primary, extras, slots, perturbations: slots.map((s) => (s === null ? null : take(s))) };
@@ -98,7 +116,11 @@ function callsPerItem(v: any): ItemCalls[] {
 }
 
 const outcome = (o: Outcome | null | undefined): CallOutcome | undefined =>
-  o === null || o === undefined ? undefined : "raise" in o ? { ok: false, error: o.raise } : { ok: true, text: o.response, output_tokens: o.output_tokens };
+  o === null || o === undefined
+    ? undefined
+    : "raise" in o
+      ? { ok: false, error: o.raise }
+      : { ok: true, text: o.response, output_tokens: o.output_tokens };
 
 /** Our dataset subset against an expected one: num_samples and raw_metrics exact, aggregated 1e-12. */
 function expectDataset(actual: any, expected: any, label: string) {
@@ -116,7 +138,11 @@ async function subsetOf(v: any, indices: number[]) {
     v.metrics_config,
     CODE_PARITY,
   );
-  return { raw_metrics: m.raw_metrics, aggregated: aggregateAll(m.raw_metrics, tableOf(v)), num_samples: indices.length };
+  return {
+    raw_metrics: m.raw_metrics,
+    aggregated: aggregateAll(m.raw_metrics, tableOf(v)),
+    num_samples: indices.length,
+  };
 }
 
 /**
@@ -157,7 +183,9 @@ function breakdownSplit(v: any, records: readonly ItemRecord[]) {
 }
 
 /** The README's §4 [D] notion: the item lists at least one non-blank perturbation. */
-const hasPerturbations = (item: any) => Array.isArray(item.perturbations) && item.perturbations.some((p: unknown) => typeof p === "string" && pyStrip(p) !== "");
+const hasPerturbations = (item: any) =>
+  Array.isArray(item.perturbations) &&
+  item.perturbations.some((p: unknown) => typeof p === "string" && pyStrip(p) !== "");
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describeRq("metric_vectors.jsonl, kind pipeline", ["metric_vectors.jsonl"], (ref) => {
@@ -184,126 +212,195 @@ describeRq("metric_vectors.jsonl, kind pipeline", ["metric_vectors.jsonl"], (ref
     expect(Object.keys(result.per_dataset)).toEqual([...split.ours.keys()]);
     if (split.code) expect(Object.keys(v.expected.per_dataset).sort()).toEqual([...split.code.keys()].sort());
     for (const n of split.same) expectDataset(result.per_dataset[n], e.per_dataset[n], `${l.label} per_dataset.${n}`);
-    expect(result.extensions).toMatchObject({ cq_matcher: "canonical", ls_method: "lexical", ss_method: "jaccard", step_rule: "api", rs_skipped: false });
+    expect(result.extensions).toMatchObject({
+      cq_matcher: "canonical",
+      ls_method: "lexical",
+      ss_method: "jaccard",
+      step_rule: "api",
+      rs_skipped: false,
+    });
   });
 
   const differing = pipelines.filter((l) => breakdownSplit(l.value, l.value.expected.records).differing.length > 0);
-  itEachCase(differing, (l) => `breakdown fixes on ${name(l)}`, "pipeline line whose [C] breakdown reads other records than its own (identical items, shared question_id, untagged items)", async (l) => {
-    const v = l.value;
-    const { result } = await run(v);
-    const split = breakdownSplit(v, result.records);
-    expect(split.differing.length).toBeGreaterThan(0);
-    for (const n of split.differing) {
-      const ours = split.ours.get(n);
-      expect(ours, `[C] has a subset "${n}" that we lack`).toBeDefined();
-      // Ours: the metrics of exactly the records of this dataset, from the reference's stored records.
-      expect(result.per_dataset[n], `${l.label} ours ${n}`).toEqual(await subsetOf(v, ours!));
-      expect(result.per_dataset[n].num_samples).toBe(ours!.length);
-      // The reference: the metrics of the records [C] looked up (none when it dropped the subset).
-      const code = split.code?.get(n);
-      if (split.code && code === undefined) expect(v.expected.per_dataset[n], `[C] dropped "${n}"`).toBeUndefined();
-      if (code) expectDataset(await subsetOf(v, code), l.exact.expected.per_dataset[n], `${l.label} [C] ${n}`);
-    }
-    // Every record lands in exactly one of our subsets.
-    expect(Object.values(result.per_dataset).reduce((s, d) => s + d.num_samples, 0)).toBe(v.items.length);
-  });
+  itEachCase(
+    differing,
+    (l) => `breakdown fixes on ${name(l)}`,
+    "pipeline line whose [C] breakdown reads other records than its own (identical items, shared question_id, untagged items)",
+    async (l) => {
+      const v = l.value;
+      const { result } = await run(v);
+      const split = breakdownSplit(v, result.records);
+      expect(split.differing.length).toBeGreaterThan(0);
+      for (const n of split.differing) {
+        const ours = split.ours.get(n);
+        expect(ours, `[C] has a subset "${n}" that we lack`).toBeDefined();
+        // Ours: the metrics of exactly the records of this dataset, from the reference's stored records.
+        expect(result.per_dataset[n], `${l.label} ours ${n}`).toEqual(await subsetOf(v, ours!));
+        expect(result.per_dataset[n].num_samples).toBe(ours!.length);
+        // The reference: the metrics of the records [C] looked up (none when it dropped the subset).
+        const code = split.code?.get(n);
+        if (split.code && code === undefined) expect(v.expected.per_dataset[n], `[C] dropped "${n}"`).toBeUndefined();
+        if (code) expectDataset(await subsetOf(v, code), l.exact.expected.per_dataset[n], `${l.label} [C] ${n}`);
+      }
+      // Every record lands in exactly one of our subsets.
+      expect(Object.values(result.per_dataset).reduce((s, d) => s + d.num_samples, 0)).toBe(v.items.length);
+    },
+  );
 
   // The README flags the duplicate-item and shared-question_id lines QUIRK: the model above must see a difference there.
   const quirks = pipelines.filter((l) => /QUIRK/.test(l.value.note ?? ""));
-  itEachCase(quirks, (l) => `QUIRK line has a breakdown difference: ${name(l)}`, "pipeline line flagged QUIRK", (l) => {
-    expect(breakdownSplit(l.value, l.value.expected.records).differing.length).toBeGreaterThan(0);
-  });
+  itEachCase(
+    quirks,
+    (l) => `QUIRK line has a breakdown difference: ${name(l)}`,
+    "pipeline line flagged QUIRK",
+    (l) => {
+      expect(breakdownSplit(l.value, l.value.expected.records).differing.length).toBeGreaterThan(0);
+    },
+  );
 
   // §4 [D] on the reference lines: an item without perturbations leaves C. Expected values follow from the line:
   // C_D = {i in [C]'s C with perturbations}; RS = mean of [C]'s RS_i over C_D, 0 when C_D is empty, null when no
   // item has perturbations at all. Everything else is unchanged.
   const withoutPerturbations = pipelines.filter((l) => !l.value.items.every(hasPerturbations));
-  itEachCase(withoutPerturbations, (l) => `§4 [D] RS on ${name(l)}`, "pipeline line with an item without perturbations", async (l) => {
-    const v = l.value;
-    const e = v.expected;
-    const { result } = await run(v, { ...parityOptions(v), rsWithoutPerturbations: "skip" });
-    const has = v.items.map(hasPerturbations);
-    const inC = e.per_item.in_C.map((c: boolean, i: number) => c && has[i]);
-    expect(result.records.map((r) => r.has_perturbations)).toEqual(has);
-    expect(result.per_item.in_C).toEqual(inC);
-    const rs = e.per_item.rs.filter((_: number, i: number) => inC[i]);
-    closeTo(result.raw.robustness, has.some(Boolean) ? (rs.length ? mean(rs) : 0) : null);
-    expect(result.extensions.rs_skipped).toBe(!has.some(Boolean));
-    const { robustness: _r, ...rest } = l.exact.expected.raw;
-    const { robustness: _o, ...ours } = result.raw;
-    expectPy(ours, rest, `${l.label} other metrics`, { tol: TOL, numbers: "float" });
-  });
+  itEachCase(
+    withoutPerturbations,
+    (l) => `§4 [D] RS on ${name(l)}`,
+    "pipeline line with an item without perturbations",
+    async (l) => {
+      const v = l.value;
+      const e = v.expected;
+      const { result } = await run(v, { ...parityOptions(v), rsWithoutPerturbations: "skip" });
+      const has = v.items.map(hasPerturbations);
+      const inC = e.per_item.in_C.map((c: boolean, i: number) => c && has[i]);
+      expect(result.records.map((r) => r.has_perturbations)).toEqual(has);
+      expect(result.per_item.in_C).toEqual(inC);
+      const rs = e.per_item.rs.filter((_: number, i: number) => inC[i]);
+      closeTo(result.raw.robustness, has.some(Boolean) ? (rs.length ? mean(rs) : 0) : null);
+      expect(result.extensions.rs_skipped).toBe(!has.some(Boolean));
+      const { robustness: _r, ...rest } = l.exact.expected.raw;
+      const { robustness: _o, ...ours } = result.raw;
+      expectPy(ours, rest, `${l.label} other metrics`, { tol: TOL, numbers: "float" });
+    },
+  );
 
   // §6 [D] on the reference lines: failed generations leave ES's min–max. From the line's records: T_min/T_max
   // over the successful items; ES_i = 0 for a failed or wrong item, else 2c/(1+c) with c = 1 − T'.
-  const failedPrimary = pipelines.filter((l) => l.value.expected.records.some((r: any) => r.generation_failed === true));
-  itEachCase(failedPrimary, (l) => `§6 [D] ES on ${name(l)}`, "pipeline line with a failed primary generation", async (l) => {
-    const v = l.value;
-    const recs: any[] = v.expected.records;
-    const { result } = await run(v, { ...parityOptions(v), esFailedInMinMax: false });
-    const ok = recs.filter((r) => !r.generation_failed).map((r) => r.token_count as number);
-    const [lo, hi] = [Math.min(...ok), Math.max(...ok)];
-    const es = recs.map((r, i) => {
-      if (r.generation_failed || v.expected.per_item.cq[i] !== 1) return 0;
-      const c = 1 - (hi === lo ? 0 : (r.token_count - lo) / (hi - lo));
-      return c === 0 ? 0 : (2 * c) / (1 + c);
-    });
-    closeList(result.per_item.es, es, "es");
-    closeTo(result.raw.efficiency, mean(es));
-  });
+  const failedPrimary = pipelines.filter((l) =>
+    l.value.expected.records.some((r: any) => r.generation_failed === true),
+  );
+  itEachCase(
+    failedPrimary,
+    (l) => `§6 [D] ES on ${name(l)}`,
+    "pipeline line with a failed primary generation",
+    async (l) => {
+      const v = l.value;
+      const recs: any[] = v.expected.records;
+      const { result } = await run(v, { ...parityOptions(v), esFailedInMinMax: false });
+      const ok = recs.filter((r) => !r.generation_failed).map((r) => r.token_count as number);
+      const [lo, hi] = [Math.min(...ok), Math.max(...ok)];
+      const es = recs.map((r, i) => {
+        if (r.generation_failed || v.expected.per_item.cq[i] !== 1) return 0;
+        const c = 1 - (hi === lo ? 0 : (r.token_count - lo) / (hi - lo));
+        return c === 0 ? 0 : (2 * c) / (1 + c);
+      });
+      closeList(result.per_item.es, es, "es");
+      closeTo(result.raw.efficiency, mean(es));
+    },
+  );
 
-  itEachCase(pipelines, (l) => `call plan of ${name(l)}`, "pipeline line", (l) => {
-    const v = l.value;
-    const k = v.metrics_config.consistency_runs ?? 3;
-    callsPerItem(v).forEach((c, i) => {
-      const item = v.items[i];
-      const plan = planItem(item, i, { metrics: v.metrics_config });
-      expect(plan.primary).toEqual({ kind: "primary", prompt: item.question, run: 1 });
-      // §1.2 [D]: max(K, stability_runs) runs serve CS and SS; the first K − 1 extra runs are [C]'s.
-      const { generations } = runCounts(v.metrics_config);
-      expect(plan.extras.map((x) => x.run)).toEqual(Array.from({ length: generations - 1 }, (_, j) => j + 2));
-      expect(plan.extras.length).toBeGreaterThanOrEqual(Math.max(0, k - 1));
-      expect(plan.extras.every((x) => x.prompt === item.question)).toBe(true);
-      if ("raise" in c.primary) return;
-      expect(plan.perturbations.map((x) => x?.prompt ?? null), `item ${i} perturbation slots`).toEqual(c.slots);
-      expect(plannedCalls(plan).length).toBe(1 + plan.extras.length + c.slots.filter((s) => s !== null).length);
-    });
-  });
+  itEachCase(
+    pipelines,
+    (l) => `call plan of ${name(l)}`,
+    "pipeline line",
+    (l) => {
+      const v = l.value;
+      const k = v.metrics_config.consistency_runs ?? 3;
+      callsPerItem(v).forEach((c, i) => {
+        const item = v.items[i];
+        const plan = planItem(item, i, { metrics: v.metrics_config });
+        expect(plan.primary).toEqual({ kind: "primary", prompt: item.question, run: 1 });
+        // §1.2 [D]: max(K, stability_runs) runs serve CS and SS; the first K − 1 extra runs are [C]'s.
+        const { generations } = runCounts(v.metrics_config);
+        expect(plan.extras.map((x) => x.run)).toEqual(Array.from({ length: generations - 1 }, (_, j) => j + 2));
+        expect(plan.extras.length).toBeGreaterThanOrEqual(Math.max(0, k - 1));
+        expect(plan.extras.every((x) => x.prompt === item.question)).toBe(true);
+        if ("raise" in c.primary) return;
+        expect(
+          plan.perturbations.map((x) => x?.prompt ?? null),
+          `item ${i} perturbation slots`,
+        ).toEqual(c.slots);
+        expect(plannedCalls(plan).length).toBe(1 + plan.extras.length + c.slots.filter((s) => s !== null).length);
+      });
+    },
+  );
 
-  itEachCase(pipelines, (l) => `buildRecord from the recorded outcomes of ${name(l)}`, "pipeline line", (l) => {
-    const v = l.value;
-    const config = { metrics: v.metrics_config, stepRule: "api" as const };
-    callsPerItem(v).forEach((c, i) => {
-      const plan = planItem(v.items[i], i, config);
-      // Outcomes handed over as the units report them, in any order of completion; runs [C] did not make
-      // (our §1.2 [D] extras) and failed calls are missing.
-      const record = buildRecord(v.items[i], plan, { primary: outcome(c.primary)!, extras: plan.extras.map((_, j) => outcome(c.extras[j])), perturbations: c.perturbations.map(outcome) }, config);
-      expectPy(record, l.exact.expected.records[i], `${l.label} record ${i}`, { extraKeys: true, numbers: "int" });
-      if ("raise" in c.primary) expect(record.token_count_method).toBe("failed");
-    });
-  });
+  itEachCase(
+    pipelines,
+    (l) => `buildRecord from the recorded outcomes of ${name(l)}`,
+    "pipeline line",
+    (l) => {
+      const v = l.value;
+      const config = { metrics: v.metrics_config, stepRule: "api" as const };
+      callsPerItem(v).forEach((c, i) => {
+        const plan = planItem(v.items[i], i, config);
+        // Outcomes handed over as the units report them, in any order of completion; runs [C] did not make
+        // (our §1.2 [D] extras) and failed calls are missing.
+        const record = buildRecord(
+          v.items[i],
+          plan,
+          {
+            primary: outcome(c.primary)!,
+            extras: plan.extras.map((_, j) => outcome(c.extras[j])),
+            perturbations: c.perturbations.map(outcome),
+          },
+          config,
+        );
+        expectPy(record, l.exact.expected.records[i], `${l.label} record ${i}`, { extraKeys: true, numbers: "int" });
+        if ("raise" in c.primary) expect(record.token_count_method).toBe("failed");
+      });
+    },
+  );
 
   // §6 / §10: the token method of each record follows from its primary outcome: a raise is "failed", a
   // non-negative provider count "provider", a missing or negative one the whitespace fallback.
-  itEachCase(pipelines, (l) => `token_count_method of ${name(l)}`, "pipeline line", async (l) => {
-    const v = l.value;
-    const methods = callsPerItem(v).map(({ primary }) =>
-      "raise" in primary ? "failed" : typeof primary.output_tokens === "number" && Math.trunc(primary.output_tokens) >= 0 ? "provider" : "whitespace",
-    );
-    const { result } = await run(v);
-    expect(result.records.map((r) => r.token_count_method)).toEqual(methods);
-    const used = [...new Set(methods.filter((m) => m !== "failed"))];
-    expect(result.extensions.token_count_method).toBe(used.length === 0 ? "none" : used.length === 1 ? used[0] : "mixed");
-  });
+  itEachCase(
+    pipelines,
+    (l) => `token_count_method of ${name(l)}`,
+    "pipeline line",
+    async (l) => {
+      const v = l.value;
+      const methods = callsPerItem(v).map(({ primary }) =>
+        "raise" in primary
+          ? "failed"
+          : typeof primary.output_tokens === "number" && Math.trunc(primary.output_tokens) >= 0
+            ? "provider"
+            : "whitespace",
+      );
+      const { result } = await run(v);
+      expect(result.records.map((r) => r.token_count_method)).toEqual(methods);
+      const used = [...new Set(methods.filter((m) => m !== "failed"))];
+      expect(result.extensions.token_count_method).toBe(
+        used.length === 0 ? "none" : used.length === 1 ? used[0] : "mixed",
+      );
+    },
+  );
 
-  itEachCase(pipelines, (l) => `evaluateRecords on the stored records of ${name(l)}`, "pipeline line", async (l) => {
-    const v = l.value;
-    const fromRecords = await evaluateRecords(v.expected.records, parityOptions(v));
-    expectPy(fromRecords.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
-    expectPy(fromRecords.aggregated, l.exact.expected.aggregated, `${l.label} aggregated`, { tol: TOL, numbers: "float" });
-    const { result } = await run(v);
-    expect(fromRecords.per_dataset).toEqual(result.per_dataset);
-  });
+  itEachCase(
+    pipelines,
+    (l) => `evaluateRecords on the stored records of ${name(l)}`,
+    "pipeline line",
+    async (l) => {
+      const v = l.value;
+      const fromRecords = await evaluateRecords(v.expected.records, parityOptions(v));
+      expectPy(fromRecords.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
+      expectPy(fromRecords.aggregated, l.exact.expected.aggregated, `${l.label} aggregated`, {
+        tol: TOL,
+        numbers: "float",
+      });
+      const { result } = await run(v);
+      expect(fromRecords.per_dataset).toEqual(result.per_dataset);
+    },
+  );
 
   // Concurrency needs a script whose prompts are not shared between items (each prompt's queue is per item).
   const disjoint = pipelines.filter((l) => {
@@ -315,13 +412,18 @@ describeRq("metric_vectors.jsonl, kind pipeline", ["metric_vectors.jsonl"], (ref
       }
     return true;
   });
-  itEachCase(disjoint, (l) => `concurrent items give the sequential result on ${name(l)}`, "pipeline line whose items share no prompt", async (l) => {
-    const v = l.value;
-    const { generate } = scripted(v.model_script);
-    const result = await evaluateItems(v.items, generate, { ...parityOptions(v), concurrency: 3 });
-    expectPy(result.records, l.exact.expected.records, `${l.label} records`, { extraKeys: true, numbers: "int" });
-    expectPy(result.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
-  });
+  itEachCase(
+    disjoint,
+    (l) => `concurrent items give the sequential result on ${name(l)}`,
+    "pipeline line whose items share no prompt",
+    async (l) => {
+      const v = l.value;
+      const { generate } = scripted(v.model_script);
+      const result = await evaluateItems(v.items, generate, { ...parityOptions(v), concurrency: 3 });
+      expectPy(result.records, l.exact.expected.records, `${l.label} records`, { extraKeys: true, numbers: "int" });
+      expectPy(result.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
+    },
+  );
 
   // Defaults: step rule legacy_dot and preset paper-v8 (= config.yaml weights). They reproduce a config.yaml line
   // whose responses split the same under both rules.
@@ -332,14 +434,19 @@ describeRq("metric_vectors.jsonl, kind pipeline", ["metric_vectors.jsonl"], (ref
         .flat()
         .every((o) => "raise" in o || pyEquals(splitSteps(o.response, "api"), splitSteps(o.response, "legacy_dot"))),
   );
-  itEachCase(sameSteps, (l) => `default options on ${name(l)}`, "config.yaml pipeline line whose responses split alike under the api and legacy_dot rules", async (l) => {
-    const v = l.value;
-    const { result } = await run(v, { metrics: v.metrics_config, ...CODE_PARITY });
-    expect(result.extensions.step_rule).toBe("legacy_dot");
-    expect(result.extensions.preset_version).toBe("paper-v8");
-    expectPy(result.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
-    expectPy(result.aggregated, l.exact.expected.aggregated, `${l.label} aggregated`, { tol: TOL, numbers: "float" });
-  });
+  itEachCase(
+    sameSteps,
+    (l) => `default options on ${name(l)}`,
+    "config.yaml pipeline line whose responses split alike under the api and legacy_dot rules",
+    async (l) => {
+      const v = l.value;
+      const { result } = await run(v, { metrics: v.metrics_config, ...CODE_PARITY });
+      expect(result.extensions.step_rule).toBe("legacy_dot");
+      expect(result.extensions.preset_version).toBe("paper-v8");
+      expectPy(result.raw_metrics, l.exact.expected.raw_metrics, `${l.label} raw_metrics`, { numbers: "float" });
+      expectPy(result.aggregated, l.exact.expected.aggregated, `${l.label} aggregated`, { tol: TOL, numbers: "float" });
+    },
+  );
 });
 
 // ---- self-contained tests: hand-made items and scripts, hand-derived expectations ---------------------------
@@ -352,7 +459,11 @@ describe("per-dataset breakdown: the README's deliberate differences from [C]", 
   it("identical item dicts each keep their own record", async () => {
     const item = { question: "What is 2 plus 2?", answer: "4", dataset: "a" };
     const { generate } = scripted({ "What is 2 plus 2?": [ok("4"), ok("5")], "What is 3 plus 3?": [ok("6")] });
-    const result = await evaluateItems([item, { ...item }, { question: "What is 3 plus 3?", answer: "6", dataset: "b" }], generate, { metrics: ONE_RUN });
+    const result = await evaluateItems(
+      [item, { ...item }, { question: "What is 3 plus 3?", answer: "6", dataset: "b" }],
+      generate,
+      { metrics: ONE_RUN },
+    );
     // Dataset a holds both records: "4" (right) and "5" (wrong), so CQ = 1/2. [C]'s list.index() found the
     // first record for both items and reported CQ 1.0.
     expect(result.per_dataset.a.num_samples).toBe(2);
@@ -362,7 +473,11 @@ describe("per-dataset breakdown: the README's deliberate differences from [C]", 
   });
 
   it("items sharing a question_id each keep their own record", async () => {
-    const { generate } = scripted({ "Is snow white?": [ok("Yes.")], "Is coal white?": [ok("Yes.")], "Is milk white?": [ok("Yes.")] });
+    const { generate } = scripted({
+      "Is snow white?": [ok("Yes.")],
+      "Is coal white?": [ok("Yes.")],
+      "Is milk white?": [ok("Yes.")],
+    });
     const result = await evaluateItems(
       [
         { question: "Is snow white?", answer: "yes", dataset: "x", question_id: "q1" },
@@ -435,7 +550,10 @@ describe("spec [D] defaults on the pipeline", () => {
     expect(result.extensions.rs_skipped).toBe(true);
     // balanced weighs all six equally, so without RS it is the mean of the other five 4-decimal metrics.
     const m = result.raw_metrics;
-    closeTo(result.aggregated.balanced, (m.correctness + m.consistency + m.logical_coherence! + m.efficiency + m.stability!) / 5);
+    closeTo(
+      result.aggregated.balanced,
+      (m.correctness + m.consistency + m.logical_coherence! + m.efficiency + m.stability!) / 5,
+    );
   });
 
   it("§6: a failed primary is left out of ES's min–max", async () => {
@@ -443,7 +561,9 @@ describe("spec [D] defaults on the pipeline", () => {
       { question: "What is 7 times 8?", answer: "56" },
       { question: "What is 9 times 9?", answer: "81" },
     ];
-    const script = () => scripted({ "What is 7 times 8?": [{ raise: "simulated API error" }], "What is 9 times 9?": [ok("81", 5)] }).generate;
+    const script = () =>
+      scripted({ "What is 7 times 8?": [{ raise: "simulated API error" }], "What is 9 times 9?": [ok("81", 5)] })
+        .generate;
     const fixed = await evaluateItems(items, script(), { metrics: ONE_RUN });
     // The only successful item sets both T_min and T_max, so T' = 0 and ES = 2·1·1/(1+1) = 1; the failed one scores 0.
     expect(fixed.per_item.es).toEqual([0, 1]);
@@ -457,8 +577,14 @@ describe("spec [D] defaults on the pipeline", () => {
 
 describe("call plan and record building (for an API layer)", () => {
   it("plans K−1 extra runs and one call per usable perturbation among the first P", () => {
-    const item = { question: "What is 6 plus 7?", answer: "13", perturbations: ["Add 6 and 7.", "", "  What is 6 plus 7?  ", "Sum of 6 and 7?"] };
-    const plan = planItem(item, 0, { metrics: { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3 } });
+    const item = {
+      question: "What is 6 plus 7?",
+      answer: "13",
+      perturbations: ["Add 6 and 7.", "", "  What is 6 plus 7?  ", "Sum of 6 and 7?"],
+    };
+    const plan = planItem(item, 0, {
+      metrics: { consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3 },
+    });
     expect(plan.primary).toEqual({ kind: "primary", prompt: item.question, run: 1 });
     expect(plan.extras.map((c) => c.run)).toEqual([2, 3]);
     // Slot 1 is empty, slot 2 equals the question after trimming, the 4th perturbation is beyond P = 3.
@@ -467,7 +593,11 @@ describe("call plan and record building (for an API layer)", () => {
   });
 
   it("a failed primary skips its other calls and leaves one empty slot per perturbation", () => {
-    const item = { question: "What is 7 times 8?", answer: "56", perturbations: ["Compute 7 x 8.", "7 multiplied by 8?", "Product of 7 and 8?"] };
+    const item = {
+      question: "What is 7 times 8?",
+      answer: "56",
+      perturbations: ["Compute 7 x 8.", "7 multiplied by 8?", "Product of 7 and 8?"],
+    };
     const plan = planItem(item, 0, { metrics: {} });
     const record = buildRecord(item, plan, { primary: { ok: false, error: "down" } });
     // §1 failure policy: in N as wrong, response "", 0 tokens, steps [""], one empty slot per perturbation.
@@ -486,11 +616,28 @@ describe("call plan and record building (for an API layer)", () => {
     });
   });
 
-  it("a failed extra run is omitted from the stored lists, not stored as \"\"", () => {
+  it('a failed extra run is omitted from the stored lists, not stored as ""', () => {
     const item = { question: "Is ice hot?", answer: "no" };
     const plan = planItem(item, 4, { metrics: { consistency_runs: 3 }, stepRule: "api" });
-    const record = buildRecord(item, plan, { primary: { ok: true, text: "No. It is cold.", output_tokens: 4 }, extras: [{ ok: false, error: "x" }, { ok: true, text: "No", output_tokens: 1 }] }, { stepRule: "api" });
-    expect(record).toMatchObject({ k_answers: ["No. It is cold.", "No"], k_traces: ["No It is cold", "No"], reasoning_trace: ["No", "It is cold"], token_count: 4, question_id: "4" });
+    const record = buildRecord(
+      item,
+      plan,
+      {
+        primary: { ok: true, text: "No. It is cold.", output_tokens: 4 },
+        extras: [
+          { ok: false, error: "x" },
+          { ok: true, text: "No", output_tokens: 1 },
+        ],
+      },
+      { stepRule: "api" },
+    );
+    expect(record).toMatchObject({
+      k_answers: ["No. It is cold.", "No"],
+      k_traces: ["No It is cold", "No"],
+      reasoning_trace: ["No", "It is cold"],
+      token_count: 4,
+      question_id: "4",
+    });
   });
 
   it("token counts: provider first; null, negative or non-finite → the fallback counter", () => {
@@ -499,7 +646,9 @@ describe("call plan and record building (for an API layer)", () => {
     expect(tokenCount({ text: "a b c", output_tokens: null })).toEqual({ count: 3, method: "whitespace" });
     expect(tokenCount({ text: "a b c", output_tokens: -5 })).toEqual({ count: 3, method: "whitespace" });
     expect(tokenCount({ text: "a b c", output_tokens: Number.NaN })).toEqual({ count: 3, method: "whitespace" });
-    expect(tokenCount({ text: "abcdef", output_tokens: null }, { name: "chars/2", count: (t) => t.length / 2 })).toEqual({ count: 3, method: "chars/2" });
+    expect(
+      tokenCount({ text: "abcdef", output_tokens: null }, { name: "chars/2", count: (t) => t.length / 2 }),
+    ).toEqual({ count: 3, method: "chars/2" });
   });
 
   it("generates max(consistency_runs, stability_runs) runs and rejects bad counts", () => {

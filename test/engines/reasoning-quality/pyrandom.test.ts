@@ -6,7 +6,12 @@ import { PyRandom, seedKey } from "../../../src/engines/reasoning-quality/pyrand
 import { itEachCase } from "../../support/reference.ts";
 import { describeRq, expectPy, vectorFile } from "./support.ts";
 
-type MmluLike = { subject_sizes: number[]; per_subject: number; first_25_after_each_shuffle: number[][]; final_shuffle_of_collected_pairs: [number, number][] };
+type MmluLike = {
+  subject_sizes: number[];
+  per_subject: number;
+  first_25_after_each_shuffle: number[][];
+  final_shuffle_of_collected_pairs: [number, number][];
+};
 type Streams = Record<string, unknown> & {
   random: number[];
   getrandbits_32: number[];
@@ -22,7 +27,13 @@ const INT = { numbers: "int" } as const;
 // Every stream name the test knows how to check; an unknown one in the file fails "covers every stream".
 const RANDINT = /^randint_(-?\d+)_(-?\d+)$/;
 const SHUFFLE = /^shuffle_range_(\d+)$/;
-const OTHER = new Set(["random", "getrandbits_32", "generator_call_sequence_first_50", "mmlu_like_sequence", "mt_state_after_seed"]);
+const OTHER = new Set([
+  "random",
+  "getrandbits_32",
+  "generator_call_sequence_first_50",
+  "mmlu_like_sequence",
+  "mt_state_after_seed",
+]);
 
 /** Python's seeding key: |seed| as 32-bit words, least significant first; 0 is one word (hand derivation). */
 function wordsOf(seed: bigint): number[] {
@@ -43,16 +54,26 @@ describeRq("synthetic_vectors.json rng", ["synthetic_vectors.json"], (ref) => {
   const name = (what: string) => (seed: string) => `seed ${seed}: ${what}`;
   const each = (what: string, fn: (seed: string) => void) => itEachCase(seeds, name(what), "seed under rng", fn);
 
-  itEachCase(Object.keys(file.value.datasets ?? {}), (seed) => `dataset seed ${seed} has rng streams`, "seed under datasets", (seed) => {
-    expect(seeds).toContain(seed);
-  });
+  itEachCase(
+    Object.keys(file.value.datasets ?? {}),
+    (seed) => `dataset seed ${seed} has rng streams`,
+    "seed under datasets",
+    (seed) => {
+      expect(seeds).toContain(seed);
+    },
+  );
 
   // The file's edge seeds (0, negative, beyond 32 bits), found by value: Python folds a negative seed to abs()
   // and splits the seed into 32-bit words.
   const edge = seeds.filter((s) => BigInt(s) <= 0n || BigInt(s) >= 2n ** 32n);
-  itEachCase(edge, (seed) => `edge seed ${seed}: key words ${JSON.stringify(wordsOf(BigInt(seed)))}`, "edge seed (0, negative, or ≥ 2^32) under rng", (seed) => {
-    expect(seedKey(BigInt(seed))).toEqual(wordsOf(BigInt(seed)));
-  });
+  itEachCase(
+    edge,
+    (seed) => `edge seed ${seed}: key words ${JSON.stringify(wordsOf(BigInt(seed)))}`,
+    "edge seed (0, negative, or ≥ 2^32) under rng",
+    (seed) => {
+      expect(seedKey(BigInt(seed))).toEqual(wordsOf(BigInt(seed)));
+    },
+  );
 
   each("covers every stream in the file", (seed) => {
     const unknown = Object.keys(rngVectors[seed]).filter((k) => !OTHER.has(k) && !RANDINT.test(k) && !SHUFFLE.test(k));
@@ -65,26 +86,44 @@ describeRq("synthetic_vectors.json rng", ["synthetic_vectors.json"], (ref) => {
 
   each("random() doubles, bit for bit", (seed) => {
     const r = fresh(seed);
-    expectPy(rngVectors[seed].random.map(() => r.random()), exact[seed].random, "random", { numbers: "float" });
+    expectPy(
+      rngVectors[seed].random.map(() => r.random()),
+      exact[seed].random,
+      "random",
+      { numbers: "float" },
+    );
   });
 
   each("getrandbits(32)", (seed) => {
     const r = fresh(seed);
-    expectPy(rngVectors[seed].getrandbits_32.map(() => r.getrandbits(32)), exact[seed].getrandbits_32, "getrandbits_32", INT);
+    expectPy(
+      rngVectors[seed].getrandbits_32.map(() => r.getrandbits(32)),
+      exact[seed].getrandbits_32,
+      "getrandbits_32",
+      INT,
+    );
   });
 
   each("randint streams", (seed) => {
     for (const stream of Object.keys(rngVectors[seed]).filter((k) => RANDINT.test(k))) {
       const [, lo, hi] = RANDINT.exec(stream)!;
       const r = fresh(seed);
-      expectPy((rngVectors[seed][stream] as number[]).map(() => r.randint(Number(lo), Number(hi))), exact[seed][stream], stream, INT);
+      expectPy(
+        (rngVectors[seed][stream] as number[]).map(() => r.randint(Number(lo), Number(hi))),
+        exact[seed][stream],
+        stream,
+        INT,
+      );
     }
   });
 
   each("the generator's interleaved call sequence", (seed) => {
     const r = fresh(seed);
     const calls = rngVectors[seed].generator_call_sequence_first_50;
-    expect(calls.every(([method]) => method === "randint"), "the generator uses only randint").toBe(true);
+    expect(
+      calls.every(([method]) => method === "randint"),
+      "the generator uses only randint",
+    ).toBe(true);
     expectPy(
       calls.map(([method, lo, hi]) => [method, lo, hi, r.randint(lo, hi)]),
       exact[seed].generator_call_sequence_first_50,
@@ -96,12 +135,7 @@ describeRq("synthetic_vectors.json rng", ["synthetic_vectors.json"], (ref) => {
   each("shuffle(list(range(n)))", (seed) => {
     for (const stream of Object.keys(rngVectors[seed]).filter((k) => SHUFFLE.test(k))) {
       const n = Number(SHUFFLE.exec(stream)![1]);
-      expectPy(
-        fresh(seed).shuffle(Array.from({ length: n }, (_, i) => i)),
-        exact[seed][stream],
-        stream,
-        INT,
-      );
+      expectPy(fresh(seed).shuffle(Array.from({ length: n }, (_, i) => i)), exact[seed][stream], stream, INT);
     }
   });
 
@@ -115,7 +149,12 @@ describeRq("synthetic_vectors.json rng", ["synthetic_vectors.json"], (ref) => {
       return idx;
     });
     expectPy(firsts, exact[seed].mmlu_like_sequence.first_25_after_each_shuffle, "first_25_after_each_shuffle", INT);
-    expectPy(r.shuffle(collected), exact[seed].mmlu_like_sequence.final_shuffle_of_collected_pairs, "final_shuffle_of_collected_pairs", INT);
+    expectPy(
+      r.shuffle(collected),
+      exact[seed].mmlu_like_sequence.final_shuffle_of_collected_pairs,
+      "final_shuffle_of_collected_pairs",
+      INT,
+    );
   });
 
   // Derived from each seed's 32-bit reference stream and CPython's documented construction of wider values
@@ -123,7 +162,9 @@ describeRq("synthetic_vectors.json rng", ["synthetic_vectors.json"], (ref) => {
   const words = (seed: string) => rngVectors[seed].getrandbits_32;
   const threeWords = seeds.filter((s) => words(s).length >= 3);
   const derived = (what: string, fn: (seed: string, g: number[]) => void) =>
-    itEachCase(threeWords, name(what), "seed with at least three getrandbits_32 words", (seed) => fn(seed, words(seed)));
+    itEachCase(threeWords, name(what), "seed with at least three getrandbits_32 words", (seed) =>
+      fn(seed, words(seed)),
+    );
 
   derived("getrandbits(k) for k < 32 keeps the top k bits of one word", (seed, g) => {
     const r = fresh(seed);

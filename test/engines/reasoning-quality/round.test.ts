@@ -13,14 +13,27 @@ const fromPyRepr = (r: string): number => ({ inf: Infinity, "-inf": -Infinity, n
 describeRq("round4 lines of aggregation_vectors.jsonl", ["aggregation_vectors.jsonl"], (ref) => {
   const cases = vectorLines(ref, "aggregation_vectors.jsonl")
     .filter((l) => l.value.kind === "round4")
-    .flatMap((l) => (l.value.cases as any[]).map((c, i) => ({ label: `${l.label} case ${i}`, x: c.x as number, x_repr: c.x_repr as string, rounded: l.exact.cases[i].rounded })));
+    .flatMap((l) =>
+      (l.value.cases as any[]).map((c, i) => ({
+        label: `${l.label} case ${i}`,
+        x: c.x as number,
+        x_repr: c.x_repr as string,
+        rounded: l.exact.cases[i].rounded,
+      })),
+    );
 
-  itEachCase(cases, (c) => `${c.label}: round(${c.x_repr}, 4)`, "round4 line with cases", (c) => {
-    expect(Object.is(fromPyRepr(c.x_repr), c.x), "x_repr is x's repr").toBe(true);
-    expectPy(round4(c.x), c.rounded, c.label, { numbers: "float" });
-    // The independent exact-expansion reference below agrees on the file's cases too, where it is exact.
-    if (c.x === 0 || (Math.abs(c.x) >= 2 ** -48 && Math.abs(c.x) < 1e21)) expect(referenceRound4(c.x)).toBe(round4(c.x));
-  });
+  itEachCase(
+    cases,
+    (c) => `${c.label}: round(${c.x_repr}, 4)`,
+    "round4 line with cases",
+    (c) => {
+      expect(Object.is(fromPyRepr(c.x_repr), c.x), "x_repr is x's repr").toBe(true);
+      expectPy(round4(c.x), c.rounded, c.label, { numbers: "float" });
+      // The independent exact-expansion reference below agrees on the file's cases too, where it is exact.
+      if (c.x === 0 || (Math.abs(c.x) >= 2 ** -48 && Math.abs(c.x) < 1e21))
+        expect(referenceRound4(c.x)).toBe(round4(c.x));
+    },
+  );
 });
 
 /**

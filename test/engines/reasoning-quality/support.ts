@@ -55,7 +55,8 @@ export function inputForm(p: PyPlain): any {
   }
   if (Array.isArray(p)) return p.map(inputForm);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) Object.defineProperty(out, k, { value: inputForm(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(p))
+    Object.defineProperty(out, k, { value: inputForm(v), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -104,7 +105,10 @@ const show = (x: unknown): string => {
 };
 
 /** The actual value's number kind: a JS number's comes from `numbers`; bigint and raw-JSON values are tagged. */
-function actualNumber(a: unknown, numbers: Required<PyCompare>["numbers"]): { kind: "any" | "int" | "float"; v: number; big?: bigint } | null {
+function actualNumber(
+  a: unknown,
+  numbers: Required<PyCompare>["numbers"],
+): { kind: "any" | "int" | "float"; v: number; big?: bigint } | null {
   if (typeof a === "number") return { kind: numbers === "int" && !Number.isInteger(a) ? "float" : numbers, v: a };
   if (typeof a === "bigint") return { kind: "int", v: Number(a), big: a };
   if (isRawJson(a)) {
@@ -127,7 +131,10 @@ function diff(actual: unknown, e: PyValue, opts: Required<PyCompare>, path: stri
     }
     case "int": {
       const a = actualNumber(actual, opts.numbers);
-      const ok = a !== null && a.kind !== "float" && (a.big !== undefined ? a.big === e.v : Number.isInteger(a.v) && BigInt(a.v) === e.v);
+      const ok =
+        a !== null &&
+        a.kind !== "float" &&
+        (a.big !== undefined ? a.big === e.v : Number.isInteger(a.v) && BigInt(a.v) === e.v);
       if (!ok) bad(`expected int ${e.v}, got ${a?.kind === "float" ? "float " : ""}${show(actual)}`);
       return;
     }
@@ -140,24 +147,30 @@ function diff(actual: unknown, e: PyValue, opts: Required<PyCompare>, path: stri
         if (opts.tol === 0 || !Number.isFinite(x)) ok = Object.is(v, x);
         else ok = Number.isFinite(v) && Math.abs(v - x) <= opts.tol;
       }
-      if (!ok) bad(`expected float ${show(x)}${opts.tol ? ` (±${opts.tol})` : ""}, got ${a?.kind === "int" ? "int " : ""}${show(actual)}`);
+      if (!ok)
+        bad(
+          `expected float ${show(x)}${opts.tol ? ` (±${opts.tol})` : ""}, got ${a?.kind === "int" ? "int " : ""}${show(actual)}`,
+        );
       return;
     }
     case "list": {
       if (!Array.isArray(actual)) return void bad(`expected a list, got ${show(actual)}`);
-      if (actual.length !== e.items.length) return void bad(`expected ${e.items.length} entries, got ${actual.length}: ${show(actual)}`);
+      if (actual.length !== e.items.length)
+        return void bad(`expected ${e.items.length} entries, got ${actual.length}: ${show(actual)}`);
       e.items.forEach((item, i) => diff(actual[i], item, opts, `${path}[${i}]`, out));
       return;
     }
     case "dict": {
-      if (actual === null || typeof actual !== "object" || Array.isArray(actual) || isRawJson(actual)) return void bad(`expected an object, got ${show(actual)}`);
+      if (actual === null || typeof actual !== "object" || Array.isArray(actual) || isRawJson(actual))
+        return void bad(`expected an object, got ${show(actual)}`);
       const obj = actual as Record<string, unknown>;
       const keys = new Set(e.entries.map(([k]) => k));
       for (const [k, v] of e.entries) {
         if (!Object.hasOwn(obj, k)) bad(`missing key "${k}"`);
         else diff(obj[k], v, opts, `${path}.${k}`, out);
       }
-      if (!opts.extraKeys) for (const k of Object.keys(obj)) if (!keys.has(k) && obj[k] !== undefined) bad(`unexpected key "${k}"`);
+      if (!opts.extraKeys)
+        for (const k of Object.keys(obj)) if (!keys.has(k) && obj[k] !== undefined) bad(`unexpected key "${k}"`);
       return;
     }
   }
@@ -166,7 +179,13 @@ function diff(actual: unknown, e: PyValue, opts: Required<PyCompare>, path: stri
 /** Where `actual` differs from the lossless `expected` (empty when it matches). */
 export function pyMismatches(actual: unknown, expected: PyPlain, opts: PyCompare = {}): string[] {
   const out: string[] = [];
-  diff(actual, fromPlain(expected), { tol: opts.tol ?? 0, extraKeys: opts.extraKeys ?? false, numbers: opts.numbers ?? "any" }, "", out);
+  diff(
+    actual,
+    fromPlain(expected),
+    { tol: opts.tol ?? 0, extraKeys: opts.extraKeys ?? false, numbers: opts.numbers ?? "any" },
+    "",
+    out,
+  );
   return out;
 }
 
@@ -197,7 +216,8 @@ export function toItemRecord(r: any): ItemRecord {
 export function pyEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object") return false; // NaN ≠ NaN, as in Python
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEquals(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEquals(x, b[i]));
   if (a && b && typeof a === "object" && typeof b === "object") {
     const ka = Object.keys(a);
     const kb = Object.keys(b);

@@ -19,12 +19,20 @@ import { describeRq, expectPy, vectorFile } from "./support.ts";
 
 type Vectors = {
   sizes: { num_reasoning: number; num_adversarial: number; num_robustness: number };
-  datasets: Record<string, { seed: number; items: SyntheticItem[]; reasoning_draws: { i: number; a: number; b: number; speed: number; hours: number }[] }>;
+  datasets: Record<
+    string,
+    {
+      seed: number;
+      items: SyntheticItem[];
+      reasoning_draws: { i: number; a: number; b: number; speed: number; hours: number }[];
+    }
+  >;
 };
 
 /** The 14 fixed adversarial items (§9.4, i < 14); from i = 14 on the claim and its gold are generated. */
 const FIXED_ADVERSARIAL = 14;
-const adversarialIndex = (id: string): number | null => (id.startsWith("adversarial_") ? Number(id.slice("adversarial_".length)) : null);
+const adversarialIndex = (id: string): number | null =>
+  id.startsWith("adversarial_") ? Number(id.slice("adversarial_".length)) : null;
 const isFixedAdversarial = (id: string): boolean => {
   const i = adversarialIndex(id);
   return i !== null && i < FIXED_ADVERSARIAL;
@@ -38,9 +46,14 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
   const file = vectorFile(ref, "synthetic_vectors.json");
   const vectors: Vectors = file.value;
   const seeds = Object.keys(vectors.datasets);
-  const sizes = { numReasoning: vectors.sizes.num_reasoning, numAdversarial: vectors.sizes.num_adversarial, numRobustness: vectors.sizes.num_robustness };
+  const sizes = {
+    numReasoning: vectors.sizes.num_reasoning,
+    numAdversarial: vectors.sizes.num_adversarial,
+    numRobustness: vectors.sizes.num_robustness,
+  };
   const generate = (seed: string) => generateSynthetic({ seed: BigInt(seed), ...sizes });
-  const each = (what: string, fn: (seed: string) => void) => itEachCase(seeds, (seed) => `seed ${seed}: ${what}`, "seed under datasets", fn);
+  const each = (what: string, fn: (seed: string) => void) =>
+    itEachCase(seeds, (seed) => `seed ${seed}: ${what}`, "seed under datasets", fn);
 
   it("were made at the config.yaml sizes (README), which the engine ships as SYNTHETIC_CONFIG_SIZES", () => {
     expect(sizes).toEqual(SYNTHETIC_CONFIG_SIZES);
@@ -72,7 +85,9 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
       const r = ref[i];
       expect(numbersIn(item.question), `${r.id} question`).toStrictEqual(numbersIn(r.question));
       expect(item.perturbations.length, `${r.id} perturbation count`).toBe(r.perturbations.length);
-      item.perturbations.forEach((p, k) => expect(numbersIn(p), `${r.id} perturbation ${k}`).toStrictEqual(numbersIn(r.perturbations[k])));
+      item.perturbations.forEach((p, k) =>
+        expect(numbersIn(p), `${r.id} perturbation ${k}`).toStrictEqual(numbersIn(r.perturbations[k])),
+      );
     });
   });
 
@@ -93,7 +108,12 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
   each("reasoning draws (a, b, speed, hours) for every item", (seed) => {
     const ref = vectors.datasets[seed].reasoning_draws;
     expect(ref.length).toBe(sizes.numReasoning);
-    expectPy(syntheticReasoningDraws(BigInt(seed), sizes.numReasoning), file.exact.datasets[seed].reasoning_draws, "reasoning_draws", { numbers: "int" });
+    expectPy(
+      syntheticReasoningDraws(BigInt(seed), sizes.numReasoning),
+      file.exact.datasets[seed].reasoning_draws,
+      "reasoning_draws",
+      { numbers: "int" },
+    );
   });
 
   // §9.4: "Re-author the template wording ourselves ... and do not copy the strings".
@@ -106,7 +126,8 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
       expect(item.question, item.id).not.toBe(ref[i].question);
       expect(refQuestions.has(item.question), item.id).toBe(false);
       for (const p of item.perturbations) expect(refParaphrases.has(p), `${item.id}: ${p}`).toBe(false);
-      if (isFixedAdversarial(item.id) && !isShortGold(ref[i].answer)) expect(item.answer, item.id).not.toBe(ref[i].answer);
+      if (isFixedAdversarial(item.id) && !isShortGold(ref[i].answer))
+        expect(item.answer, item.id).not.toBe(ref[i].answer);
     });
   });
 
@@ -138,23 +159,36 @@ describeRq("synthetic vectors", ["synthetic_vectors.json"], (ref) => {
     const plain = generate(seed);
     const backend = (q: string) => [`${q} (reworded)`, q, ""];
     const items = generateSynthetic({ seed: BigInt(seed), ...sizes, adversarialPerturb: backend });
-    const expected = plain.map((x) => (x.type === "adversarial" ? { ...x, perturbations: [`${x.question} (reworded)`, "", ""] } : x));
+    const expected = plain.map((x) =>
+      x.type === "adversarial" ? { ...x, perturbations: [`${x.question} (reworded)`, "", ""] } : x,
+    );
     expect(items).toStrictEqual(expected);
   });
 
   // Apples golds are str(round(a/b, 2)). When a/b·100 ends in exactly .5 (a·100/b is a half-integer) Python rounds
   // to even, e.g. 13/8 → "1.62" where JS toFixed gives "1.63". The file's apples items with such a tie, found by value.
   const ties = seeds.flatMap((seed) =>
-    vectors.datasets[seed].reasoning_draws.filter(({ i, a, b }) => i % 3 === 0 && (a * 100) % b !== 0 && (a * 200) % b === 0).map(({ i }) => ({ seed, i })),
+    vectors.datasets[seed].reasoning_draws
+      .filter(({ i, a, b }) => i % 3 === 0 && (a * 100) % b !== 0 && (a * 200) % b === 0)
+      .map(({ i }) => ({ seed, i })),
   );
-  itEachCase(ties, ({ seed, i }) => `seed ${seed}: apples item ${i} whose gold is an exact rounding tie`, "apples item whose gold is an exact rounding tie", ({ seed, i }) => {
-    expect(generateSynthetic({ seed: BigInt(seed), numReasoning: i + 1 })[i].answer).toBe(vectors.datasets[seed].items[i].answer);
-  });
+  itEachCase(
+    ties,
+    ({ seed, i }) => `seed ${seed}: apples item ${i} whose gold is an exact rounding tie`,
+    "apples item whose gold is an exact rounding tie",
+    ({ seed, i }) => {
+      expect(generateSynthetic({ seed: BigInt(seed), numReasoning: i + 1 })[i].answer).toBe(
+        vectors.datasets[seed].items[i].answer,
+      );
+    },
+  );
 });
 
 describe("generator edge cases", () => {
   it("accepts zero-sized splits and rejects negative ones", () => {
-    expect(generateSynthetic({ numReasoning: 0, numAdversarial: 0, numRobustness: 1 }).map((x) => x.id)).toEqual(["robustness_0"]);
+    expect(generateSynthetic({ numReasoning: 0, numAdversarial: 0, numRobustness: 1 }).map((x) => x.id)).toEqual([
+      "robustness_0",
+    ]);
     expect(() => generateSynthetic({ numReasoning: -1 })).toThrow(RangeError);
     expect(() => generateSynthetic({ numAdversarial: 1.5 })).toThrow(/numAdversarial/);
   });
@@ -165,8 +199,18 @@ describe("generator edge cases", () => {
 // "impossible") and seven sentences, which we had to word ourselves.
 describe("goldInOurWords", () => {
   it("marks the seven adversarial sentence golds of the default dataset, and nothing else", () => {
-    const ours = generateSynthetic().filter(goldInOurWords).map((it) => it.id);
-    expect(ours).toEqual(["adversarial_3", "adversarial_4", "adversarial_5", "adversarial_6", "adversarial_7", "adversarial_8", "adversarial_9"]);
+    const ours = generateSynthetic()
+      .filter(goldInOurWords)
+      .map((it) => it.id);
+    expect(ours).toEqual([
+      "adversarial_3",
+      "adversarial_4",
+      "adversarial_5",
+      "adversarial_6",
+      "adversarial_7",
+      "adversarial_8",
+      "adversarial_9",
+    ]);
   });
 
   it("keeps figures and one-word golds as the original's", () => {

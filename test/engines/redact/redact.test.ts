@@ -1,7 +1,13 @@
 // Issue 14, item 5 ("Keys kept where they should not be"): redaction removed only exact copies of a key
 // of 8+ characters, so a key echoed JSON-escaped, split or shorter than 8 characters was stored.
 import { describe, expect, it } from "vitest";
-import { fragmentLength, REDACTED, redactText, redactValue, createRedactor } from "../../../src/engines/redact/index.ts";
+import {
+  fragmentLength,
+  REDACTED,
+  redactText,
+  redactValue,
+  createRedactor,
+} from "../../../src/engines/redact/index.ts";
 import { isRawJson, parsePyJson, pyRepr, pyStrRepr } from "../../../src/engines/python/index.ts";
 
 // Printable ASCII without spaces, as the API accepts keys, with the characters escapes change.
@@ -26,19 +32,37 @@ describe("redactText: the key in every form it is echoed in", () => {
     ["as is", (k: string) => `Incorrect API key provided: ${k}.`],
     ["JSON-escaped", (k: string) => `{"error": {"message": "Incorrect API key provided: ${json(k)}."}}`],
     // A JSON string inside a JSON string: the backslashes of the first escape are escaped again.
-    ["doubly JSON-escaped", (k: string) => JSON.stringify({ body: JSON.stringify({ error: { message: `key ${k}` } }) })],
+    [
+      "doubly JSON-escaped",
+      (k: string) => JSON.stringify({ body: JSON.stringify({ error: { message: `key ${k}` } }) }),
+    ],
     ["URL-encoded", (k: string) => `GET /v1/models?key=${encodeURIComponent(k)}&x=1`],
-    ["URL-encoded, lower-case hex", (k: string) => `?key=${encodeURIComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`],
+    [
+      "URL-encoded, lower-case hex",
+      (k: string) => `?key=${encodeURIComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`,
+    ],
     ["doubly URL-encoded", (k: string) => `?next=${encodeURIComponent(`?key=${encodeURIComponent(k)}`)}`],
     // The OpenAI Python SDK's message: str() of the parsed body (pythonStatusMessage).
-    ["Python repr of the body", (k: string) => {
-      const parsed = parsePyJson(JSON.stringify({ error: { message: `Incorrect API key provided: ${k}`, code: null } }));
-      if (!parsed.ok) throw new Error(parsed.error);
-      return `Error code: 401 - ${pyRepr(parsed.value)}`;
-    }],
+    [
+      "Python repr of the body",
+      (k: string) => {
+        const parsed = parsePyJson(
+          JSON.stringify({ error: { message: `Incorrect API key provided: ${k}`, code: null } }),
+        );
+        if (!parsed.ok) throw new Error(parsed.error);
+        return `Error code: 401 - ${pyRepr(parsed.value)}`;
+      },
+    ],
     ["Python repr of a repr", (k: string) => pyStrRepr(pyStrRepr(k))],
-    ["HTML-escaped (a proxy's error page)", (k: string) => `<p>key ${k.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")}</p>`],
-    ["JSON \\u escapes", (k: string) => [...k].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")],
+    [
+      "HTML-escaped (a proxy's error page)",
+      (k: string) =>
+        `<p>key ${k.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")}</p>`,
+    ],
+    [
+      "JSON \\u escapes",
+      (k: string) => [...k].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+    ],
   ])("%s", (_, echo) => {
     for (const key of [KEY, PLAIN_KEY]) {
       const text = echo(key);
@@ -51,7 +75,9 @@ describe("redactText: the key in every form it is echoed in", () => {
   it("cuts whole escape sequences, so a JSON text stays JSON", () => {
     const body = JSON.stringify({ error: { message: `bad key ${KEY}`, nested: JSON.stringify({ k: KEY }) } });
     const out = redactText(body, [KEY]);
-    expect(JSON.parse(out)).toEqual({ error: { message: `bad key ${REDACTED}`, nested: JSON.stringify({ k: REDACTED }) } });
+    expect(JSON.parse(out)).toEqual({
+      error: { message: `bad key ${REDACTED}`, nested: JSON.stringify({ k: REDACTED }) },
+    });
   });
 
   it("catches a key echoed in parts: halves apart, broken by a line, cut short", () => {
@@ -61,7 +87,9 @@ describe("redactText: the key in every form it is echoed in", () => {
     expect(redactText(`${head}\n${tail}`, [PLAIN_KEY])).toBe(`${REDACTED}\n${REDACTED}`);
     expect(redactText(json(`key: ${head}\n${tail}`), [PLAIN_KEY])).toBe(`key: ${REDACTED}\\n${REDACTED}`);
     // A message truncated in the middle of the key (the agent loop keeps 160 code points).
-    expect(redactText(`Incorrect API key provided: ${PLAIN_KEY.slice(0, 20)}`, [PLAIN_KEY])).toBe(`Incorrect API key provided: ${REDACTED}`);
+    expect(redactText(`Incorrect API key provided: ${PLAIN_KEY.slice(0, 20)}`, [PLAIN_KEY])).toBe(
+      `Incorrect API key provided: ${REDACTED}`,
+    );
     // Escaped halves, with the quote and backslash inside them.
     const k = KEY;
     const out = redactText(JSON.stringify({ a: k.slice(0, 24), b: k.slice(24) }), [k]);
@@ -97,7 +125,7 @@ describe("redactText: the key in every form it is echoed in", () => {
     expect(redactText("Incorrect API key provided: abc12.", [key])).toBe(`Incorrect API key provided: ${REDACTED}.`);
     expect(redactText("{'error': 'bad key \"abc12\"'}", [key])).toBe(`{'error': 'bad key "${REDACTED}"'}`);
     expect(redactText("abc123 xabc12 abc12b", [key])).toBe("abc123 xabc12 abc12b");
-    expect(redactText(`key=${encodeURIComponent("a\"b")}`, ['a"b'])).toBe(`key=${REDACTED}`);
+    expect(redactText(`key=${encodeURIComponent('a"b')}`, ['a"b'])).toBe(`key=${REDACTED}`);
   });
 
   it("leaves unrelated text alone, escapes and encodings included", () => {
@@ -122,20 +150,35 @@ describe("redactText: the key in every form it is echoed in", () => {
 
 describe("redactValue: every string of a JSON value", () => {
   it("redacts strings and object keys at any depth, and copies rather than changes", () => {
-    const input = { row: { rationale: [`I used ${PLAIN_KEY}`], args: { [PLAIN_KEY]: { deep: [KEY] } } }, n: 3, ok: true, none: null };
+    const input = {
+      row: { rationale: [`I used ${PLAIN_KEY}`], args: { [PLAIN_KEY]: { deep: [KEY] } } },
+      n: 3,
+      ok: true,
+      none: null,
+    };
     const snapshot = JSON.stringify(input);
     const out = redactValue(input, [KEY, PLAIN_KEY]);
-    expect(out).toEqual({ row: { rationale: [`I used ${REDACTED}`], args: { [REDACTED]: { deep: [REDACTED] } } }, n: 3, ok: true, none: null });
+    expect(out).toEqual({
+      row: { rationale: [`I used ${REDACTED}`], args: { [REDACTED]: { deep: [REDACTED] } } },
+      n: 3,
+      ok: true,
+      none: null,
+    });
     expect(JSON.stringify(input)).toBe(snapshot);
   });
 
   it("keeps JSON.rawJSON values (1.0, big ints) as they are", () => {
     const raw = JSON as unknown as { rawJSON(t: string): unknown };
-    const input = { args: { x: raw.rawJSON("1.0"), big: raw.rawJSON("123456789012345678901234567890"), s: KEY }, list: [raw.rawJSON("-0.0")] };
+    const input = {
+      args: { x: raw.rawJSON("1.0"), big: raw.rawJSON("123456789012345678901234567890"), s: KEY },
+      list: [raw.rawJSON("-0.0")],
+    };
     const out = redactValue(input, [KEY]);
     expect(isRawJson(out.args.x)).toBe(true);
     expect(out.args.x).toBe(input.args.x);
-    expect(JSON.stringify(out)).toBe(`{"args":{"x":1.0,"big":123456789012345678901234567890,"s":"${REDACTED}"},"list":[-0.0]}`);
+    expect(JSON.stringify(out)).toBe(
+      `{"args":{"x":1.0,"big":123456789012345678901234567890,"s":"${REDACTED}"},"list":[-0.0]}`,
+    );
   });
 
   it("keeps a __proto__ key a key", () => {

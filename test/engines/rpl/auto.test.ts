@@ -6,13 +6,23 @@ const ok = { ci_width: 0.15, stability_score: 0.8, imbalance_ratio: 1 };
 
 describe("Auto-RPL policy", () => {
   it("has the original's stages, shrunk to a small bank", () => {
-    expect(stages).toEqual([{ T: 8, K: 8, R: 2 }, { T: 16, K: 16, R: 2 }, { T: 16, K: 16, R: 3 }]);
-    expect(autoStages(12)).toEqual([{ T: 8, K: 8, R: 2 }, { T: 12, K: 12, R: 2 }, { T: 12, K: 12, R: 3 }]);
+    expect(stages).toEqual([
+      { T: 8, K: 8, R: 2 },
+      { T: 16, K: 16, R: 2 },
+      { T: 16, K: 16, R: 3 },
+    ]);
+    expect(autoStages(12)).toEqual([
+      { T: 8, K: 8, R: 2 },
+      { T: 12, K: 12, R: 2 },
+      { T: 12, K: 12, R: 3 },
+    ]);
   });
 
   it("stops when every gate passes, at the boundaries too", () => {
     expect(decideStage(0, stages, ok).decision).toBe("stop_pass");
-    expect(decideStage(0, stages, { ci_width: 0.2, stability_score: 0.7, imbalance_ratio: 1.5 }).decision).toBe("stop_pass");
+    expect(decideStage(0, stages, { ci_width: 0.2, stability_score: 0.7, imbalance_ratio: 1.5 }).decision).toBe(
+      "stop_pass",
+    );
   });
 
   it("escalates with the failing gates named, and stops at the limits after the last stage", () => {

@@ -7,7 +7,14 @@
 import { describe, expect, it } from "vitest";
 import { isRawJson, type PyPlain } from "../../../src/engines/python/index.ts";
 import { composePrompt, runId, sampleCacheKey, sampleCacheKeyV1, sha256Hex } from "../../../src/engines/rpl/index.ts";
-import { describeReference, itEachCase, lossless, type RefLine, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
+import {
+  describeReference,
+  itEachCase,
+  lossless,
+  type RefLine,
+  pythonErrorOf,
+  expectPythonRejection,
+} from "../../support/reference.ts";
 
 /** Python type of a losslessly read JSON number: "int" for an integer lexeme, "float" for one with `.`/`e`. */
 function pyNumberType(v: PyPlain | undefined): "int" | "float" | "not a number" {
@@ -18,9 +25,9 @@ function pyNumberType(v: PyPlain | undefined): "int" | "float" | "not a number" 
 
 function expectPyInts(r: RefLine, fields: readonly string[]): void {
   const py = lossless(r.text) as Record<string, PyPlain>;
-  for (const f of fields) expect(pyNumberType(py[f]), `${f} goes into the hashed string with str(); the engine writes an int`).toBe("int");
+  for (const f of fields)
+    expect(pyNumberType(py[f]), `${f} goes into the hashed string with str(); the engine writes an int`).toBe("int");
 }
-
 
 /**
  * Python `round(x, 2)` for 0 <= x < 1e21 (CPython rounds the exact binary value, ties to even, and reads the
@@ -34,8 +41,20 @@ function pyRound2(x: number): number {
   return (n % 2 === 0 ? n : n + 1) / 100;
 }
 
-const sampleInput = (v: any) => ({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, promptSha256: v.prompt_sha256, replicateIdx: v.replicate_idx, maxOutputTokens: v.max_output_tokens });
-const promptInput = (v: any) => ({ system: v.system_text, userTemplate: v.user_template, paraphrase: v.paraphrase_text, claim: v.claim });
+const sampleInput = (v: any) => ({
+  claim: v.claim,
+  model: v.model,
+  promptVersionFull: v.prompt_version,
+  promptSha256: v.prompt_sha256,
+  replicateIdx: v.replicate_idx,
+  maxOutputTokens: v.max_output_tokens,
+});
+const promptInput = (v: any) => ({
+  system: v.system_text,
+  userTemplate: v.user_template,
+  paraphrase: v.paraphrase_text,
+  claim: v.claim,
+});
 const label = (r: RefLine): string => `line ${r.line} (${JSON.stringify(r.value.claim)})`;
 const KINDS = ["sample_cache_key", "prompt_sha256", "run_id", "mock_provider"];
 
@@ -47,7 +66,9 @@ describeReference("cache_key vectors", "rpl", ["cache_key_vectors.jsonl"], (ref)
 
   // A line of another kind would otherwise be silently unchecked.
   it("knows the kind of every line", () => {
-    expect(lines.filter((r) => !KINDS.includes(r.value.kind)).map((r) => `line ${r.line}: ${r.value.kind}`)).toEqual([]);
+    expect(lines.filter((r) => !KINDS.includes(r.value.kind)).map((r) => `line ${r.line}: ${r.value.kind}`)).toEqual(
+      [],
+    );
   });
 
   const sampleKeys = ofKind("sample_cache_key");
@@ -67,43 +88,72 @@ describeReference("cache_key vectors", "rpl", ["cache_key_vectors.jsonl"], (ref)
     "sample_cache_key line with a 7-field key (cache_key_v2_7field)",
     async (r) => {
       expectPyInts(r, ["replicate_idx", "max_output_tokens"]);
-      expect(await sampleCacheKey({ ...sampleInput(r.value), providerMode: r.value.provider_mode })).toBe(r.value.cache_key_v2_7field);
+      expect(await sampleCacheKey({ ...sampleInput(r.value), providerMode: r.value.provider_mode })).toBe(
+        r.value.cache_key_v2_7field,
+      );
     },
   );
 
-  itEachCase(ofKind("prompt_sha256"), (r) => `${label(r)}: live and mock hashes, code-point length`, "prompt_sha256 line", async ({ value: v }) => {
-    const live = await composePrompt({ ...promptInput(v), schema: v.schema_instructions });
-    expect(live.user_text).toBe(v.user_text);
-    expect(live.prompt_sha256).toBe(v.prompt_sha256_live);
-    expect(live.prompt_char_len).toBe(v.prompt_char_len);
-    expect((await composePrompt({ ...promptInput(v), schema: "MOCK" })).prompt_sha256).toBe(v.prompt_sha256_mock);
-  });
+  itEachCase(
+    ofKind("prompt_sha256"),
+    (r) => `${label(r)}: live and mock hashes, code-point length`,
+    "prompt_sha256 line",
+    async ({ value: v }) => {
+      const live = await composePrompt({ ...promptInput(v), schema: v.schema_instructions });
+      expect(live.user_text).toBe(v.user_text);
+      expect(live.prompt_sha256).toBe(v.prompt_sha256_live);
+      expect(live.prompt_char_len).toBe(v.prompt_char_len);
+      expect((await composePrompt({ ...promptInput(v), schema: "MOCK" })).prompt_sha256).toBe(v.prompt_sha256_mock);
+    },
+  );
 
-  itEachCase(ofKind("run_id"), (r) => `${label(r)}: run id`, "run_id line", async (r) => {
-    expectPyInts(r, ["K", "R"]);
-    const v = r.value;
-    expect(await runId({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, K: v.K, R: v.R })).toBe(v.run_id);
-  });
+  itEachCase(
+    ofKind("run_id"),
+    (r) => `${label(r)}: run id`,
+    "run_id line",
+    async (r) => {
+      expectPyInts(r, ["K", "R"]);
+      const v = r.value;
+      expect(await runId({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, K: v.K, R: v.R })).toBe(
+        v.run_id,
+      );
+    },
+  );
 
   // The mock provider is not part of this engine (our simulator replaces it, §15); these lines pin the seed
   // it derives with the engine's hash, int(sha256(prompt_sha256_mock + "|" + claim)[0:8], 16), and the spec's
   // probability from the recorded draw, round(clip(0.25 + draw, 0.05, 0.95), 2). The ziggurat normal itself
   // is not ported, so normal_draw is an input here, not a compared output.
-  itEachCase(ofKind("mock_provider"), (r) => `${label(r)}: mock seed and probability`, "mock_provider line", async ({ value: v }) => {
-    expect(Number.parseInt((await sha256Hex(`${v.prompt_sha256_mock}|${v.claim}`)).slice(0, 8), 16)).toBe(v.mock_seed);
-    expect(pyRound2(Math.max(0.05, Math.min(0.95, 0.25 + v.normal_draw)))).toBe(v.prob_true);
-  });
+  itEachCase(
+    ofKind("mock_provider"),
+    (r) => `${label(r)}: mock seed and probability`,
+    "mock_provider line",
+    async ({ value: v }) => {
+      expect(Number.parseInt((await sha256Hex(`${v.prompt_sha256_mock}|${v.claim}`)).slice(0, 8), 16)).toBe(
+        v.mock_seed,
+      );
+      expect(pyRound2(Math.max(0.05, Math.min(0.95, 0.25 + v.normal_draw)))).toBe(v.prob_true);
+    },
+  );
 
-  itEachCase(errors, (r) => `line ${r.line} (${r.value.kind}): raises like Python's ${pythonErrorOf(r.value)}`, "line with an expected error", async ({ value: v }) => {
-    const calls: Record<string, () => Promise<unknown>> = {
-      sample_cache_key: () => (v.provider_mode === undefined ? sampleCacheKeyV1(sampleInput(v)) : sampleCacheKey({ ...sampleInput(v), providerMode: v.provider_mode })),
-      prompt_sha256: () => composePrompt({ ...promptInput(v), schema: v.schema_instructions }),
-      run_id: () => runId({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, K: v.K, R: v.R }),
-    };
-    const call = calls[v.kind];
-    if (!call) expect.fail(`no engine function raises for a ${v.kind} line`);
-    await expectPythonRejection(() => call(), pythonErrorOf(v)!);
-  });
+  itEachCase(
+    errors,
+    (r) => `line ${r.line} (${r.value.kind}): raises like Python's ${pythonErrorOf(r.value)}`,
+    "line with an expected error",
+    async ({ value: v }) => {
+      const calls: Record<string, () => Promise<unknown>> = {
+        sample_cache_key: () =>
+          v.provider_mode === undefined
+            ? sampleCacheKeyV1(sampleInput(v))
+            : sampleCacheKey({ ...sampleInput(v), providerMode: v.provider_mode }),
+        prompt_sha256: () => composePrompt({ ...promptInput(v), schema: v.schema_instructions }),
+        run_id: () => runId({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, K: v.K, R: v.R }),
+      };
+      const call = calls[v.kind];
+      if (!call) expect.fail(`no engine function raises for a ${v.kind} line`);
+      await expectPythonRejection(() => call(), pythonErrorOf(v)!);
+    },
+  );
 });
 
 describe("pyRound2 (the test's Python round(x, 2))", () => {
@@ -122,7 +172,13 @@ describe("composePrompt", () => {
   });
 
   it("replaces every {CLAIM} and treats $ in the claim literally", async () => {
-    const p = await composePrompt({ system: "s", userTemplate: "{CLAIM}/{CLAIM}", paraphrase: "{CLAIM}", claim: "$&x", schema: "S" });
+    const p = await composePrompt({
+      system: "s",
+      userTemplate: "{CLAIM}/{CLAIM}",
+      paraphrase: "{CLAIM}",
+      claim: "$&x",
+      schema: "S",
+    });
     expect(p.user_text).toBe("$&x\n\n$&x/$&x");
   });
 });

@@ -38,9 +38,18 @@ describe("compareRuns", () => {
 
   // Widths 0.200 and 0.198 are within 0.003: a tie on width, so PQS decides; equal PQS → stability; all equal → tie.
   it.each([
-    [{ ci_width: 0.198, pqs: 60 }, { run_id: "a", rule: "pqs" }],
-    [{ ci_width: 0.198, pqs: 70, stability_score: 0.9 }, { run_id: "b", rule: "stability" }],
-    [{ ci_width: 0.198, pqs: 70, stability_score: 0.8 }, { run_id: null, rule: "tie" }],
+    [
+      { ci_width: 0.198, pqs: 60 },
+      { run_id: "a", rule: "pqs" },
+    ],
+    [
+      { ci_width: 0.198, pqs: 70, stability_score: 0.9 },
+      { run_id: "b", rule: "stability" },
+    ],
+    [
+      { ci_width: 0.198, pqs: 70, stability_score: 0.8 },
+      { run_id: null, rule: "tie" },
+    ],
   ])("breaks near-ties on width by PQS, then stability: %j", (b, expected) => {
     expect(compareRuns([run("a"), run("b", { cfg: { model: "m2" }, ...b })]).winner).toEqual(expected);
   });

@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { checkAnswer, containsUrl, parseAnswer } from "../../../src/engines/rpl/index.ts";
 
-const ok = { prob_true: 0.42, confidence_self: 0.6, assumptions: ["a"], reasoning_bullets: ["x", "y", "z"], contrary_considerations: ["c", "d"], ambiguity_flags: [] };
+const ok = {
+  prob_true: 0.42,
+  confidence_self: 0.6,
+  assumptions: ["a"],
+  reasoning_bullets: ["x", "y", "z"],
+  contrary_considerations: ["c", "d"],
+  ambiguity_flags: [],
+};
 
 describe("parseAnswer", () => {
   it("accepts strict JSON with a numeric prob_true in [0, 1]", () => {

@@ -34,7 +34,16 @@ describe("pqsV1", () => {
   });
 
   it("sets each gate at its threshold inclusively", () => {
-    expect(pqsV1(0.25, 0.3, 0.98)).toMatchObject({ gate_compliance_ok: 1, gate_stability_ok: 1, gate_precision_ok: 1, pqs_version: "v1" });
-    expect(pqsV1(0.2499, 0.3001, 0.9799)).toMatchObject({ gate_compliance_ok: 0, gate_stability_ok: 0, gate_precision_ok: 0 });
+    expect(pqsV1(0.25, 0.3, 0.98)).toMatchObject({
+      gate_compliance_ok: 1,
+      gate_stability_ok: 1,
+      gate_precision_ok: 1,
+      pqs_version: "v1",
+    });
+    expect(pqsV1(0.2499, 0.3001, 0.9799)).toMatchObject({
+      gate_compliance_ok: 0,
+      gate_stability_ok: 0,
+      gate_precision_ok: 0,
+    });
   });
 });

@@ -4,14 +4,26 @@
 // (balanced_indices_with_rotation(T, K, offset) called directly). A line that names an expected Python
 // exception instead of outputs must make the engine throw the matching error.
 import { describe, expect, it } from "vitest";
-import { balancedIndices, imbalanceRatio, planSampling, plannedCounts, replicateIndices } from "../../../src/engines/rpl/index.ts";
-import { describeReference, expectPythonError, itEachCase, type RefLine, pythonErrorOf, expectPythonRejection } from "../../support/reference.ts";
-
-
+import {
+  balancedIndices,
+  imbalanceRatio,
+  planSampling,
+  plannedCounts,
+  replicateIndices,
+} from "../../../src/engines/rpl/index.ts";
+import {
+  describeReference,
+  expectPythonError,
+  itEachCase,
+  type RefLine,
+  pythonErrorOf,
+  expectPythonRejection,
+} from "../../support/reference.ts";
 
 const isBalancedOnly = (v: any): boolean => v?.kind === "balanced_only";
 const isPlan = (v: any): boolean => v?.kind === undefined && typeof v?.claim === "string" && v?.T_bank !== undefined;
-const label = (r: RefLine): string => `line ${r.line}${typeof r.value.claim === "string" ? ` (${JSON.stringify(r.value.claim)})` : ""}`;
+const label = (r: RefLine): string =>
+  `line ${r.line}${typeof r.value.claim === "string" ? ` (${JSON.stringify(r.value.claim)})` : ""}`;
 
 describeReference("sampler vectors", "rpl", ["sampler_vectors.jsonl"], (ref) => {
   const lines = ref.records("sampler_vectors.jsonl");
@@ -25,17 +37,29 @@ describeReference("sampler vectors", "rpl", ["sampler_vectors.jsonl"], (ref) => 
     expect(lines.filter((r) => !isPlan(r.value) && !isBalancedOnly(r.value)).map((r) => r.line)).toEqual([]);
   });
 
-  itEachCase(plans, (r) => `${label(r)}: plan matches exactly`, "sampling-plan line", async ({ value: v }) => {
-    const plan = await planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K });
-    expect(plan.sha256_hex_prefix8).toBe(v.sha256_hex_prefix8);
-    expect(plan.rotation_offset).toBe(v.offset);
-    expect(plan.T_stage).toBe(v.T_stage);
-    expect(plan.tpl_indices).toEqual(v.tpl_indices);
-    expect(plan.seq).toEqual(v.seq);
-    expect(plan.seq_bank).toEqual(v.seq_bank);
-    expect(plan.planned_counts).toEqual(v.counts);
-    expect(plan.planned_imbalance_ratio).toBe(v.imbalance);
-  });
+  itEachCase(
+    plans,
+    (r) => `${label(r)}: plan matches exactly`,
+    "sampling-plan line",
+    async ({ value: v }) => {
+      const plan = await planSampling({
+        claim: v.claim,
+        model: v.model,
+        promptVersionFull: v.prompt_version,
+        tBank: v.T_bank,
+        T: v.T,
+        K: v.K,
+      });
+      expect(plan.sha256_hex_prefix8).toBe(v.sha256_hex_prefix8);
+      expect(plan.rotation_offset).toBe(v.offset);
+      expect(plan.T_stage).toBe(v.T_stage);
+      expect(plan.tpl_indices).toEqual(v.tpl_indices);
+      expect(plan.seq).toEqual(v.seq);
+      expect(plan.seq_bank).toEqual(v.seq_bank);
+      expect(plan.planned_counts).toEqual(v.counts);
+      expect(plan.planned_imbalance_ratio).toBe(v.imbalance);
+    },
+  );
 
   itEachCase(
     balancedOnly,
@@ -49,11 +73,28 @@ describeReference("sampler vectors", "rpl", ["sampler_vectors.jsonl"], (ref) => 
     },
   );
 
-  itEachCase(errors, (r) => `${label(r)}: raises like Python's ${pythonErrorOf(r.value)}`, "line with an expected error", async ({ value: v }) => {
-    const py = pythonErrorOf(v)!;
-    if (isBalancedOnly(v)) expectPythonError(() => balancedIndices(v.T, v.K, v.offset), py);
-    else await expectPythonRejection(() => planSampling({ claim: v.claim, model: v.model, promptVersionFull: v.prompt_version, tBank: v.T_bank, T: v.T, K: v.K }), py);
-  });
+  itEachCase(
+    errors,
+    (r) => `${label(r)}: raises like Python's ${pythonErrorOf(r.value)}`,
+    "line with an expected error",
+    async ({ value: v }) => {
+      const py = pythonErrorOf(v)!;
+      if (isBalancedOnly(v)) expectPythonError(() => balancedIndices(v.T, v.K, v.offset), py);
+      else
+        await expectPythonRejection(
+          () =>
+            planSampling({
+              claim: v.claim,
+              model: v.model,
+              promptVersionFull: v.prompt_version,
+              tBank: v.T_bank,
+              T: v.T,
+              K: v.K,
+            }),
+          py,
+        );
+    },
+  );
 });
 
 describe("balancedIndices", () => {

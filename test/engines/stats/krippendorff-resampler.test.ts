@@ -6,7 +6,9 @@ import { defaultRng, nominalAlpha, nominalAlphaResampler } from "../../../src/en
 /** A units × raters matrix of `labels` with some missing values and some one-value rows, from a seed. */
 function matrix(seed: number, units: number, raters: number, labels: string[], missing: number): (string | null)[][] {
   const rng = defaultRng(seed);
-  return Array.from({ length: units }, () => Array.from({ length: raters }, () => (rng.below(100) < missing ? null : labels[rng.below(labels.length)])));
+  return Array.from({ length: units }, () =>
+    Array.from({ length: raters }, () => (rng.below(100) < missing ? null : labels[rng.below(labels.length)])),
+  );
 }
 
 describe("nominalAlphaResampler", () => {
@@ -33,7 +35,12 @@ describe("nominalAlphaResampler", () => {
   });
 
   it("is null where nominalAlpha is: one category only, or nothing pairable", () => {
-    const alphaOf = nominalAlphaResampler([["a", "a"], ["a", null], [null, null], ["b", null]]);
+    const alphaOf = nominalAlphaResampler([
+      ["a", "a"],
+      ["a", null],
+      [null, null],
+      ["b", null],
+    ]);
     expect(alphaOf([0, 0, 1])).toBeNull();
     expect(alphaOf([2, 3, 1])).toBeNull();
     expect(alphaOf([])).toBeNull();

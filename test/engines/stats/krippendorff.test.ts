@@ -11,9 +11,16 @@ describe("nominalAlpha", () => {
     //   o_AA = 2 (unit 1), o_AB = o_BA = 1 (unit 2), o_BB = 2 (unit 3).
     //   n_A = 3, n_B = 3, n = 6; Σ_{c≠k} o = 2; Σ_{c≠k} n_c n_k = 2·3·3 = 18.
     //   α = 1 − (n−1)·2/18 = 1 − 10/18 = 4/9.
-    const r = nominalAlpha([["A", "A"], ["A", "B"], ["B", "B"]]);
+    const r = nominalAlpha([
+      ["A", "A"],
+      ["A", "B"],
+      ["B", "B"],
+    ]);
     expect(r.alpha).toBeCloseTo(4 / 9, 15);
-    expect(r.coincidence).toEqual([[2, 1], [1, 2]]);
+    expect(r.coincidence).toEqual([
+      [2, 1],
+      [1, 2],
+    ]);
     expect([r.pairable, r.units_used, r.totals]).toEqual([6, 3, [3, 3]]);
   });
 
@@ -23,35 +30,68 @@ describe("nominalAlpha", () => {
     //   Unit 2 (m=2, weight 1): BB:2 → o_BB=2.
     //   n_A = 2, n_B = 3, n = 5; Σ_{c≠k} o = 2; Σ_{c≠k} n_c n_k = 2·2·3 = 12.
     //   α = 1 − 4·2/12 = 1/3.
-    const r = nominalAlpha([["A", "A", "B"], ["B", "B", null], ["C", null, null]]);
+    const r = nominalAlpha([
+      ["A", "A", "B"],
+      ["B", "B", null],
+      ["C", null, null],
+    ]);
     expect(r.alpha).toBeCloseTo(1 / 3, 15);
     expect([r.pairable, r.units_used, r.categories]).toEqual([5, 2, ["A", "B", "C"]]);
   });
 
   it("is exactly 1 for perfect agreement across at least two categories", () => {
     // Σ_{c≠k} o_ck = 0 ⇒ α = 1 − 0.
-    expect(nominalAlpha([["X", "X", "X"], ["Y", "Y", null]]).alpha).toBe(1);
+    expect(
+      nominalAlpha([
+        ["X", "X", "X"],
+        ["Y", "Y", null],
+      ]).alpha,
+    ).toBe(1);
   });
 
   it("is undefined (null) for identical ratings in one category, empty input and unpairable units", () => {
     // One category ⇒ Σ_{c≠k} n_c n_k = 0 (0/0); no unit with two values ⇒ n = 0.
-    expect(nominalAlpha([["K", "K"], ["K", "K"]]).alpha).toBeNull();
+    expect(
+      nominalAlpha([
+        ["K", "K"],
+        ["K", "K"],
+      ]).alpha,
+    ).toBeNull();
     expect(nominalAlpha([]).alpha).toBeNull();
-    expect(nominalAlpha([["K", null], [null, "R"]]).alpha).toBeNull();
+    expect(
+      nominalAlpha([
+        ["K", null],
+        [null, "R"],
+      ]).alpha,
+    ).toBeNull();
   });
 
   it("is negative for systematic disagreement", () => {
     // [A,B],[B,A]: o_AB = o_BA = 2, n_A = n_B = 2, n = 4 ⇒ α = 1 − 3·4/8 = −1/2.
-    expect(nominalAlpha([["A", "B"], ["B", "A"]]).alpha).toBeCloseTo(-0.5, 15);
+    expect(
+      nominalAlpha([
+        ["A", "B"],
+        ["B", "A"],
+      ]).alpha,
+    ).toBeCloseTo(-0.5, 15);
   });
 
   it("reproduces the published 12-unit, 4-coder example with missing values (α = 0.743)", () => {
     // Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", nominal example; units are the
     // columns of the paper's table (coders A–D), null = no value. Unit 12 has one value: unpairable.
     const units = [
-      ["1", "1", null, "1"], ["2", "2", "3", "2"], ["3", "3", "3", "3"], ["3", "3", "3", "3"],
-      ["2", "2", "2", "2"], ["1", "2", "3", "4"], ["4", "4", "4", "4"], ["1", "1", "2", "1"],
-      ["2", "2", "2", "2"], [null, "5", "5", "5"], [null, null, "1", "1"], [null, "3", null, null],
+      ["1", "1", null, "1"],
+      ["2", "2", "3", "2"],
+      ["3", "3", "3", "3"],
+      ["3", "3", "3", "3"],
+      ["2", "2", "2", "2"],
+      ["1", "2", "3", "4"],
+      ["4", "4", "4", "4"],
+      ["1", "1", "2", "1"],
+      ["2", "2", "2", "2"],
+      [null, "5", "5", "5"],
+      [null, null, "1", "1"],
+      [null, "3", null, null],
     ];
     // Coincidences (the paper's table): unit 2 [2,2,2,3] (m=4, w=1/3) adds o_22 = 3·2/3 = 2, o_23 = o_32 = 3/3 = 1;
     // unit 6 [1,2,3,4] adds 1/3 to each off-diagonal pair; unit 8 [1,1,1,2] adds o_11 = 2, o_12 = o_21 = 1; … giving
@@ -61,7 +101,13 @@ describe("nominalAlpha", () => {
     const r = nominalAlpha(units);
     expect(r.categories).toEqual(["1", "2", "3", "4", "5"]);
     const third = 1 / 3;
-    const expected = [[7, 4 * third, third, third, 0], [4 * third, 10, 4 * third, third, 0], [third, 4 * third, 8, third, 0], [third, third, third, 4, 0], [0, 0, 0, 0, 3]];
+    const expected = [
+      [7, 4 * third, third, third, 0],
+      [4 * third, 10, 4 * third, third, 0],
+      [third, 4 * third, 8, third, 0],
+      [third, third, third, 4, 0],
+      [0, 0, 0, 0, 3],
+    ];
     r.coincidence.forEach((row, c) => row.forEach((o, k) => expect(o).toBeCloseTo(expected[c][k], 12)));
     r.totals.forEach((t, c) => expect(t).toBeCloseTo([9, 13, 10, 5, 3][c], 12));
     expect([r.pairable, r.units_used]).toEqual([40, 11]);
@@ -77,7 +123,10 @@ describe("nominalAlpha", () => {
     const B = [1, 1, 1, 0, 0, 1, 0, 0, 0, 0];
     const r = nominalAlpha(A.map((a, u) => [String(a), String(B[u])]));
     expect(r.categories).toEqual(["0", "1"]);
-    expect(r.coincidence).toEqual([[10, 4], [4, 2]]);
+    expect(r.coincidence).toEqual([
+      [10, 4],
+      [4, 2],
+    ]);
     expect([r.totals, r.pairable, r.units_used]).toEqual([[14, 6], 20, 10]);
     expect(r.alpha).toBeCloseTo(2 / 21, 15);
     expect(r.alpha!.toFixed(3)).toBe("0.095");

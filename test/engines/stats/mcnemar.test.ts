@@ -65,7 +65,14 @@ describe("mcnemarExact", () => {
   it("stays accurate and finite for large counts, where C(m, k) alone would overflow a double", () => {
     // Each case against BigInt arithmetic. The code multiplies ~2k rounded factors, so its relative error
     // is at most ~2k·1.1e-16 (6.6e-12 at k = 30000) and typically far smaller.
-    for (const [b, c] of [[470, 530], [480, 521], [4990, 5110], [5000, 5100], [100, 20000], [30000, 30400]]) {
+    for (const [b, c] of [
+      [470, 530],
+      [480, 521],
+      [4990, 5110],
+      [5000, 5100],
+      [100, 20000],
+      [30000, 30400],
+    ]) {
       const p = mcnemarExact(b, c);
       expect(Number.isFinite(p)).toBe(true);
       relClose(p, exactP(b, c), 1e-11);

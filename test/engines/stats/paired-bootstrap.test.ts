@@ -19,7 +19,8 @@ function exactBootstrap(n: number, statistic: (ix: Uint32Array) => number): numb
 }
 
 /** Quantile function of an equally weighted discrete distribution: the smallest v with F(v) >= u. */
-const quantile = (sorted: number[], u: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(u * sorted.length) - 1))];
+const quantile = (sorted: number[], u: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(u * sorted.length) - 1))];
 
 /** Hyndman & Fan type 7 (numpy "linear"): h = (N − 1)·u, interpolate between the order statistics at ⌊h⌋ and ⌊h⌋ + 1. */
 function type7(values: number[], u: number): number {
@@ -54,7 +55,11 @@ describe("pairedBootstrapCi", () => {
   it("resamples the n^n index tuples uniformly, with replacement (n = 3, chi-square over all 27)", () => {
     const counts = new Map<string, number>();
     const B = 27 * 400;
-    pairedBootstrapCi(3, (ix) => (counts.set(ix.join(), (counts.get(ix.join()) ?? 0) + 1), 0), { confidence: 0.95, resamples: B, seed: 3 });
+    pairedBootstrapCi(3, (ix) => (counts.set(ix.join(), (counts.get(ix.join()) ?? 0) + 1), 0), {
+      confidence: 0.95,
+      resamples: B,
+      seed: 3,
+    });
     expect(counts.size).toBe(27); // repeats such as 0,0,0 occur: sampling is with replacement
     let chi2 = 0;
     for (const k of counts.values()) chi2 += (k - 400) ** 2 / 400;
@@ -66,11 +71,15 @@ describe("pairedBootstrapCi", () => {
     const values = [2.5, -1, 4, 0.25, 9, 3, 3, -7];
     const seen: number[] = [];
     const stat = meanOf(values);
-    const ci = pairedBootstrapCi(values.length, (ix) => {
-      const v = stat(ix);
-      seen.push(v);
-      return v;
-    }, { confidence: 0.9, resamples: 999, seed: 11 })!;
+    const ci = pairedBootstrapCi(
+      values.length,
+      (ix) => {
+        const v = stat(ix);
+        seen.push(v);
+        return v;
+      },
+      { confidence: 0.9, resamples: 999, seed: 11 },
+    )!;
     expect(seen).toHaveLength(999);
     expect(ci[0]).toBeCloseTo(type7(seen, 0.05), 12);
     expect(ci[1]).toBeCloseTo(type7(seen, 0.95), 12);
@@ -123,7 +132,11 @@ describe("pairedBootstrapCi", () => {
 
   it("leaves undefined (NaN) resamples out of the distribution", () => {
     // Statistic: the value of the first drawn index, undefined when that index is 0.
-    const ci = pairedBootstrapCi(3, (ix) => (ix[0] === 0 ? Number.NaN : ix[0]), { confidence: 0.5, resamples: 300, seed: 4 })!;
+    const ci = pairedBootstrapCi(3, (ix) => (ix[0] === 0 ? Number.NaN : ix[0]), {
+      confidence: 0.5,
+      resamples: 300,
+      seed: 4,
+    })!;
     expect(ci[0]).toBeGreaterThanOrEqual(1);
     expect(ci[1]).toBeLessThanOrEqual(2);
   });

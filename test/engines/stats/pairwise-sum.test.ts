@@ -11,7 +11,7 @@ describe("pairwiseSum", () => {
   // With 8 accumulators, 9 values sum as ((x0+x1)+(x2+x3))+((x4+x5)+(x6+x7)) + x8.
   it("uses eight accumulators from 8 values on", () => {
     const x = [1e16, 1, -1e16, 1, 1, 1, 1, 1, 0.5];
-    const expected = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])) + x[8];
+    const expected = x[0] + x[1] + (x[2] + x[3]) + (x[4] + x[5] + (x[6] + x[7])) + x[8];
     expect(pairwiseSum(x)).toBe(expected);
     const seq = x.reduce((a, b) => a + b, 0);
     expect(expected).not.toBe(seq);
@@ -20,14 +20,15 @@ describe("pairwiseSum", () => {
   // n = 8 exactly: no tail, just the combined accumulators.
   it("pairs exactly 8 values instead of adding them in order", () => {
     const x = [1e16, 1, -1e16, 1, 1, 1, 1, 1];
-    expect(pairwiseSum(x)).toBe(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
+    expect(pairwiseSum(x)).toBe(x[0] + x[1] + (x[2] + x[3]) + (x[4] + x[5] + (x[6] + x[7])));
     expect(pairwiseSum(x)).not.toBe(x.reduce((a, b) => a + b, -0));
   });
 
   it("splits above 128 values at a multiple of 8 below n/2", () => {
     const x = Array.from({ length: 300 }, (_, i) => Math.sin(i) * 1e3 + 1 / (i + 3));
     // n2 = 150 → 144; left 144 > 128 → 72/72; right 156 → 78 → 72 | 84.
-    const expected = (pairwiseSum(x, 0, 72) + pairwiseSum(x, 72, 72)) + (pairwiseSum(x, 144, 72) + pairwiseSum(x, 216, 84));
+    const expected =
+      pairwiseSum(x, 0, 72) + pairwiseSum(x, 72, 72) + (pairwiseSum(x, 144, 72) + pairwiseSum(x, 216, 84));
     expect(pairwiseSum(x)).toBe(expected);
   });
 

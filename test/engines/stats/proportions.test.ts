@@ -12,7 +12,7 @@ const near = (actual: [number, number], expected: [number, number], tol = PRINTE
 // biome-ignore-start lint/correctness/noPrecisionLoss: the table's digits as published; each parses to the nearest double.
 const Z: Record<number, number> = {
   0.9: 1.644853626951472714863848907991632,
-  0.95: 1.959963984540054235524594430520551527955550,
+  0.95: 1.95996398454005423552459443052055152795555,
   0.99: 2.575829303548900751628729986520657077331543,
 };
 // biome-ignore-end lint/correctness/noPrecisionLoss: the table's digits
@@ -86,7 +86,12 @@ describe("newcombeDifference (Newcombe 1998a, method 10)", () => {
   });
 
   it("contains the point estimate, stays in [−1, 1] and widens with the confidence", () => {
-    for (const [kb, nb, kh, nh] of [[0, 5, 5, 5], [3, 9, 4, 11], [20, 20, 0, 20], [1, 1, 0, 1]]) {
+    for (const [kb, nb, kh, nh] of [
+      [0, 5, 5, 5],
+      [3, 9, 4, 11],
+      [20, 20, 0, 20],
+      [1, 1, 0, 1],
+    ]) {
       const d = kh / nh - kb / nb;
       const [lo90, hi90] = newcombeDifference(kb, nb, kh, nh, 0.9);
       const [lo99, hi99] = newcombeDifference(kb, nb, kh, nh, 0.99);
@@ -139,9 +144,17 @@ describe("newcombePairedDifference (Newcombe 1998b, method 10)", () => {
   it("equals the independent interval of the two margins when the corrected φ̂ is 0", () => {
     // a=4, b=2, c=2, d=1: ad − bc = 0 → φ̂ = 0, and the square-and-add of the margins' Wilson limits remains.
     // Margins: head (a+b)/n = 6/9, base (a+c)/n = 6/9.
-    near(newcombePairedDifference({ both: 4, headOnly: 2, baseOnly: 2, neither: 1 }, 0.95), squareAndAdd(6, 9, 6, 9, Z[0.95]), 1e-12);
+    near(
+      newcombePairedDifference({ both: 4, headOnly: 2, baseOnly: 2, neither: 1 }, 0.95),
+      squareAndAdd(6, 9, 6, 9, Z[0.95]),
+      1e-12,
+    );
     // A margin of 0 (no item is 0 in head: c + d = 0) also sets φ̂ = 0.
-    near(newcombePairedDifference({ both: 5, headOnly: 3, baseOnly: 0, neither: 0 }, 0.9), squareAndAdd(5, 8, 8, 8, Z[0.9]), 1e-12);
+    near(
+      newcombePairedDifference({ both: 5, headOnly: 3, baseOnly: 0, neither: 0 }, 0.9),
+      squareAndAdd(5, 8, 8, 8, Z[0.9]),
+      1e-12,
+    );
   });
 
   it("is narrower than the independent interval when the runs agree item by item", () => {
@@ -162,8 +175,12 @@ describe("newcombePairedDifference (Newcombe 1998b, method 10)", () => {
 
   it("rejects an empty table, bad counts and confidences outside (0, 1)", () => {
     expect(() => newcombePairedDifference({ both: 0, headOnly: 0, baseOnly: 0, neither: 0 }, 0.95)).toThrow(RangeError);
-    expect(() => newcombePairedDifference({ both: -1, headOnly: 2, baseOnly: 0, neither: 0 }, 0.95)).toThrow(RangeError);
-    expect(() => newcombePairedDifference({ both: 1.5, headOnly: 2, baseOnly: 0, neither: 0 }, 0.95)).toThrow(RangeError);
+    expect(() => newcombePairedDifference({ both: -1, headOnly: 2, baseOnly: 0, neither: 0 }, 0.95)).toThrow(
+      RangeError,
+    );
+    expect(() => newcombePairedDifference({ both: 1.5, headOnly: 2, baseOnly: 0, neither: 0 }, 0.95)).toThrow(
+      RangeError,
+    );
     expect(() => newcombePairedDifference({ both: 1, headOnly: 2, baseOnly: 0, neither: 0 }, 0)).toThrow(RangeError);
   });
 });

@@ -38,10 +38,18 @@ function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: 
   const known = new Set(["seed", "seed_hex"]);
 
   if (entry.seed_hex !== undefined) {
-    checks.push({ name: "seed_hex is the seed", run: () => expect(BigInt(`0x${String(entry.seed_hex).replace(/^0x/i, "")}`).toString()).toBe(seed) });
+    checks.push({
+      name: "seed_hex is the seed",
+      run: () => expect(BigInt(`0x${String(entry.seed_hex).replace(/^0x/i, "")}`).toString()).toBe(seed),
+    });
   }
 
-  const ssFields = ["seedsequence_entropy_words_u32_le", "seedsequence_pool_u32", "seedsequence_generate_state_u32x8", "seedsequence_generate_state_u64x4"];
+  const ssFields = [
+    "seedsequence_entropy_words_u32_le",
+    "seedsequence_pool_u32",
+    "seedsequence_generate_state_u32x8",
+    "seedsequence_generate_state_u64x4",
+  ];
   ssFields.forEach((f) => known.add(f));
   if (ssFields.some((f) => entry[f] !== undefined)) {
     checks.push({
@@ -53,14 +61,22 @@ function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: 
           for (let s = BigInt(seed); words.length === 0 || s > 0n; s >>= 32n) words.push((s & 0xffffffffn).toString());
           expect(words).toEqual(decimals(entry.seedsequence_entropy_words_u32_le));
         }
-        const u32 = entry.seedsequence_generate_state_u32x8 === undefined ? null : decimals(entry.seedsequence_generate_state_u32x8);
-        const u64 = entry.seedsequence_generate_state_u64x4 === undefined ? null : decimals(entry.seedsequence_generate_state_u64x4);
+        const u32 =
+          entry.seedsequence_generate_state_u32x8 === undefined
+            ? null
+            : decimals(entry.seedsequence_generate_state_u32x8);
+        const u64 =
+          entry.seedsequence_generate_state_u64x4 === undefined
+            ? null
+            : decimals(entry.seedsequence_generate_state_u64x4);
         const nWords = u32?.length ?? 2 * (u64?.length ?? 4);
         const { pool, state } = seedSequence(BigInt(seed), nWords);
-        if (entry.seedsequence_pool_u32 !== undefined) expect(strs(pool)).toEqual(decimals(entry.seedsequence_pool_u32));
+        if (entry.seedsequence_pool_u32 !== undefined)
+          expect(strs(pool)).toEqual(decimals(entry.seedsequence_pool_u32));
         if (u32) expect(strs(state)).toEqual(u32);
         // u64 word i = u32[2i] | u32[2i+1] << 32 (§9).
-        if (u64) expect(u64.map((_, i) => ((BigInt(state[2 * i + 1]) << 32n) | BigInt(state[2 * i])).toString())).toEqual(u64);
+        if (u64)
+          expect(u64.map((_, i) => ((BigInt(state[2 * i + 1]) << 32n) | BigInt(state[2 * i])).toString())).toEqual(u64);
       },
     });
   }
@@ -98,7 +114,10 @@ function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: 
     let m: RegExpMatchArray | null;
     if ((m = key.match(/^integers_(\d+)_(\d+)_size(\d+)$/))) {
       const [low, high, size] = m.slice(1).map(Number);
-      checks.push({ name: `draws integers(${low}, ${high}, size=${size}) on a fresh generator`, run: () => expect(strs(integers(defaultRng(seed), low, high, size))).toEqual(decimals(stream)) });
+      checks.push({
+        name: `draws integers(${low}, ${high}, size=${size}) on a fresh generator`,
+        run: () => expect(strs(integers(defaultRng(seed), low, high, size))).toEqual(decimals(stream)),
+      });
     } else if ((m = key.match(/^choice_(\d+)keys_size(\d+)_x(\d+)_then_integers_(\d+)_(\d+)_size(\d+)$/))) {
       const [n, size, times, low, high, size2] = m.slice(1).map(Number);
       const rec = obj(stream);
@@ -117,7 +136,8 @@ function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: 
   // Recorded call sequences on one generator: any field holding `calls` and `state_after`.
   for (const [key, value] of Object.entries(entry)) {
     const rec = value as Record<string, PyPlain> | null;
-    if (known.has(key) || !rec || typeof rec !== "object" || !Array.isArray(rec.calls) || rec.state_after === undefined) continue;
+    if (known.has(key) || !rec || typeof rec !== "object" || !Array.isArray(rec.calls) || rec.state_after === undefined)
+      continue;
     known.add(key);
     checks.push({
       name: `replays the recorded call sequence ${key} and ends in the recorded state`,
@@ -126,8 +146,17 @@ function checksFor(entry: Record<string, PyPlain>): { checks: Check[]; unknown: 
         (rec.calls as PyPlain[]).forEach((c, i) => {
           const call = obj(c);
           // numpy choice(list of n, size, replace=True) draws the same stream as integers(0, n, size) (file notes).
-          if (call.call === "choice") expect(strs(rng.integers(Number(decimal(call.n)), Number(decimal(call.size)))), `call ${i}`).toEqual(decimals(call.out_idx));
-          else if (call.call === "integers") expect(strs(integers(rng, Number(decimal(call.low ?? 0)), Number(decimal(call.high)), Number(decimal(call.size)))), `call ${i}`).toEqual(decimals(call.out));
+          if (call.call === "choice")
+            expect(strs(rng.integers(Number(decimal(call.n)), Number(decimal(call.size)))), `call ${i}`).toEqual(
+              decimals(call.out_idx),
+            );
+          else if (call.call === "integers")
+            expect(
+              strs(
+                integers(rng, Number(decimal(call.low ?? 0)), Number(decimal(call.high)), Number(decimal(call.size))),
+              ),
+              `call ${i}`,
+            ).toEqual(decimals(call.out));
           else expect.fail(`call ${i}: unknown call ${JSON.stringify(call.call)}`);
         });
         const after = obj(rec.state_after);
@@ -159,7 +188,12 @@ describeReference("numpy default_rng parity", "rpl", ["numpy_rng_vectors.json"],
   entries.forEach((e, i) => {
     describe(`entry ${i}: seed ${decimal(e.seed)}`, () => {
       const { checks } = checksFor(e);
-      itEachCase(checks, (c) => c.name, `recorded output for seed ${decimal(e.seed)}`, (c) => c.run());
+      itEachCase(
+        checks,
+        (c) => c.name,
+        `recorded output for seed ${decimal(e.seed)}`,
+        (c) => c.run(),
+      );
     });
   });
 });

@@ -3,17 +3,25 @@ import { wilson } from "../../../src/engines/stats/index.ts";
 import { describeReference, expectPythonError, itEachCase, lossless, type RefLine } from "../../support/reference.ts";
 import { asJsNumbers, lineName } from "../chain-determinism/parity.ts";
 
-type WilsonLine = { k: number; n: number; z?: number; expected?: [number, number] | [null, null]; expected_error?: string };
+type WilsonLine = {
+  k: number;
+  n: number;
+  z?: number;
+  expected?: [number, number] | [null, null];
+  expected_error?: string;
+};
 
 // The reference's z when a line gives one; without it, the default (1.96, as the harness).
 const run = ({ k, n, z }: WilsonLine) => (z === undefined ? wilson(k, n) : wilson(k, n, z));
-const call = (r: RefLine<WilsonLine>) => `wilson(${r.value.k}, ${r.value.n}${r.value.z === undefined ? "" : `, ${r.value.z}`})`;
+const call = (r: RefLine<WilsonLine>) =>
+  `wilson(${r.value.k}, ${r.value.n}${r.value.z === undefined ? "" : `, ${r.value.z}`})`;
 
 describeReference("wilson (wilson_vectors.jsonl)", "chain-determinism", ["wilson_vectors.jsonl"], (ref) => {
   const lines = ref.records<WilsonLine>("wilson_vectors.jsonl");
 
   it("has only lines with an expected interval or an expected error", () => {
-    for (const r of lines) expect(r.value.expected !== undefined || typeof r.value.expected_error === "string", lineName(r)).toBe(true);
+    for (const r of lines)
+      expect(r.value.expected !== undefined || typeof r.value.expected_error === "string", lineName(r)).toBe(true);
   });
 
   itEachCase(

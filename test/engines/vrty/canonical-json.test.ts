@@ -9,7 +9,9 @@ describe("canonicalJson", () => {
   });
 
   it("writes numbers and strings exactly as JSON.stringify", () => {
-    expect(canonicalJson([4.760416630310818, 1e21, 5.0, -0, 0.1, "a\"\n\u2028"])).toBe(JSON.stringify([4.760416630310818, 1e21, 5, -0, 0.1, "a\"\n\u2028"]));
+    expect(canonicalJson([4.760416630310818, 1e21, 5.0, -0, 0.1, 'a"\n\u2028'])).toBe(
+      JSON.stringify([4.760416630310818, 1e21, 5, -0, 0.1, 'a"\n\u2028']),
+    );
   });
 
   it("omits undefined properties and rejects values JSON cannot carry", () => {

@@ -24,7 +24,12 @@ describe("defaultIdf", () => {
   it("reports metadata for the routes", async () => {
     const info = await defaultIdfInfo();
     const raw = JSON.parse(readFileSync(JSON_PATH, "utf8")) as IdfTableData;
-    expect(info).toMatchObject({ sha256: DEFAULT_IDF_SHA256, n_docs: raw.n_docs, min_df: 2, n_terms: Object.keys(raw.idf).length });
+    expect(info).toMatchObject({
+      sha256: DEFAULT_IDF_SHA256,
+      n_docs: raw.n_docs,
+      min_df: 2,
+      n_terms: Object.keys(raw.idf).length,
+    });
     expect(info.size_bytes).toBe(readFileSync(JSON_PATH).length);
   });
 

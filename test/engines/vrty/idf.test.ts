@@ -13,7 +13,14 @@ describe("buildIdfTable (spec §3)", () => {
     expect(t.n_docs).toBe(3);
     expect(t.idf).toEqual({ apple: Math.log(4 / 3) + 1, fig: 1, pear: Math.log(2) + 1 });
     expect(t.idf_oov).toBe(Math.log(4) + 1);
-    expect(t).toMatchObject({ format: 1, doc_tokens: 200, min_df: 1, source: "unit", stopwords_sha256: STOPWORDS_SHA256, tokenizer: "nfkd-ascii-lower/[a-z0-9]+" });
+    expect(t).toMatchObject({
+      format: 1,
+      doc_tokens: 200,
+      min_df: 1,
+      source: "unit",
+      stopwords_sha256: STOPWORDS_SHA256,
+      tokenizer: "nfkd-ascii-lower/[a-z0-9]+",
+    });
   });
 
   it("cuts each source into windows and drops a short tail unless it is the only window", () => {
@@ -48,7 +55,9 @@ describe("buildIdfTable (spec §3)", () => {
     expect(() => buildIdfTable(["", "?!", "日本"], { source: "x" })).toThrow(RangeError);
     expect(() => buildIdfTable(["a"], { source: "x", minDf: 0 })).toThrow(/buildIdfTable: opts.minDf/);
     expect(() => buildIdfTable(["a"], { source: "x", windowTokens: 1.5 })).toThrow(/opts.windowTokens/);
-    expect(() => buildIdfTable(["a"], { source: "x", windowTokens: 10, minTailTokens: 11 })).toThrow(/opts.minTailTokens/);
+    expect(() => buildIdfTable(["a"], { source: "x", windowTokens: 10, minTailTokens: 11 })).toThrow(
+      /opts.minTailTokens/,
+    );
   });
 
   it("produces a table prepareIdf accepts", async () => {
@@ -71,7 +80,7 @@ describe("prepareIdf validation", () => {
     ["source", (d) => (d.source = 1), /source/],
     ["idf_oov", (d) => (d.idf_oov = Infinity), /idf_oov/],
     ["idf type", (d) => (d.idf = []), /idf must be an object/],
-    ["idf term", (d) => (d.idf = { "Paris": 2 }), /not a token/],
+    ["idf term", (d) => (d.idf = { Paris: 2 }), /not a token/],
     ["idf stopword", (d) => (d.idf = { the: 2 }), /stopword/],
     ["idf value", (d) => (d.idf = { paris: 0.5 }), /idf\["paris"\]/],
     ["idf above oov", (d) => (d.idf = { paris: 100 }), /idf\["paris"\]/],

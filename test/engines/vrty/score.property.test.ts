@@ -15,7 +15,10 @@ function checkInvariants(r: VrtyResult): void {
     expect(v).toBeLessThanOrEqual(1);
   }
   const weighted =
-    WEIGHTS.relevance * r.relevance + WEIGHTS.coherence * r.coherence + WEIGHTS.completeness * r.completeness + WEIGHTS.conciseness * r.conciseness;
+    WEIGHTS.relevance * r.relevance +
+    WEIGHTS.coherence * r.coherence +
+    WEIGHTS.completeness * r.completeness +
+    WEIGHTS.conciseness * r.conciseness;
   expect(r.composite).toBe(weighted);
   for (const e of Object.values(r.explanations)) expect(e).toMatch(/^[A-Z][a-z]+: [01]\.\d\d - .+\.$/);
 }
@@ -25,7 +28,27 @@ function checkInvariants(r: VrtyResult): void {
 const piece = fc.oneof(
   fc.string({ unit: "grapheme" }),
   fc.string({ unit: "binary" }),
-  fc.string({ unit: fc.constantFrom("a", "é", "Å", "ﬁ", "ß", "\u0301", "😀", "巴", "\ud800", "\udc00", ".", "?", "!", " ", "\n", "\r", "7") }),
+  fc.string({
+    unit: fc.constantFrom(
+      "a",
+      "é",
+      "Å",
+      "ﬁ",
+      "ß",
+      "\u0301",
+      "😀",
+      "巴",
+      "\ud800",
+      "\udc00",
+      ".",
+      "?",
+      "!",
+      " ",
+      "\n",
+      "\r",
+      "7",
+    ),
+  }),
   fc.constantFrom("Paris", "capital", "France", "the", "is", ". ", "\n", "London"),
 );
 const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(" "));
@@ -51,7 +74,10 @@ describe("score properties", () => {
   });
 
   it("handles a 100,000-character input", () => {
-    const big = fc.sample(fc.string({ unit: "binary", minLength: 100_000, maxLength: 100_000 }), { numRuns: 1, seed: 7 })[0];
+    const big = fc.sample(fc.string({ unit: "binary", minLength: 100_000, maxLength: 100_000 }), {
+      numRuns: 1,
+      seed: 7,
+    })[0];
     const words = "Paris is the capital of France. ".repeat(3200).slice(0, 100_000);
     for (const idf of tables) {
       checkInvariants(score(big, big, idf));

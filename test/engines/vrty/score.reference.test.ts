@@ -7,7 +7,11 @@ import { goldenIdf } from "./fixture.ts";
 // A literal, slow reading of spec §2–§4 (regexes, Maps, string sorts). The engine replaces all of
 // that with a hashed scanner and numeric sort keys; it must agree to the last bit.
 function referenceScore(prompt: string, response: string, idf: Idf) {
-  const normalise = (t: string) => t.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase();
+  const normalise = (t: string) =>
+    t
+      .normalize("NFKD")
+      .replace(/[^\x00-\x7f]/g, "")
+      .toLowerCase();
   const cut = (s: string) => {
     const re = /[a-z0-9]+/g;
     let n = 0;
@@ -22,7 +26,9 @@ function referenceScore(prompt: string, response: string, idf: Idf) {
     return v;
   };
   const cos = (a: Map<string, number>, b: Map<string, number>) => {
-    let dot = 0, na = 0, nb = 0;
+    let dot = 0,
+      na = 0,
+      nb = 0;
     for (const t of [...a.keys()].sort()) if (b.has(t)) dot += a.get(t)! * b.get(t)!;
     for (const t of [...a.keys()].sort()) na += a.get(t)! * a.get(t)!;
     for (const t of [...b.keys()].sort()) nb += b.get(t)! * b.get(t)!;
@@ -35,10 +41,14 @@ function referenceScore(prompt: string, response: string, idf: Idf) {
   if (vr.size === 0) return null;
   const vp = vec(tokens(p));
   const q = [...vp.keys()].sort();
-  let wanted = 0, covered = 0;
+  let wanted = 0,
+    covered = 0;
   for (const t of q) wanted += idf.weight(t);
   for (const t of q) if (vr.has(t)) covered += idf.weight(t);
-  const sentences = r.split(/[.!?]+(?=\s|$)|[\r\n]+/).map((s) => vec(tokens(s))).filter((v) => v.size > 0);
+  const sentences = r
+    .split(/[.!?]+(?=\s|$)|[\r\n]+/)
+    .map((s) => vec(tokens(s)))
+    .filter((v) => v.size > 0);
   let sum = 0;
   for (let j = 0; j + 1 < sentences.length; j++) sum += cos(sentences[j], sentences[j + 1]);
   return {
@@ -73,7 +83,13 @@ describe("score against a literal reference implementation", () => {
         const got = score(prompt, response, idf);
         const want = referenceScore(prompt, response, idf);
         if (want === null) expect(got.composite).toBe(0);
-        else expect({ relevance: got.relevance, completeness: got.completeness, coherence: got.coherence, conciseness: got.conciseness }).toEqual(want);
+        else
+          expect({
+            relevance: got.relevance,
+            completeness: got.completeness,
+            coherence: got.coherence,
+            conciseness: got.conciseness,
+          }).toEqual(want);
       }),
       { numRuns: 400 },
     );

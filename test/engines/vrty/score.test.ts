@@ -72,18 +72,21 @@ describe("input contract (spec §5)", () => {
     });
   });
 
-  it.each(["", "  ", "What is it?", "日本語"])("zeroes relevance and completeness for the empty prompt %j", (prompt) => {
-    const r = score(prompt, "Paris is the capital of France.", idf);
-    expect(r.relevance).toBe(0);
-    expect(r.completeness).toBe(0);
-    expect(r.explanations.relevance).toBe("Relevance: 0.00 - prompt contained no scorable tokens.");
-    expect(r.explanations.completeness).toBe("Completeness: 0.00 - prompt contained no scorable tokens.");
-    // Coherence and conciseness are scored normally: 1 sentence → 1; 3 unique content / 6 tokens.
-    expect(r.coherence).toBe(1);
-    expect(r.conciseness).toBe(0.5);
-    // composite = 0.20·1 + 0.15·0.5 = 0.275 (computed in the same order)
-    expect(r.composite).toBe(0.35 * 0 + 0.2 * 1 + 0.3 * 0 + 0.15 * 0.5);
-  });
+  it.each(["", "  ", "What is it?", "日本語"])(
+    "zeroes relevance and completeness for the empty prompt %j",
+    (prompt) => {
+      const r = score(prompt, "Paris is the capital of France.", idf);
+      expect(r.relevance).toBe(0);
+      expect(r.completeness).toBe(0);
+      expect(r.explanations.relevance).toBe("Relevance: 0.00 - prompt contained no scorable tokens.");
+      expect(r.explanations.completeness).toBe("Completeness: 0.00 - prompt contained no scorable tokens.");
+      // Coherence and conciseness are scored normally: 1 sentence → 1; 3 unique content / 6 tokens.
+      expect(r.coherence).toBe(1);
+      expect(r.conciseness).toBe(0.5);
+      // composite = 0.20·1 + 0.15·0.5 = 0.275 (computed in the same order)
+      expect(r.composite).toBe(0.35 * 0 + 0.2 * 1 + 0.3 * 0 + 0.15 * 0.5);
+    },
+  );
 
   it("ignores everything after the 2048th token", () => {
     // 2048 tokens of "alpha beta. " followed by content that would change every dimension.
@@ -158,14 +161,18 @@ describe("dimensions (spec §4)", () => {
     // Tokens: the, capital, the, capital, of, france, paris, paris → 8; unique content 3 → 3/8.
     const r = score(PROMPT, "The capital, the capital of France: Paris, Paris", idf);
     expect(r.conciseness).toBe(3 / 8);
-    expect(r.explanations.conciseness).toBe("Conciseness: 0.38 - response has low information density (repetition or padding).");
+    expect(r.explanations.conciseness).toBe(
+      "Conciseness: 0.38 - response has low information density (repetition or padding).",
+    );
   });
 
   it("rounds an exact tie half-to-even in explanations (conciseness 1/8 → 0.12)", () => {
     // 8 tokens, 1 unique content term (paris) → 0.125, a binary tie; Python prints 0.12.
     const r = score(PROMPT, "Paris is the of the a an the", idf);
     expect(r.conciseness).toBe(0.125);
-    expect(r.explanations.conciseness).toBe("Conciseness: 0.12 - response has low information density (repetition or padding).");
+    expect(r.explanations.conciseness).toBe(
+      "Conciseness: 0.12 - response has low information density (repetition or padding).",
+    );
   });
 
   it("weights OOV terms with idf_oov", () => {
@@ -177,7 +184,10 @@ describe("dimensions (spec §4)", () => {
   it("computes the composite left to right from the pinned weights", () => {
     const r = score(PROMPT, "Paris, the capital. France has a capital city!", idf);
     const expected =
-      WEIGHTS.relevance * r.relevance + WEIGHTS.coherence * r.coherence + WEIGHTS.completeness * r.completeness + WEIGHTS.conciseness * r.conciseness;
+      WEIGHTS.relevance * r.relevance +
+      WEIGHTS.coherence * r.coherence +
+      WEIGHTS.completeness * r.completeness +
+      WEIGHTS.conciseness * r.conciseness;
     expect(r.composite).toBe(expected);
     expect(WEIGHTS).toEqual({ relevance: 0.35, coherence: 0.2, completeness: 0.3, conciseness: 0.15 });
   });

@@ -11,7 +11,8 @@ describe("stopwords (spec §2.2)", () => {
 
   it("contains what/is/the/of and not the §8 content words", () => {
     for (const w of ["what", "is", "the", "of", "isn", "t", "ll"]) expect(STOPWORDS).toContain(w);
-    for (const w of ["paris", "capital", "france", "london", "computer", "system", "bill"]) expect(STOPWORDS).not.toContain(w);
+    for (const w of ["paris", "capital", "france", "london", "computer", "system", "bill"])
+      expect(STOPWORDS).not.toContain(w);
   });
 
   it("matches the committed STOPWORDS_SHA256", () => {

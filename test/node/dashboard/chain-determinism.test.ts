@@ -21,7 +21,12 @@ import { chainDivergenceRate, queryDivergenceDetails } from "../../../src/engine
 type Call = { name: string; args?: unknown };
 
 let seq = 0;
-function sample(query_id: string, run_idx: number, calls: Call[], error_category: string | null = null): ChainDeterminismSample {
+function sample(
+  query_id: string,
+  run_idx: number,
+  calls: Call[],
+  error_category: string | null = null,
+): ChainDeterminismSample {
   seq++;
   return {
     evaluator: "chain-determinism",
@@ -61,7 +66,13 @@ function result(over: Partial<ChainDeterminismResult>): ChainDeterminismResult {
     wilson_ci_95: [null, null],
     per_query: [],
     summary_text: "",
-    endpoint: { requests: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, system_fingerprints: {}, models: {}, providers: {} },
+    endpoint: {
+      requests: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      system_fingerprints: {},
+      models: {},
+      providers: {},
+    },
     ...over,
   };
 }
@@ -88,7 +99,10 @@ describe("the divergence rate plot", () => {
     expect(divergenceInterval(r)).toEqual({ estimate: 0.5, lo: 0.15, hi: 0.85 });
     const config = divergenceConfig(r)!;
     expect(config.type).toBe("scatter");
-    expect(config.data.datasets[0].data).toEqual([{ x: 0.15, y: 0 }, { x: 0.85, y: 0 }]);
+    expect(config.data.datasets[0].data).toEqual([
+      { x: 0.15, y: 0 },
+      { x: 0.85, y: 0 },
+    ]);
     expect(config.data.datasets[1].data).toEqual([{ x: 0.5, y: 0 }]);
     expect(config.options?.scales?.x).toMatchObject({ min: 0, max: 1 });
   });
@@ -102,17 +116,65 @@ describe("the divergence rate plot", () => {
 describe("per-query rows and modal-share bars", () => {
   const r = result({
     per_query: [
-      { query_id: "q1", n_total: 10, n_success: 10, diverged: false, status: "measurable", n_unique_sequences: 1, modal_share: 1, first_divergence_turn: null },
+      {
+        query_id: "q1",
+        n_total: 10,
+        n_success: 10,
+        diverged: false,
+        status: "measurable",
+        n_unique_sequences: 1,
+        modal_share: 1,
+        first_divergence_turn: null,
+      },
       { query_id: "q2", n_total: 10, n_success: 3, diverged: null, status: "insufficient" },
-      { query_id: "q3", n_total: 10, n_success: 8, diverged: true, status: "measurable", n_unique_sequences: 3, modal_share: 0.625, first_divergence_turn: 2 },
+      {
+        query_id: "q3",
+        n_total: 10,
+        n_success: 8,
+        diverged: true,
+        status: "measurable",
+        n_unique_sequences: 3,
+        modal_share: 0.625,
+        first_divergence_turn: 2,
+      },
     ],
   });
 
   it("gives each query its successes, errors (total − successes) and our descriptors, null where not measurable", () => {
     expect(queryRows(r)).toEqual([
-      { query_id: "q1", status: "measurable", diverged: false, n_success: 10, n_total: 10, n_errors: 0, n_unique_sequences: 1, modal_share: 1, first_divergence_turn: null },
-      { query_id: "q2", status: "insufficient", diverged: null, n_success: 3, n_total: 10, n_errors: 7, n_unique_sequences: null, modal_share: null, first_divergence_turn: null },
-      { query_id: "q3", status: "measurable", diverged: true, n_success: 8, n_total: 10, n_errors: 2, n_unique_sequences: 3, modal_share: 0.625, first_divergence_turn: 2 },
+      {
+        query_id: "q1",
+        status: "measurable",
+        diverged: false,
+        n_success: 10,
+        n_total: 10,
+        n_errors: 0,
+        n_unique_sequences: 1,
+        modal_share: 1,
+        first_divergence_turn: null,
+      },
+      {
+        query_id: "q2",
+        status: "insufficient",
+        diverged: null,
+        n_success: 3,
+        n_total: 10,
+        n_errors: 7,
+        n_unique_sequences: null,
+        modal_share: null,
+        first_divergence_turn: null,
+      },
+      {
+        query_id: "q3",
+        status: "measurable",
+        diverged: true,
+        n_success: 8,
+        n_total: 10,
+        n_errors: 2,
+        n_unique_sequences: 3,
+        modal_share: 0.625,
+        first_divergence_turn: 2,
+      },
     ]);
   });
 
@@ -140,7 +202,12 @@ describe("errors apart from divergence", () => {
   ])("puts %s under %s", (text, category) => expect(errorCategory(text)).toBe(category));
 
   it("counts error replays by category, a unit with no output by its own error, and lists the insufficient queries", () => {
-    const gaveUp: ChainDeterminismSample = { ...sample("q1", 4, []), status: "failed", output: null, error: "unit failed: lane lost" };
+    const gaveUp: ChainDeterminismSample = {
+      ...sample("q1", 4, []),
+      status: "failed",
+      output: null,
+      error: "unit failed: lane lost",
+    };
     const samples = [
       sample("q1", 0, [a, fin]),
       sample("q1", 1, [], "empty_choices"),
@@ -148,7 +215,10 @@ describe("errors apart from divergence", () => {
       sample("q1", 3, [], "empty_choices"),
       gaveUp,
     ];
-    const r = result({ n_errors: 4, per_query: [{ query_id: "q1", n_total: 5, n_success: 1, diverged: null, status: "insufficient" }] });
+    const r = result({
+      n_errors: 4,
+      per_query: [{ query_id: "q1", n_total: 5, n_success: 1, diverged: null, status: "insufficient" }],
+    });
     expect(errorSummary(r, samples)).toEqual({
       n_errors: 4,
       insufficient: ["q1"],
@@ -164,12 +234,16 @@ describe("errors apart from divergence", () => {
 
 describe("sequence identity", () => {
   it("orders object keys by code point at every depth (U+FFFF before U+1F600, unlike UTF-16 order)", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: null }], c: "x" } })).toBe('{"a":{"c":"x","d":[1,{"y":null,"z":0}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: null }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[1,{"y":null,"z":0}]},"b":1}',
+    );
     expect(canonicalJson({ "\u{1F600}": 2, "\uFFFF": 1 })).toBe('{"\uFFFF":1,"\u{1F600}":2}');
   });
 
   it("compares name and arguments, not the call id nor key order; no args differs from {}", () => {
-    expect(callKey({ name: "f", args: { x: 1, y: 2 }, tool_call_id: "a" } as Call)).toBe(callKey({ name: "f", args: { y: 2, x: 1 }, tool_call_id: "b" } as Call));
+    expect(callKey({ name: "f", args: { x: 1, y: 2 }, tool_call_id: "a" } as Call)).toBe(
+      callKey({ name: "f", args: { y: 2, x: 1 }, tool_call_id: "b" } as Call),
+    );
     expect(callKey({ name: "f" })).not.toBe(callKey({ name: "f", args: {} }));
     expect(callKey({ name: "f", args: { x: 1 } })).not.toBe(callKey({ name: "g", args: { x: 1 } }));
     expect(callKey({ name: "f", args: { x: 1 } })).not.toBe(callKey({ name: "f", args: { x: "1" } }));
@@ -218,9 +292,21 @@ describe("the sequence view", () => {
   it("agrees with the engine's n_unique_sequences, modal_share and first_divergence_turn", () => {
     // Three queries with varied departures (a swapped call, changed args, an early end, key order).
     const calls: Call[][] = [
-      [a, b, fin], [a, b, fin], [a, { name: "stock_level", args: { sku: "closed" } }, fin], [a, b, fin], [a, b, fin],
-      [c, fin], [c, fin], [c, fin], [c, fin], [c, fin],
-      [a, b, c, fin], [a, b, fin], [a, b], [{ name: "list_items" }, b], [a, { name: "stock_level", args: { sku: "open" } }, fin],
+      [a, b, fin],
+      [a, b, fin],
+      [a, { name: "stock_level", args: { sku: "closed" } }, fin],
+      [a, b, fin],
+      [a, b, fin],
+      [c, fin],
+      [c, fin],
+      [c, fin],
+      [c, fin],
+      [c, fin],
+      [a, b, c, fin],
+      [a, b, fin],
+      [a, b],
+      [{ name: "list_items" }, b],
+      [a, { name: "stock_level", args: { sku: "open" } }, fin],
     ];
     const rows = calls.map((cs, i) => sample(`x${Math.floor(i / 5)}`, i % 5, cs));
     const engineRows = rows.map((s) => s.output!.row);

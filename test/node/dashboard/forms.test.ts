@@ -10,12 +10,27 @@ import { DEFAULT_LABELS, JudgeRunRequest } from "../../../src/evaluators/judge/r
 import { findCriticPrompt } from "../../../src/evaluators/judge/prompts.ts";
 import { SIM_DIVERGENCE } from "../../../src/providers/sim.ts";
 import { FormProblem, list, num, type ModelChoice } from "../../../dashboard/src/components/request.ts";
-import { CHAIN_DETERMINISM_DEFAULTS, chainDeterminismRequest, parseSuiteFile } from "../../../dashboard/src/evaluators/chain-determinism/request.ts";
+import {
+  CHAIN_DETERMINISM_DEFAULTS,
+  chainDeterminismRequest,
+  parseSuiteFile,
+} from "../../../dashboard/src/evaluators/chain-determinism/request.ts";
 import { RPL_DEFAULTS, rplRequest } from "../../../dashboard/src/evaluators/rpl/request.ts";
-import { JUDGE_DEFAULTS, judgeRequest, newCritic, parseItemsJsonl, type JudgeFormState } from "../../../dashboard/src/evaluators/judge/request.ts";
+import {
+  JUDGE_DEFAULTS,
+  judgeRequest,
+  newCritic,
+  parseItemsJsonl,
+  type JudgeFormState,
+} from "../../../dashboard/src/evaluators/judge/request.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
-const connection: ModelChoice = { source: "connection", simModel: "sim:agent", model: "openai/gpt-4.1", connection: "openrouter" };
+const connection: ModelChoice = {
+  source: "connection",
+  simModel: "sim:agent",
+  model: "openai/gpt-4.1",
+  connection: "openrouter",
+};
 
 describe("number fields", () => {
   it.each([
@@ -42,7 +57,10 @@ describe("chain-determinism form", () => {
     const body = chainDeterminismRequest(CHAIN_DETERMINISM_DEFAULTS);
     const api = ChainDeterminismRunRequest.parse({ model: "sim:agent" });
     // The run's simulator knobs default to SIM_DIVERGENCE and no latency when the request has none.
-    expect(ChainDeterminismRunRequest.parse(body)).toEqual({ ...api, simulator: { divergence: SIM_DIVERGENCE, latency_ms: 0 } });
+    expect(ChainDeterminismRunRequest.parse(body)).toEqual({
+      ...api,
+      simulator: { divergence: SIM_DIVERGENCE, latency_ms: 0 },
+    });
     // And the README's table, read by hand: suite default, 5 queries × 10 replays, temperature 0,
     // no concurrency (the run adapts), max_turns 10, max_tokens 1024, min_success 5, timeout 60 s, divergence 0.25.
     expect(body).toEqual({
@@ -60,17 +78,41 @@ describe("chain-determinism form", () => {
   });
 
   it("sends what was entered; a saved connection names it and drops the simulator's knobs", () => {
-    const body = chainDeterminismRequest({ ...CHAIN_DETERMINISM_DEFAULTS, model: connection, suite: "ste_1", n_queries: "2", n_replays: "3", temperature: "0.7", seed: "42", divergence: "0.9" });
-    expect(body).toMatchObject({ model: "openai/gpt-4.1", provider: { connection: "openrouter" }, suite: "ste_1", n_queries: 2, n_replays: 3, temperature: 0.7, seed: 42 });
+    const body = chainDeterminismRequest({
+      ...CHAIN_DETERMINISM_DEFAULTS,
+      model: connection,
+      suite: "ste_1",
+      n_queries: "2",
+      n_replays: "3",
+      temperature: "0.7",
+      seed: "42",
+      divergence: "0.9",
+    });
+    expect(body).toMatchObject({
+      model: "openai/gpt-4.1",
+      provider: { connection: "openrouter" },
+      suite: "ste_1",
+      n_queries: 2,
+      n_replays: 3,
+      temperature: 0.7,
+      seed: 42,
+    });
     expect(body).not.toHaveProperty("simulator");
     expect(ChainDeterminismRunRequest.safeParse(body).success).toBe(true);
   });
 
   it("leaves an emptied field out, so the API's default applies", () => {
-    const body = chainDeterminismRequest({ ...CHAIN_DETERMINISM_DEFAULTS, n_replays: "", divergence: "", latency_ms: "" });
+    const body = chainDeterminismRequest({
+      ...CHAIN_DETERMINISM_DEFAULTS,
+      n_replays: "",
+      divergence: "",
+      latency_ms: "",
+    });
     expect(body).not.toHaveProperty("n_replays");
     expect(body).not.toHaveProperty("simulator");
-    expect(ChainDeterminismRunRequest.parse(body).n_replays).toBe(ChainDeterminismRunRequest.parse({ model: "x" }).n_replays);
+    expect(ChainDeterminismRunRequest.parse(body).n_replays).toBe(
+      ChainDeterminismRunRequest.parse({ model: "x" }).n_replays,
+    );
   });
 });
 
@@ -100,7 +142,10 @@ describe("rpl form", () => {
 
   it("opens with the API's defaults: its body parses to what the schema makes of {claim, model: sim:rpl}", () => {
     const body = rplRequest({ ...RPL_DEFAULTS, claim });
-    expect(RplRunRequest.parse(body)).toEqual({ ...RplRunRequest.parse({ claim, model: "sim:rpl" }), simulator: { latency_ms: 0 } });
+    expect(RplRunRequest.parse(body)).toEqual({
+      ...RplRunRequest.parse({ claim, model: "sim:rpl" }),
+      simulator: { latency_ms: 0 },
+    });
     // README: prompt_version rpl-assay-v1, K 8, R 2, T null (the whole bank), B 5000, no seed.
     expect(body).toMatchObject({ prompt_version: "rpl-assay-v1", K: 8, R: 2, T: null, B: 5000 });
     expect(body).not.toHaveProperty("seed");
@@ -108,14 +153,27 @@ describe("rpl form", () => {
   });
 
   it("keeps a 64-bit seed exact as text, and sends T when given", () => {
-    const body = rplRequest({ ...RPL_DEFAULTS, claim, seed: " 18446744073709551615 ", T: "6", K: "4", R: "1", B: "200" });
+    const body = rplRequest({
+      ...RPL_DEFAULTS,
+      claim,
+      seed: " 18446744073709551615 ",
+      T: "6",
+      K: "4",
+      R: "1",
+      B: "200",
+    });
     expect(body).toMatchObject({ seed: "18446744073709551615", T: 6, K: 4, R: 1, B: 200 });
     expect(RplRunRequest.parse(body).seed).toBe("18446744073709551615");
   });
 
   it("makes several prompt versions a list (an A/B group), one a string", () => {
-    expect(rplRequest({ ...RPL_DEFAULTS, claim, prompt_versions: "rpl-assay-v1, rpl-other" }).prompt_version).toEqual(["rpl-assay-v1", "rpl-other"]);
-    expect(rplRequest({ ...RPL_DEFAULTS, claim, prompt_versions: " rpl-assay-v1 " }).prompt_version).toBe("rpl-assay-v1");
+    expect(rplRequest({ ...RPL_DEFAULTS, claim, prompt_versions: "rpl-assay-v1, rpl-other" }).prompt_version).toEqual([
+      "rpl-assay-v1",
+      "rpl-other",
+    ]);
+    expect(rplRequest({ ...RPL_DEFAULTS, claim, prompt_versions: " rpl-assay-v1 " }).prompt_version).toBe(
+      "rpl-assay-v1",
+    );
   });
 
   it("with preset auto, leaves K, R and T to the stages", () => {
@@ -140,19 +198,42 @@ describe("judge form", () => {
   });
 
   it("opens with the API's defaults: one default critic and item parse to what the schema makes of the smallest request", () => {
-    const smallest = { items: [{ id: "q1", query: "Sandpiles and forest fires" }], critics: [{ name: "c", model: "sim:critic" }] };
+    const smallest = {
+      items: [{ id: "q1", query: "Sandpiles and forest fires" }],
+      critics: [{ name: "c", model: "sim:critic" }],
+    };
     expect(JudgeRunRequest.parse(judgeRequest(rows()))).toEqual(JudgeRunRequest.parse(smallest));
     // README: labels KEEP, REJECT, SPLIT, MERGE, UNCLEAR; majority voting; contested below 0.4; seed 0.
     expect(list(JUDGE_DEFAULTS.labels)).toEqual(DEFAULT_LABELS);
-    expect(JudgeRunRequest.parse(smallest)).toMatchObject({ contested_threshold: 0.4, seed: 0, voting: { strategy: "majority" } });
+    expect(JudgeRunRequest.parse(smallest)).toMatchObject({
+      contested_threshold: 0.4,
+      seed: 0,
+      voting: { strategy: "majority" },
+    });
   });
 
   it("opens with the README's panel, whose prompts are in the bank", () => {
     const body = judgeRequest({ ...JUDGE_DEFAULTS, items: [{ id: "q1", query: "x", expected: "KEEP" }] });
     expect(body.critics).toEqual([
-      { name: "strict", model: "sim:critic", prompt: "strict-reviewer@1", weight: 1, temperature: 0, max_tokens: 2000, timeout_s: 60 },
+      {
+        name: "strict",
+        model: "sim:critic",
+        prompt: "strict-reviewer@1",
+        weight: 1,
+        temperature: 0,
+        max_tokens: 2000,
+        timeout_s: 60,
+      },
       { name: "general", model: "sim:critic", weight: 1, temperature: 0, max_tokens: 2000, timeout_s: 60 },
-      { name: "noisy", model: "sim:critic", weight: 1, temperature: 0, max_tokens: 2000, timeout_s: 60, simulator: { noise: 0.5 } },
+      {
+        name: "noisy",
+        model: "sim:critic",
+        weight: 1,
+        temperature: 0,
+        max_tokens: 2000,
+        timeout_s: 60,
+        simulator: { noise: 0.5 },
+      },
     ]);
     expect(typeof findCriticPrompt("strict-reviewer@1")).toBe("object");
     expect(JudgeRunRequest.safeParse(body).success).toBe(true);
@@ -161,15 +242,28 @@ describe("judge form", () => {
   it("sends a critic's own prompt, a connection, and the item rows' expected labels", () => {
     const body = judgeRequest(
       rows({
-        critics: [newCritic("own", { promptFrom: "own", system_prompt: "", prompt_template: "Judge: {query}" }), newCritic("remote", { model: connection, noise: "0.3", prompt: "panel-general@2" })],
-        items: [{ id: " q1 ", query: "a", expected: " KEEP " }, { id: "q2", query: "b", expected: "" }],
+        critics: [
+          newCritic("own", { promptFrom: "own", system_prompt: "", prompt_template: "Judge: {query}" }),
+          newCritic("remote", { model: connection, noise: "0.3", prompt: "panel-general@2" }),
+        ],
+        items: [
+          { id: " q1 ", query: "a", expected: " KEEP " },
+          { id: "q2", query: "b", expected: "" },
+        ],
       }),
     );
     expect(body.critics[0]).toMatchObject({ name: "own", system_prompt: "", prompt_template: "Judge: {query}" });
     expect(body.critics[0]).not.toHaveProperty("prompt");
-    expect(body.critics[1]).toMatchObject({ model: "openai/gpt-4.1", provider: { connection: "openrouter" }, prompt: "panel-general@2" });
+    expect(body.critics[1]).toMatchObject({
+      model: "openai/gpt-4.1",
+      provider: { connection: "openrouter" },
+      prompt: "panel-general@2",
+    });
     expect(body.critics[1]).not.toHaveProperty("simulator");
-    expect(body.items).toEqual([{ id: "q1", query: "a", expected: "KEEP" }, { id: "q2", query: "b" }]);
+    expect(body.items).toEqual([
+      { id: "q1", query: "a", expected: "KEEP" },
+      { id: "q2", query: "b" },
+    ]);
   });
 
   it.each([
@@ -178,14 +272,19 @@ describe("judge form", () => {
     ["weighted", { strategy: "weighted", fallback: "UNCLEAR", use_confidence: false }],
     ["first_disagreement", { strategy: "first_disagreement", fallback: "UNCLEAR", disagree_label: "SPLIT" }],
   ] as const)("sends only %s's own voting options", (strategy, voting) => {
-    const body = judgeRequest(rows({ strategy, priority: "REJECT, KEEP", fallback: "UNCLEAR", use_confidence: false, disagree_label: "SPLIT" }));
+    const body = judgeRequest(
+      rows({ strategy, priority: "REJECT, KEEP", fallback: "UNCLEAR", use_confidence: false, disagree_label: "SPLIT" }),
+    );
     expect(body.voting).toEqual(voting);
     expect(JudgeRunRequest.safeParse(body).success).toBe(true);
   });
 
   it("reads the example items file as the CLI does (query_id is the id)", () => {
     const text = readFileSync(join(root, "examples/judge/items.jsonl"), "utf8");
-    const lines = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as { query_id: string; query: string; expected: string });
+    const lines = text
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { query_id: string; query: string; expected: string });
     expect(parseItemsJsonl(text)).toEqual(lines.map((l) => ({ id: l.query_id, query: l.query, expected: l.expected })));
     const body = judgeRequest(rows({ itemsFrom: "jsonl", jsonl: text }));
     expect(body.items).toHaveLength(lines.length);

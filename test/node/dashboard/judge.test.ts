@@ -16,7 +16,15 @@ import {
   verdictGrid,
 } from "../../../dashboard/src/evaluators/judge/charts.ts";
 
-const counts = (over: Partial<JudgeResult["items"][number]["counts"]> = {}) => ({ verdicts: 3, valid: 3, errors: 0, parse_failures: 0, off_vocabulary: 0, missing: 0, ...over });
+const counts = (over: Partial<JudgeResult["items"][number]["counts"]> = {}) => ({
+  verdicts: 3,
+  valid: 3,
+  errors: 0,
+  parse_failures: 0,
+  off_vocabulary: 0,
+  missing: 0,
+  ...over,
+});
 
 // Three critics (a, b, c) over three items, labels KEEP and REJECT:
 //   i1: a KEEP, b KEEP, c REJECT                      (all votes)
@@ -46,30 +54,51 @@ const RESULT: JudgeResult = {
   usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   items: [
     {
-      id: "i1", expected: "KEEP", consensus: "KEEP", disagreement: true, agreement_pct: 2 / 3, avg_confidence: 0.7, krippendorff_alpha: 0,
+      id: "i1",
+      expected: "KEEP",
+      consensus: "KEEP",
+      disagreement: true,
+      agreement_pct: 2 / 3,
+      avg_confidence: 0.7,
+      krippendorff_alpha: 0,
       verdicts: [
         { critic: "a", kind: "KEEP", confidence: 0.9, error: null },
         { critic: "b", kind: "KEEP", confidence: 0.8, error: null },
         { critic: "c", kind: "REJECT", confidence: 0.4, error: null },
       ],
-      counts: counts(), contested: ["alpha_below_threshold"],
+      counts: counts(),
+      contested: ["alpha_below_threshold"],
     },
     {
-      id: "i2", expected: "REJECT", consensus: "KEEP", disagreement: false, agreement_pct: 1, avg_confidence: 0.9, krippendorff_alpha: null,
+      id: "i2",
+      expected: "REJECT",
+      consensus: "KEEP",
+      disagreement: false,
+      agreement_pct: 1,
+      avg_confidence: 0.9,
+      krippendorff_alpha: null,
       verdicts: [
         { critic: "a", kind: "KEEP", confidence: 0.9, error: null },
         { critic: "b", kind: "ERROR", confidence: 0, error: "api_error: APIConnectionError: boom" },
         { critic: "c", kind: "PARSE_FAIL", confidence: 0, error: "parse_fail" },
       ],
-      counts: counts({ valid: 1, errors: 1, parse_failures: 1 }), contested: ["fewer_than_two_valid_verdicts"],
+      counts: counts({ valid: 1, errors: 1, parse_failures: 1 }),
+      contested: ["fewer_than_two_valid_verdicts"],
     },
     {
-      id: "i3", expected: null, consensus: "REJECT", disagreement: false, agreement_pct: 1, avg_confidence: 0.6, krippendorff_alpha: null,
+      id: "i3",
+      expected: null,
+      consensus: "REJECT",
+      disagreement: false,
+      agreement_pct: 1,
+      avg_confidence: 0.6,
+      krippendorff_alpha: null,
       verdicts: [
         { critic: "a", kind: "MAYBE", confidence: 0.5, error: "off_vocabulary: 'MAYBE' is not one of KEEP, REJECT" },
         { critic: "b", kind: "REJECT", confidence: 0.6, error: null },
       ],
-      counts: counts({ valid: 1, off_vocabulary: 1, missing: 1 }), contested: [],
+      counts: counts({ valid: 1, off_vocabulary: 1, missing: 1 }),
+      contested: [],
     },
   ],
 };
@@ -135,7 +164,11 @@ describe("verdictGrid", () => {
     expect(grid.rows[1].cells[1]).toMatchObject({ confidence: 0, error: "api_error: APIConnectionError: boom" });
     expect(grid.rows[2].cells[2]).toMatchObject({ confidence: null, error: null });
     expect(grid.rows.map((r) => r.contested)).toEqual([true, true, false]);
-    expect(grid.rows.map((r) => [r.agreement, r.alpha])).toEqual([[2 / 3, 0], [1, null], [1, null]]);
+    expect(grid.rows.map((r) => [r.agreement, r.alpha])).toEqual([
+      [2 / 3, 0],
+      [1, null],
+      [1, null],
+    ]);
   });
 
   it("has a legend of the labels, ERROR and PARSE_FAIL, and the off-vocabulary and missing cells, each counted", () => {
@@ -222,12 +255,26 @@ describe("batchCards", () => {
 
   it("leaves out accuracy without expected labels, and off-vocabulary and missing when there are none", () => {
     const plain = { ...RESULT, accuracy: null, counts: { ...RESULT.counts, off_vocabulary: 0, missing: 0 } };
-    expect(batchCards(plain).map((c) => c.key)).toEqual(["alpha", "items", "verdicts", "errors", "parse_failures", "contested", "patterns"]);
+    expect(batchCards(plain).map((c) => c.key)).toEqual([
+      "alpha",
+      "items",
+      "verdicts",
+      "errors",
+      "parse_failures",
+      "contested",
+      "patterns",
+    ]);
   });
 });
 
 describe("number formats", () => {
   it("writes n/a for an undefined value", () => {
-    expect([fixed(null), fixed(0.0833333), fixed(1), percent(2 / 3), percent(null)]).toEqual(["n/a", "0.083", "1.000", "66.7%", "n/a"]);
+    expect([fixed(null), fixed(0.0833333), fixed(1), percent(2 / 3), percent(null)]).toEqual([
+      "n/a",
+      "0.083",
+      "1.000",
+      "66.7%",
+      "n/a",
+    ]);
   });
 });

@@ -39,7 +39,9 @@ describe("normaliseWeights", () => {
   });
 
   it("keeps weights that already sum to 1, and spreads equal weights evenly", () => {
-    expect(normaliseWeights(weights(0.5, 0.1, 0.15, 0.15, 0.05, 0.05))).toEqual(weights(0.5, 0.1, 0.15, 0.15, 0.05, 0.05));
+    expect(normaliseWeights(weights(0.5, 0.1, 0.15, 0.15, 0.05, 0.05))).toEqual(
+      weights(0.5, 0.1, 0.15, 0.15, 0.05, 0.05),
+    );
     const even = normaliseWeights(weights(2, 2, 2, 2, 2, 2))!;
     for (const m of METRICS) expect(even[m.key]).toBe(1 / 6);
   });
@@ -78,13 +80,20 @@ describe("parseCsvRecords", () => {
   });
 
   it("opens no record after a final line break, but keeps a last empty quoted field", () => {
-    expect(parseCsvRecords("a,b\n1,2\n")).toEqual([["a", "b"], ["1", "2"]]);
+    expect(parseCsvRecords("a,b\n1,2\n")).toEqual([
+      ["a", "b"],
+      ["1", "2"],
+    ]);
     expect(parseCsvRecords('a\n""')).toEqual([["a"], [""]]);
     expect(parseCsvRecords("")).toEqual([]);
   });
 
   it("reads well-formed files as the API's parser does", () => {
-    const files = ['q,a\n"x, y",1\r\n"say ""hi""",2\n', "question,answer,perturbations\nWhat is 2+2?,4,\"[\"\"2 plus 2?\"\"]\"\n\nq2,5,\n", "a\rb\rc"];
+    const files = [
+      'q,a\n"x, y",1\r\n"say ""hi""",2\n',
+      'question,answer,perturbations\nWhat is 2+2?,4,"[""2 plus 2?""]"\n\nq2,5,\n',
+      "a\rb\rc",
+    ];
     for (const f of files) expect(parseCsvRecords(f)).toEqual(parseCsv(f).map((r) => r.fields));
   });
 });
@@ -119,7 +128,13 @@ describe("previewDataset", () => {
   });
 
   it("counts MMLU rows over all subjects, and shows benchmark rows as they are", () => {
-    const mmlu = { algebra: [{ question: "1+1?", choices: ["1", "2"], answer: 1 }], history: [{ question: "Year?", choices: ["a", "b"], answer: 0 }, { question: "Who?", choices: ["c", "d"], answer: 1 }] };
+    const mmlu = {
+      algebra: [{ question: "1+1?", choices: ["1", "2"], answer: 1 }],
+      history: [
+        { question: "Year?", choices: ["a", "b"], answer: 0 },
+        { question: "Who?", choices: ["c", "d"], answer: 1 },
+      ],
+    };
     const p = previewDataset(JSON.stringify(mmlu), "mmlu");
     expect(p.count).toBe(3);
     expect(p.rows[0]).toEqual(["algebra", "1+1?", '["1","2"]', "1"]);
@@ -137,10 +152,22 @@ describe("previewDataset", () => {
 
 describe("the upload body and file names", () => {
   it("sends CSV as text and JSON formats parsed", () => {
-    expect(uploadBody("mine", "csv", "question,answer\nx,1\n")).toEqual({ name: "mine", format: "csv", csv: "question,answer\nx,1\n" });
+    expect(uploadBody("mine", "csv", "question,answer\nx,1\n")).toEqual({
+      name: "mine",
+      format: "csv",
+      csv: "question,answer\nx,1\n",
+    });
     expect(uploadBody("mine", "csv", "q", { perturbationsColumn: true })).toMatchObject({ perturbations_column: true });
-    expect(uploadBody("mine", "json", '[{"question":"x","answer":"1"}]')).toEqual({ name: "mine", format: "json", items: [{ question: "x", answer: "1" }] });
-    expect(uploadBody("g", "gsm8k", '[{"question":"x","answer":"#### 1"}]')).toEqual({ name: "g", format: "gsm8k", rows: [{ question: "x", answer: "#### 1" }] });
+    expect(uploadBody("mine", "json", '[{"question":"x","answer":"1"}]')).toEqual({
+      name: "mine",
+      format: "json",
+      items: [{ question: "x", answer: "1" }],
+    });
+    expect(uploadBody("g", "gsm8k", '[{"question":"x","answer":"#### 1"}]')).toEqual({
+      name: "g",
+      format: "gsm8k",
+      rows: [{ question: "x", answer: "#### 1" }],
+    });
   });
 
   it("takes the format and the dataset name from the file name", () => {
@@ -198,26 +225,54 @@ describe("buildRunRequest", () => {
   it("sends a model of a saved connection by the connection's name, and the synthetic generator", () => {
     const form: RqForm = {
       ...base(),
-      models: [{ key: 9, enabled: true, name: "gpt", kind: "connection", connection: "openrouter", model: "openai/gpt-4o-mini", temperature: 0.7 }],
+      models: [
+        {
+          key: 9,
+          enabled: true,
+          name: "gpt",
+          kind: "connection",
+          connection: "openrouter",
+          model: "openai/gpt-4o-mini",
+          temperature: 0.7,
+        },
+      ],
       dataset: { kind: "synthetic", seed: 42, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 },
     };
     const { body } = buildRunRequest(form);
-    expect(body!.models).toEqual([{ name: "gpt", model: "openai/gpt-4o-mini", provider: { connection: "openrouter" }, temperature: 0.7 }]);
-    expect(body!.datasets).toEqual([{ synthetic: { seed: 42, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 } }]);
+    expect(body!.models).toEqual([
+      { name: "gpt", model: "openai/gpt-4o-mini", provider: { connection: "openrouter" }, temperature: 0.7 },
+    ]);
+    expect(body!.datasets).toEqual([
+      { synthetic: { seed: 42, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 } },
+    ]);
   });
 
   it("names what is missing instead of making a request", () => {
-    const none = { ...base(), models: defaultModels().map((m) => ({ ...m, enabled: false })), dataset: { kind: "uploaded" as const, id: null, nItems: null, numSamples: null } };
-    expect(buildRunRequest(none)).toEqual({ body: null, problems: ["Tick at least one model.", "Upload a dataset (or choose the synthetic generator)."] });
+    const none = {
+      ...base(),
+      models: defaultModels().map((m) => ({ ...m, enabled: false })),
+      dataset: { kind: "uploaded" as const, id: null, nItems: null, numSamples: null },
+    };
+    expect(buildRunRequest(none)).toEqual({
+      body: null,
+      problems: ["Tick at least one model.", "Upload a dataset (or choose the synthetic generator)."],
+    });
     const twins = base();
     twins.models[1] = { ...twins.models[1], enabled: true, name: "careful" };
     expect(buildRunRequest(twins).problems).toEqual(["Two ticked models are named “careful”: give each its own name."]);
-    expect(buildRunRequest({ ...base(), custom: { name: "c", weights: weights(0, 0, 0, 0, 0, 0) } }).problems).toEqual(["Give at least one metric a weight above 0."]);
-    expect(buildRunRequest({ ...base(), custom: { name: "balanced", weights: weights(1, 0, 0, 0, 0, 0) } }).problems).toEqual([
-      "“balanced” is a strategy of the preset: give the custom one another name.",
+    expect(buildRunRequest({ ...base(), custom: { name: "c", weights: weights(0, 0, 0, 0, 0, 0) } }).problems).toEqual([
+      "Give at least one metric a weight above 0.",
     ]);
-    const noModelName: RqForm = { ...base(), models: [{ key: 1, enabled: true, name: "x", kind: "connection", connection: "c", model: " ", temperature: 0.7 }] };
-    expect(buildRunRequest(noModelName).problems).toEqual(["Model “x” needs a saved connection and the model's name at that endpoint."]);
+    expect(
+      buildRunRequest({ ...base(), custom: { name: "balanced", weights: weights(1, 0, 0, 0, 0, 0) } }).problems,
+    ).toEqual(["“balanced” is a strategy of the preset: give the custom one another name."]);
+    const noModelName: RqForm = {
+      ...base(),
+      models: [{ key: 1, enabled: true, name: "x", kind: "connection", connection: "c", model: " ", temperature: 0.7 }],
+    };
+    expect(buildRunRequest(noModelName).problems).toEqual([
+      "Model “x” needs a saved connection and the model's name at that endpoint.",
+    ]);
   });
 
   it("counts the planned calls as models × items × (K + P)", () => {
@@ -226,7 +281,14 @@ describe("buildRunRequest", () => {
     expect(plannedCalls(form)).toBe(2 * 4 * 3);
     expect(itemCount({ kind: "uploaded", id: "ds", nItems: 40, numSamples: 15 })).toBe(15);
     expect(itemCount({ kind: "uploaded", id: "ds", nItems: 10, numSamples: 15 })).toBe(10);
-    expect(plannedCalls({ ...form, dataset: { kind: "synthetic", seed: 1, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 } })).toBe(2 * 40 * 3);
-    expect(plannedCalls({ ...form, dataset: { kind: "uploaded", id: null, nItems: null, numSamples: null } })).toBeNull();
+    expect(
+      plannedCalls({
+        ...form,
+        dataset: { kind: "synthetic", seed: 1, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 },
+      }),
+    ).toBe(2 * 40 * 3);
+    expect(
+      plannedCalls({ ...form, dataset: { kind: "uploaded", id: null, nItems: null, numSamples: null } }),
+    ).toBeNull();
   });
 });

@@ -19,14 +19,36 @@ import {
 
 const KEYS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
 
-function model(name: string, raw: RqRawMetrics, aggregated: Record<string, number>, per_dataset: ReasoningQualityModelResult["per_dataset"] = {}, over: Partial<ReasoningQualityModelResult> = {}): ReasoningQualityModelResult {
+function model(
+  name: string,
+  raw: RqRawMetrics,
+  aggregated: Record<string, number>,
+  per_dataset: ReasoningQualityModelResult["per_dataset"] = {},
+  over: Partial<ReasoningQualityModelResult> = {},
+): ReasoningQualityModelResult {
   return {
     model: name,
     raw_metrics: raw,
     aggregated,
     per_dataset,
-    metadata: { num_samples: 5, consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3, datasets: ["x", "y"] },
-    extensions: { cq_matcher: "canonical", ls_method: "lexical", ls_failed_pairs: 0, ss_method: "jaccard", token_count_method: "provider", preset_version: "paper-v8", rs_skipped: false, missing_metric: "renormalize", step_rule: "legacy_dot" },
+    metadata: {
+      num_samples: 5,
+      consistency_runs: 3,
+      stability_runs: 3,
+      robustness_perturbations: 3,
+      datasets: ["x", "y"],
+    },
+    extensions: {
+      cq_matcher: "canonical",
+      ls_method: "lexical",
+      ls_failed_pairs: 0,
+      ss_method: "jaccard",
+      token_count_method: "provider",
+      preset_version: "paper-v8",
+      rs_skipped: false,
+      missing_metric: "renormalize",
+      step_rule: "legacy_dot",
+    },
     calls: { planned: 30, made: 30, failed: 0, missing: 0 },
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     generation_failed: 0,
@@ -35,31 +57,82 @@ function model(name: string, raw: RqRawMetrics, aggregated: Record<string, numbe
   };
 }
 
-const A_RAW = { correctness: 0.8, consistency: 1, robustness: 0.6, logical_coherence: 0.9, efficiency: 0.5, stability: 0.7 };
-const B_RAW = { correctness: 0.4, consistency: 0.5, robustness: null, logical_coherence: 0.75, efficiency: 1, stability: 0.25 };
-const C_RAW = { correctness: 0.8, consistency: 1, robustness: 0.6, logical_coherence: 0.9, efficiency: 0.5, stability: 0.7 };
+const A_RAW = {
+  correctness: 0.8,
+  consistency: 1,
+  robustness: 0.6,
+  logical_coherence: 0.9,
+  efficiency: 0.5,
+  stability: 0.7,
+};
+const B_RAW = {
+  correctness: 0.4,
+  consistency: 0.5,
+  robustness: null,
+  logical_coherence: 0.75,
+  efficiency: 1,
+  stability: 0.25,
+};
+const C_RAW = {
+  correctness: 0.8,
+  consistency: 1,
+  robustness: 0.6,
+  logical_coherence: 0.9,
+  efficiency: 0.5,
+  stability: 0.7,
+};
 
 // Three models, two strategies: under "even" alpha and gamma tie for rank 1; under "mine" beta leads.
 const RESULT: ReasoningQualityResult = {
   metric_keys: [...KEYS],
   strategies: { even: Object.fromEntries(KEYS.map((k) => [k, 1 / 6])), mine: { correctness: 0.25, efficiency: 0.75 } },
   rankings: {
-    even: [{ model: "alpha", q: 0.75, rank: 1 }, { model: "gamma", q: 0.75, rank: 1 }, { model: "beta", q: 0.58, rank: 3 }],
-    mine: [{ model: "beta", q: 0.85, rank: 1 }, { model: "alpha", q: 0.575, rank: 2 }, { model: "gamma", q: 0.575, rank: 2 }],
+    even: [
+      { model: "alpha", q: 0.75, rank: 1 },
+      { model: "gamma", q: 0.75, rank: 1 },
+      { model: "beta", q: 0.58, rank: 3 },
+    ],
+    mine: [
+      { model: "beta", q: 0.85, rank: 1 },
+      { model: "alpha", q: 0.575, rank: 2 },
+      { model: "gamma", q: 0.575, rank: 2 },
+    ],
   },
   models: [
-    model("alpha", A_RAW, { even: 0.75, mine: 0.575 }, {
-      y: { raw_metrics: { ...A_RAW, correctness: 0.5 }, aggregated: { even: 0.7, mine: 0.5 }, num_samples: 2 },
-      x: { raw_metrics: A_RAW, aggregated: { even: 0.8, mine: 0.6 }, num_samples: 3 },
-    }),
-    model("beta", B_RAW, { even: 0.58, mine: 0.85 }, {
-      x: { raw_metrics: B_RAW, aggregated: { even: 0.6, mine: 0.9 }, num_samples: 3 },
-      y: { raw_metrics: B_RAW, aggregated: { even: 0.55, mine: 0.8 }, num_samples: 2 },
-    }, {
-      extensions: { cq_matcher: "canonical", ls_method: "lexical", ls_failed_pairs: 0, ss_method: "jaccard", token_count_method: "provider", preset_version: "paper-v8", rs_skipped: true, missing_metric: "renormalize", step_rule: "legacy_dot", ss_fallback: { from: "embeddings", reason: "endpoint failed" } },
-      generation_failed: 2,
-      calls: { planned: 30, made: 30, failed: 3, missing: 0 },
-    }),
+    model(
+      "alpha",
+      A_RAW,
+      { even: 0.75, mine: 0.575 },
+      {
+        y: { raw_metrics: { ...A_RAW, correctness: 0.5 }, aggregated: { even: 0.7, mine: 0.5 }, num_samples: 2 },
+        x: { raw_metrics: A_RAW, aggregated: { even: 0.8, mine: 0.6 }, num_samples: 3 },
+      },
+    ),
+    model(
+      "beta",
+      B_RAW,
+      { even: 0.58, mine: 0.85 },
+      {
+        x: { raw_metrics: B_RAW, aggregated: { even: 0.6, mine: 0.9 }, num_samples: 3 },
+        y: { raw_metrics: B_RAW, aggregated: { even: 0.55, mine: 0.8 }, num_samples: 2 },
+      },
+      {
+        extensions: {
+          cq_matcher: "canonical",
+          ls_method: "lexical",
+          ls_failed_pairs: 0,
+          ss_method: "jaccard",
+          token_count_method: "provider",
+          preset_version: "paper-v8",
+          rs_skipped: true,
+          missing_metric: "renormalize",
+          step_rule: "legacy_dot",
+          ss_fallback: { from: "embeddings", reason: "endpoint failed" },
+        },
+        generation_failed: 2,
+        calls: { planned: 30, made: 30, failed: 3, missing: 0 },
+      },
+    ),
     model("gamma", C_RAW, { even: 0.75, mine: 0.575 }),
   ],
 };
@@ -90,7 +163,10 @@ describe("radarChart", () => {
   it("leaves out the axes of metrics the result does not report", () => {
     const fewer = { ...RESULT, metric_keys: ["correctness", "efficiency"] as ReasoningQualityResult["metric_keys"] };
     const c = radarChart(fewer);
-    expect(c.data.labels).toEqual([["Correctness", "CQ"], ["Efficiency", "ES"]]);
+    expect(c.data.labels).toEqual([
+      ["Correctness", "CQ"],
+      ["Efficiency", "ES"],
+    ]);
     expect(c.data.datasets[1].data).toEqual([0.4, 1]);
   });
 });
@@ -101,8 +177,16 @@ describe("strategyTable", () => {
     expect(models).toEqual(["alpha", "beta", "gamma"]);
     expect(rows.map((r) => r.strategy)).toEqual(["even", "mine"]);
     expect(rows.map((r) => r.cells.map((c) => [c.q, c.rank, c.best]))).toEqual([
-      [[0.75, 1, true], [0.58, 3, false], [0.75, 1, true]],
-      [[0.575, 2, false], [0.85, 1, true], [0.575, 2, false]],
+      [
+        [0.75, 1, true],
+        [0.58, 3, false],
+        [0.75, 1, true],
+      ],
+      [
+        [0.575, 2, false],
+        [0.85, 1, true],
+        [0.575, 2, false],
+      ],
     ]);
     expect(rows[1].weights).toEqual({ correctness: 0.25, efficiency: 0.75 });
   });
@@ -117,7 +201,11 @@ describe("strategyTable", () => {
 
 describe("scoreCards", () => {
   it("puts the models best first under the chosen strategy, ties in the result's order", () => {
-    expect(scoreCards(RESULT, "mine").map((c) => [c.model, c.q, c.rank])).toEqual([["beta", 0.85, 1], ["alpha", 0.575, 2], ["gamma", 0.575, 2]]);
+    expect(scoreCards(RESULT, "mine").map((c) => [c.model, c.q, c.rank])).toEqual([
+      ["beta", 0.85, 1],
+      ["alpha", 0.575, 2],
+      ["gamma", 0.575, 2],
+    ]);
     expect(scoreCards(RESULT, "even").map((c) => c.model)).toEqual(["alpha", "gamma", "beta"]);
     expect(scoreCards(RESULT, "even")[0]).toMatchObject({ n: 5, correctness: 0.8 });
   });

@@ -11,8 +11,13 @@ const dir = join(import.meta.dirname, "..", "..", "..", "dashboard", "src", "eva
 
 describe("the dashboard's evaluator registry", () => {
   it("evaluators/index.ts has one import line for each evaluator folder, and no other import", () => {
-    const folders = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-    const lines = readFileSync(join(dir, "index.ts"), "utf8").split("\n").filter((l) => l.startsWith("import "));
+    const folders = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+    const lines = readFileSync(join(dir, "index.ts"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("import "));
     expect(lines.map((l) => /^import "\.\/([^/]+)\/index\.ts";$/.exec(l)?.[1]).sort()).toEqual(folders);
     expect(folders).toEqual(["chain-determinism", "judge", "reasoning-quality", "rpl", "vrty"]);
   });

@@ -63,7 +63,15 @@ function result(over: { means?: number[]; counts?: Record<string, number> } = {}
       invalid_reasons: { no_json: 1, has_url: 1, out_of_range: 2 },
     },
     quality: { pqs: 70, pqs_version: "v1", gate_compliance_ok: 1, gate_stability_ok: 0, gate_precision_ok: 1 },
-    plan: { T_bank: 16, rotation_offset: 0, T_stage: 16, tpl_indices: [], seq: [], planned_counts: [], planned_imbalance_ratio: 1 },
+    plan: {
+      T_bank: 16,
+      rotation_offset: 0,
+      T_stage: 16,
+      tpl_indices: [],
+      seq: [],
+      planned_counts: [],
+      planned_imbalance_ratio: 1,
+    },
   };
 }
 
@@ -117,7 +125,12 @@ describe("logit space", () => {
 });
 
 describe("template points", () => {
-  const samples = [sample("k1", 5, 1, -0.4), sample("k1", 5, 0, -0.6), sample("k2", 2, 0, -1.5), sample("k2", 2, 1, null, false)];
+  const samples = [
+    sample("k1", 5, 1, -0.4),
+    sample("k1", 5, 0, -0.6),
+    sample("k2", 2, 0, -1.5),
+    sample("k2", 2, 1, null, false),
+  ];
 
   it("pairs the i-th template mean with the i-th key, labels it by paraphrase, and orders by paraphrase", () => {
     const points = templatePoints(result(), samples);
@@ -131,7 +144,11 @@ describe("template points", () => {
   });
 
   it("keeps the result's order without samples", () => {
-    expect(templatePoints(result()).map((p) => [p.key, p.mean])).toEqual([["k1", -0.5], ["k2", -1.5], ["k3", -1]]);
+    expect(templatePoints(result()).map((p) => [p.key, p.mean])).toEqual([
+      ["k1", -0.5],
+      ["k2", -1.5],
+      ["k3", -1],
+    ]);
   });
 
   it("spreads a template's samples evenly over ±0.15", () => {
@@ -147,23 +164,39 @@ describe("template points", () => {
     expect(range.max).toBeCloseTo(-0.29, 12);
     const config = templateStripConfig(r, points);
     const [lower, upper, center, dots, means] = config.data.datasets;
-    expect(lower.data).toEqual([{ x: -0.5, y: -1.2 }, { x: 2.5, y: -1.2 }]);
-    expect(upper.data).toEqual([{ x: -0.5, y: -0.8 }, { x: 2.5, y: -0.8 }]);
+    expect(lower.data).toEqual([
+      { x: -0.5, y: -1.2 },
+      { x: 2.5, y: -1.2 },
+    ]);
+    expect(upper.data).toEqual([
+      { x: -0.5, y: -0.8 },
+      { x: 2.5, y: -0.8 },
+    ]);
     expect(upper).toMatchObject({ fill: "-1" });
-    expect(center.data).toEqual([{ x: -0.5, y: -1 }, { x: 2.5, y: -1 }]);
+    expect(center.data).toEqual([
+      { x: -0.5, y: -1 },
+      { x: 2.5, y: -1 },
+    ]);
     expect(dots.data).toEqual([
       { x: 0, y: -1.5, label: "P2" },
       { x: 1 - 0.15, y: -0.6, label: "P5" },
       { x: 1 + 0.15, y: -0.4, label: "P5" },
     ]);
-    expect(means.data).toEqual([{ x: 0, y: -1.5, label: "P2" }, { x: 1, y: -0.5, label: "P5" }, { x: 2, y: -1, label: "#3" }]);
+    expect(means.data).toEqual([
+      { x: 0, y: -1.5, label: "P2" },
+      { x: 1, y: -0.5, label: "P5" },
+      { x: 2, y: -1, label: "#3" },
+    ]);
     expect(config.options?.scales?.y).toMatchObject({ min: range.min, max: range.max });
     expect(config.options?.scales?.y1).toMatchObject({ min: range.min, max: range.max, position: "right" });
   });
 
   it("shows p on its CI over the whole probability axis", () => {
     const config = probabilityConfig(result());
-    expect(config.data.datasets[0].data).toEqual([{ x: 0.2, y: 0 }, { x: 0.3, y: 0 }]);
+    expect(config.data.datasets[0].data).toEqual([
+      { x: 0.2, y: 0 },
+      { x: 0.3, y: 0 },
+    ]);
     expect(config.data.datasets[1].data).toEqual([{ x: 0.25, y: 0 }]);
     expect(config.options?.scales?.x).toMatchObject({ min: 0, max: 1 });
   });
@@ -194,10 +227,27 @@ describe("cards and reasons", () => {
 
 describe("Auto-RPL stages", () => {
   const stage = (id: string, ci_width: number, stability_score: number, imbalance_ratio = 1) => ({
-    stage_id: id, T: 8, K: 8, R: 2, prob_true_rpl: 0.7, ci95: [0.65, 0.75] as [number, number], ci_width, stability_score, imbalance_ratio, cache_hit_rate: 0, decision: "d", reason: "r", warnings: [],
+    stage_id: id,
+    T: 8,
+    K: 8,
+    R: 2,
+    prob_true_rpl: 0.7,
+    ci95: [0.65, 0.75] as [number, number],
+    ci_width,
+    stability_score,
+    imbalance_ratio,
+    cache_hit_rate: 0,
+    decision: "d",
+    reason: "r",
+    warnings: [],
   });
   const auto: RplAuto = {
-    controller: { policy: "p", start: { T: 8, K: 8, R: 2 }, ceilings: { T: 16, K: 16, R: 3 }, gates: { ci_width_max: 0.2, stability_min: 0.7, imbalance_max: 1.5 } },
+    controller: {
+      policy: "p",
+      start: { T: 8, K: 8, R: 2 },
+      ceilings: { T: 16, K: 16, R: 3 },
+      gates: { ci_width_max: 0.2, stability_min: 0.7, imbalance_max: 1.5 },
+    },
     stages: [stage("S1-aa", 0.25, 0.5), stage("S2-bb", 0.2, 0.7, 1.6)],
     decision_log: [],
   };
@@ -210,6 +260,11 @@ describe("Auto-RPL stages", () => {
   it("draws CI width and stability per stage with the two gates flat across", () => {
     const config = stagesConfig(auto);
     expect(config.data.labels).toEqual(["S1 (T8 K8 R2)", "S2 (T8 K8 R2)"]);
-    expect(config.data.datasets.map((d) => d.data)).toEqual([[0.25, 0.2], [0.2, 0.2], [0.5, 0.7], [0.7, 0.7]]);
+    expect(config.data.datasets.map((d) => d.data)).toEqual([
+      [0.25, 0.2],
+      [0.2, 0.2],
+      [0.5, 0.7],
+      [0.7, 0.7],
+    ]);
   });
 });

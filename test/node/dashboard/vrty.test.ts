@@ -10,7 +10,18 @@ import { dimensionBars, dimensionsChart, histogramChart } from "../../../dashboa
 describe("histogram", () => {
   it("puts each composite in its tenth of [0, 1], 1 in the last", () => {
     const bins = histogram([0, 0.05, 0.1, 0.3, 0.35, 0.7, 0.99, 1]);
-    expect(bins.map((b) => b.label)).toEqual(["0.0–0.1", "0.1–0.2", "0.2–0.3", "0.3–0.4", "0.4–0.5", "0.5–0.6", "0.6–0.7", "0.7–0.8", "0.8–0.9", "0.9–1.0"]);
+    expect(bins.map((b) => b.label)).toEqual([
+      "0.0–0.1",
+      "0.1–0.2",
+      "0.2–0.3",
+      "0.3–0.4",
+      "0.4–0.5",
+      "0.5–0.6",
+      "0.6–0.7",
+      "0.7–0.8",
+      "0.8–0.9",
+      "0.9–1.0",
+    ]);
     expect(bins.map((b) => b.count)).toEqual([2, 1, 0, 2, 0, 0, 0, 1, 0, 2]);
   });
 
@@ -32,7 +43,13 @@ describe("summarise and lowest", () => {
   });
 
   it("lists the lowest scores first, ties in input order", () => {
-    const rows = [{ id: "a", s: 0.5 }, { id: "b", s: 0.1 }, { id: "c", s: 0.5 }, { id: "d", s: 0.05 }, { id: "e", s: 0.1 }];
+    const rows = [
+      { id: "a", s: 0.5 },
+      { id: "b", s: 0.1 },
+      { id: "c", s: 0.5 },
+      { id: "d", s: 0.05 },
+      { id: "e", s: 0.1 },
+    ];
     expect(lowest(rows, (r) => r.s, 4).map((r) => r.id)).toEqual(["d", "b", "e", "a"]);
   });
 });
@@ -40,7 +57,10 @@ describe("summarise and lowest", () => {
 describe("parseJsonl and chunk", () => {
   it("reads one JSON value per non-blank line, naming the lines that are not JSON", () => {
     const { pairs, errors } = parseJsonl('{"prompt":"p","response":"r","id":"x"}\r\n\n{"prompt":\n  \n[1]\n');
-    expect(pairs).toEqual([{ line: 1, pair: { prompt: "p", response: "r", id: "x" } }, { line: 5, pair: [1] }]);
+    expect(pairs).toEqual([
+      { line: 1, pair: { prompt: "p", response: "r", id: "x" } },
+      { line: 5, pair: [1] },
+    ]);
     expect(errors.map((e) => e.line)).toEqual([3]);
     expect(errors[0].message).toMatch(/^not JSON/);
   });
@@ -60,7 +80,9 @@ describe("parseJsonl and chunk", () => {
     expect(JSON.stringify(pair).length).toBe(40);
     const lines = Array.from({ length: 5 }, (_, i) => ({ line: i + 1, pair }));
     expect(chunk(lines, 1000, 64 + 41 * 2).map((c) => c.length)).toEqual([2, 2, 1]);
-    expect(chunk([{ line: 1, pair: { prompt: "x".repeat(500), response: "y" } }, ...lines], 1000, 200).map((c) => c.length)).toEqual([1, 3, 2]);
+    expect(
+      chunk([{ line: 1, pair: { prompt: "x".repeat(500), response: "y" } }, ...lines], 1000, 200).map((c) => c.length),
+    ).toEqual([1, 3, 2]);
   });
 });
 
@@ -85,7 +107,16 @@ describe("collect", () => {
     ];
     const items: VrtyBatchItem[] = [
       { index: 0, id: "one", result: result(0.4) },
-      { index: 1, id: "two", error: { status: 400, title: "Validation failed", detail: "Pair 1 has invalid fields.", errors: [{ path: "response", message: "Required" }] } },
+      {
+        index: 1,
+        id: "two",
+        error: {
+          status: 400,
+          title: "Validation failed",
+          detail: "Pair 1 has invalid fields.",
+          errors: [{ path: "response", message: "Required" }],
+        },
+      },
     ];
     expect(collect(lines, items)).toEqual({
       scored: [{ line: 3, id: "one", prompt: "a", response: "b", result: result(0.4) }],

@@ -7,7 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "jsonc-parser";
 import { afterAll, describe, expect, it } from "vitest";
-import { createdId, existingId, plan, provision, resourcesOf, type Outcome, type Resource } from "../../../scripts/provision.ts";
+import {
+  createdId,
+  existingId,
+  plan,
+  provision,
+  resourcesOf,
+  type Outcome,
+  type Resource,
+} from "../../../scripts/provision.ts";
 import * as out from "../../fixtures/wrangler-outputs.ts";
 
 const ROOT = join(import.meta.dirname, "../../..");
@@ -57,7 +65,9 @@ const NOTHING_EXISTS = {
   "d1 list --json": ok(out.D1_LIST_EMPTY),
   "d1 create assay --update-config=false": ok(out.D1_CREATE),
   "kv namespace list": ok(out.KV_LIST_EMPTY),
-  "kv namespace create evals-key-cache --update-config=false": ok(out.KV_CREATE.replace("assay-key-cache", "evals-key-cache")),
+  "kv namespace create evals-key-cache --update-config=false": ok(
+    out.KV_CREATE.replace("assay-key-cache", "evals-key-cache"),
+  ),
   "r2 bucket info assay-results": fail(out.NOT_FOUND),
   "r2 bucket create assay-results --update-config=false": ok(out.R2_CREATE),
   "queues info assay-units": fail(out.NOT_FOUND),
@@ -67,9 +77,21 @@ const NOTHING_EXISTS = {
 describe("scripts/provision.ts", () => {
   it("finds every resource the config binds, the queue once for producer and consumer", () => {
     expect(resourcesOf(CONFIG)).toEqual<Resource[]>([
-      { kind: "d1", binding: "DB", name: "assay", id: "00000000-0000-0000-0000-000000000000", path: ["d1_databases", 0, "database_id"] },
+      {
+        kind: "d1",
+        binding: "DB",
+        name: "assay",
+        id: "00000000-0000-0000-0000-000000000000",
+        path: ["d1_databases", 0, "database_id"],
+      },
       // Named as wrangler's own provisioning names resources: the Worker's name and the binding.
-      { kind: "kv", binding: "KEY_CACHE", title: "evals-key-cache", id: "00000000000000000000000000000000", path: ["kv_namespaces", 0, "id"] },
+      {
+        kind: "kv",
+        binding: "KEY_CACHE",
+        title: "evals-key-cache",
+        id: "00000000000000000000000000000000",
+        path: ["kv_namespaces", 0, "id"],
+      },
       { kind: "r2", binding: "RESULTS", name: "assay-results" },
       { kind: "queue", name: "assay-units" },
     ]);
@@ -80,7 +102,10 @@ describe("scripts/provision.ts", () => {
     const log: string[] = [];
     const updated = provision(CONFIG, w.run, (l) => log.push(l));
     expect(w.calls).toEqual(Object.keys(NOTHING_EXISTS));
-    const expected = CONFIG.replace('"00000000-0000-0000-0000-000000000000"', `"${out.D1_ID}"`).replace('"00000000000000000000000000000000"', `"${out.KV_ID}"`);
+    const expected = CONFIG.replace('"00000000-0000-0000-0000-000000000000"', `"${out.D1_ID}"`).replace(
+      '"00000000000000000000000000000000"',
+      `"${out.KV_ID}"`,
+    );
     expect(updated).toBe(expected);
     expect(log).toEqual([
       `D1 database assay (binding DB): created, id ${out.D1_ID}`,
@@ -98,20 +123,33 @@ describe("scripts/provision.ts", () => {
       "queues info assay-units": ok(out.QUEUE_INFO),
     });
     const updated = provision(CONFIG, w.run, () => {});
-    expect(w.calls).toEqual(["d1 list --json", "kv namespace list", "r2 bucket info assay-results", "queues info assay-units"]);
-    expect(parse(updated)).toMatchObject({ d1_databases: [{ database_id: out.D1_ID }], kv_namespaces: [{ id: out.KV_ID }] });
+    expect(w.calls).toEqual([
+      "d1 list --json",
+      "kv namespace list",
+      "r2 bucket info assay-results",
+      "queues info assay-units",
+    ]);
+    expect(parse(updated)).toMatchObject({
+      d1_databases: [{ database_id: out.D1_ID }],
+      kv_namespaces: [{ id: out.KV_ID }],
+    });
   });
 
   it("leaves ids that are set alone and asks wrangler nothing about them", () => {
     const provisioned = provision(CONFIG, fakeWrangler(NOTHING_EXISTS).run, () => {});
-    const again = fakeWrangler({ "r2 bucket info assay-results": ok(out.R2_INFO), "queues info assay-units": ok(out.QUEUE_INFO) });
+    const again = fakeWrangler({
+      "r2 bucket info assay-results": ok(out.R2_INFO),
+      "queues info assay-units": ok(out.QUEUE_INFO),
+    });
     expect(provision(provisioned, again.run, () => {})).toBe(provisioned);
     expect(again.calls).toEqual(["r2 bucket info assay-results", "queues info assay-units"]);
   });
 
   it("stops at the first failure with wrangler's own message (not logged in), having created nothing", () => {
     const w = fakeWrangler({ "d1 list --json": fail(out.NOT_LOGGED_IN) });
-    expect(() => provision(CONFIG, w.run, () => {})).toThrow(/`wrangler d1 list --json` failed \(looking for the D1 database assay \(binding DB\), exit 1\):\n.*CLOUDFLARE_API_TOKEN/s);
+    expect(() => provision(CONFIG, w.run, () => {})).toThrow(
+      /`wrangler d1 list --json` failed \(looking for the D1 database assay \(binding DB\), exit 1\):\n.*CLOUDFLARE_API_TOKEN/s,
+    );
     expect(w.calls).toEqual(["d1 list --json"]);
   });
 
@@ -128,7 +166,10 @@ describe("scripts/provision.ts", () => {
   });
 
   it("provisions the repository's own wrangler.jsonc: two values change, nothing else", () => {
-    const w = fakeWrangler({ ...NOTHING_EXISTS, "kv namespace create assay-key-cache --update-config=false": ok(out.KV_CREATE) });
+    const w = fakeWrangler({
+      ...NOTHING_EXISTS,
+      "kv namespace create assay-key-cache --update-config=false": ok(out.KV_CREATE),
+    });
     const updated = provision(REPO_CONFIG, w.run, () => {});
     const before = REPO_CONFIG.split("\n");
     const after = updated.split("\n");
@@ -141,10 +182,19 @@ describe("scripts/provision.ts", () => {
 
   it("--dry-run prints the commands and runs none of them (wrangler is not even on its PATH)", () => {
     const noWrangler: Record<string, string> = { PATH: empty };
-    const r = spawnSync(process.execPath, ["scripts/provision.ts", "--dry-run"], { cwd: ROOT, encoding: "utf8", env: noWrangler as NodeJS.ProcessEnv });
+    const r = spawnSync(process.execPath, ["scripts/provision.ts", "--dry-run"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: noWrangler as NodeJS.ProcessEnv,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n")).toEqual(plan(REPO_CONFIG));
-    for (const cmd of ["npx wrangler d1 create assay", "npx wrangler kv namespace create assay-key-cache", "npx wrangler r2 bucket create assay-results", "npx wrangler queues create assay-units"]) {
+    for (const cmd of [
+      "npx wrangler d1 create assay",
+      "npx wrangler kv namespace create assay-key-cache",
+      "npx wrangler r2 bucket create assay-results",
+      "npx wrangler queues create assay-units",
+    ]) {
       expect(r.stdout).toContain(cmd);
     }
     expect(readFileSync(join(ROOT, "wrangler.jsonc"), "utf8")).toBe(REPO_CONFIG);

@@ -10,7 +10,9 @@ import { SIGN_IN_LIMITS } from "../../../src/auth/sign-in-limits.ts";
 type RateLimitBinding = { name: string; namespace_id: string; simple: { limit: number; period: number } };
 
 const errors: ParseError[] = [];
-const config = parse(readFileSync(join(import.meta.dirname, "../../../wrangler.jsonc"), "utf8"), errors) as { ratelimits?: RateLimitBinding[] };
+const config = parse(readFileSync(join(import.meta.dirname, "../../../wrangler.jsonc"), "utf8"), errors) as {
+  ratelimits?: RateLimitBinding[];
+};
 const binding = (name: string) => config.ratelimits?.find((r) => r.name === name);
 
 describe("wrangler.jsonc ratelimits", () => {

@@ -8,7 +8,9 @@ import { limitOf } from "../../../src/platform/limits.ts";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const errors: ParseError[] = [];
-const config = parse(readFileSync(join(ROOT, "wrangler.jsonc"), "utf8"), errors) as { limits?: { cpu_ms?: number; subrequests?: number } };
+const config = parse(readFileSync(join(ROOT, "wrangler.jsonc"), "utf8"), errors) as {
+  limits?: { cpu_ms?: number; subrequests?: number };
+};
 
 describe("wrangler.jsonc limits", () => {
   it("parses", () => expect(errors).toEqual([]));

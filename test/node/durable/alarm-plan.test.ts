@@ -10,10 +10,26 @@ describe("planUnitsAlarm", () => {
   });
 
   it.each([
-    ["a started unit's lease", { lease: { at: now + 100, started: true }, backoff: now + 200, flushDue: true }, { at: now + 100, for: "lease" }],
-    ["an unstarted unit's start deadline", { lease: { at: now + 100, started: false }, backoff: null, flushDue: false }, { at: now + 100, for: "start-deadline" }],
-    ["a retry's backoff", { lease: { at: now + 5_000, started: true }, backoff: now + 1_000, flushDue: false }, { at: now + 1_000, for: "retry" }],
-    ["a progress flush", { lease: { at: now + 5_000, started: true }, backoff: null, flushDue: true }, { at: now + PROGRESS_FLUSH_MS, for: "flush" }],
+    [
+      "a started unit's lease",
+      { lease: { at: now + 100, started: true }, backoff: now + 200, flushDue: true },
+      { at: now + 100, for: "lease" },
+    ],
+    [
+      "an unstarted unit's start deadline",
+      { lease: { at: now + 100, started: false }, backoff: null, flushDue: false },
+      { at: now + 100, for: "start-deadline" },
+    ],
+    [
+      "a retry's backoff",
+      { lease: { at: now + 5_000, started: true }, backoff: now + 1_000, flushDue: false },
+      { at: now + 1_000, for: "retry" },
+    ],
+    [
+      "a progress flush",
+      { lease: { at: now + 5_000, started: true }, backoff: null, flushDue: true },
+      { at: now + PROGRESS_FLUSH_MS, for: "flush" },
+    ],
   ] as const)("is for the earliest deadline: %s", (_, deadlines, plan) => {
     expect(planUnitsAlarm({ now, ...deadlines })).toEqual(plan);
   });

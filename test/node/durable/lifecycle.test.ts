@@ -1,7 +1,16 @@
 // Issue 15 (item 3): the run's lifecycle at its coordinator is one value with listed moves, not a
 // status, a `finished` flag and an in-memory promise.
 import { describe, expect, it } from "vitest";
-import { canMove, finishDue, fromLegacy, Lifecycle, MOVES, statusOf, type Phase, type PhaseKind } from "../../../src/runs/coordinator/lifecycle.ts";
+import {
+  canMove,
+  finishDue,
+  fromLegacy,
+  Lifecycle,
+  MOVES,
+  statusOf,
+  type Phase,
+  type PhaseKind,
+} from "../../../src/runs/coordinator/lifecycle.ts";
 import type { Store } from "../../../src/runs/coordinator/store.ts";
 
 /** The part of Store a Lifecycle uses, in memory. */

@@ -60,19 +60,34 @@ describe("leases and start deadlines", () => {
   });
 
   it("a started unit past its lease fails its attempt", () => {
-    expect(afterDeadline(inflight({ started: true }), 60_000, 100_000)).toEqual({ move: "fail", error: "unit did not report within its lease of 60000 ms" });
+    expect(afterDeadline(inflight({ started: true }), 60_000, 100_000)).toEqual({
+      move: "fail",
+      error: "unit did not report within its lease of 60000 ms",
+    });
   });
 
   it("an unstarted unit is sent again, each check later (5 s, then the time since its dispatch, at most 60 s), never past its lease", () => {
     const lease = 10 * 60_000;
     // 5 s after its dispatch: checked again 5 s later.
-    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 5_000)).toEqual({ move: "resend", leaseUntil: 10_000 });
+    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 5_000)).toEqual({
+      move: "resend",
+      leaseUntil: 10_000,
+    });
     // 20 s after: the wait doubles to 20 s.
-    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 20_000)).toEqual({ move: "resend", leaseUntil: 40_000 });
+    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 20_000)).toEqual({
+      move: "resend",
+      leaseUntil: 40_000,
+    });
     // 5 minutes after: capped at START_RECHECK_MAX_MS.
-    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 300_000)).toEqual({ move: "resend", leaseUntil: 300_000 + START_RECHECK_MAX_MS });
+    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 300_000)).toEqual({
+      move: "resend",
+      leaseUntil: 300_000 + START_RECHECK_MAX_MS,
+    });
     // 9.5 minutes after: the next check is the end of its lease.
-    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 570_000)).toEqual({ move: "resend", leaseUntil: lease });
+    expect(afterDeadline(inflight({ started: false, dispatchedAt: 0 }), lease, 570_000)).toEqual({
+      move: "resend",
+      leaseUntil: lease,
+    });
   });
 
   it("an unstarted unit whose whole lease has gone by fails its attempt", () => {

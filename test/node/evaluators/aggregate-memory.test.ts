@@ -5,7 +5,12 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { aggregateRq, reasoningQuality, type RqRunConfig, type RqOutput } from "../../../src/evaluators/reasoning-quality/index.ts";
+import {
+  aggregateRq,
+  reasoningQuality,
+  type RqRunConfig,
+  type RqOutput,
+} from "../../../src/evaluators/reasoning-quality/index.ts";
 import { rqComparer } from "../../../src/evaluators/reasoning-quality/compare.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
 import { rqConfig, syntheticItems } from "../../support/reasoning-quality-config.ts";
@@ -14,7 +19,15 @@ v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
 
 const ITEMS = 1000;
-const model = { name: "reasoner", model: "sim:reasoner", base_url: "http://e", temperature: 0.7, max_tokens: 256, timeout_s: 5, simulator: null };
+const model = {
+  name: "reasoner",
+  model: "sim:reasoner",
+  base_url: "http://e",
+  temperature: 0.7,
+  max_tokens: 256,
+  timeout_s: 5,
+  simulator: null,
+};
 
 function config(P: number): RqRunConfig {
   return rqConfig([model] as unknown as RqRunConfig["models"], syntheticItems(9, ITEMS), { k: 3, p: P });
@@ -33,7 +46,16 @@ async function liveHeapOfFinish(cfg: RqRunConfig): Promise<{ samples: number; gr
       }
       const [, i, call] = unitId.split(":");
       const text = `${"I think about it step by step. ".repeat(60)}The answer is ${cfg.items[Number(i)].answer}.`;
-      const output: RqOutput = { model: "reasoner", item: Number(i), call, ok: true, text, output_tokens: 300, usage: null, error: null };
+      const output: RqOutput = {
+        model: "reasoner",
+        item: Number(i),
+        call,
+        ok: true,
+        text,
+        output_tokens: 300,
+        usage: null,
+        error: null,
+      };
       yield { unitId, status: "succeeded", output, error: null };
     }
   }

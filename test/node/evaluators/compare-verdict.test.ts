@@ -36,17 +36,35 @@ describe("metricVerdict", () => {
 
   it("needs the test, where one is run, to be significant at 1 − confidence", () => {
     // (a, b, c, d) = (90, 0, 5, 5): the paired interval excludes 0 but McNemar's p = 2 · 2⁻⁵ = 0.0625.
-    expect(metricVerdict(-0.05, [-0.111, -0.0007], 0, true, "newcombe-paired", { pValue: 0.0625, alpha: 0.05 })).toBe("no_change");
-    expect(metricVerdict(-0.05, [-0.111, -0.0007], 0, true, "newcombe-paired", { pValue: 0.01, alpha: 0.05 })).toBe("regressed");
+    expect(metricVerdict(-0.05, [-0.111, -0.0007], 0, true, "newcombe-paired", { pValue: 0.0625, alpha: 0.05 })).toBe(
+      "no_change",
+    );
+    expect(metricVerdict(-0.05, [-0.111, -0.0007], 0, true, "newcombe-paired", { pValue: 0.01, alpha: 0.05 })).toBe(
+      "regressed",
+    );
   });
 });
 
 describe("metric", () => {
   it("computes delta as head − base and passes the test to the verdict", () => {
-    const m = metric("accuracy", 0.9, 0.6, [-0.45, -0.15], { higherIsBetter: true, method: "newcombe-paired", minEffect: 0, pValue: 0.2, confidence: 0.95 });
+    const m = metric("accuracy", 0.9, 0.6, [-0.45, -0.15], {
+      higherIsBetter: true,
+      method: "newcombe-paired",
+      minEffect: 0,
+      pValue: 0.2,
+      confidence: 0.95,
+    });
     expect(m.delta).toBeCloseTo(-0.3, 15);
     expect(m.verdict).toBe("no_change");
-    expect(metric("accuracy", 0.9, 0.6, [-0.45, -0.15], { higherIsBetter: true, method: "newcombe-paired", minEffect: 0, pValue: 0.001, confidence: 0.95 }).verdict).toBe("regressed");
+    expect(
+      metric("accuracy", 0.9, 0.6, [-0.45, -0.15], {
+        higherIsBetter: true,
+        method: "newcombe-paired",
+        minEffect: 0,
+        pValue: 0.001,
+        confidence: 0.95,
+      }).verdict,
+    ).toBe("regressed");
   });
 });
 

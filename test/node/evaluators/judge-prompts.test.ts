@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT, findCriticPrompt, promptSha256 } from "../../../src/evaluators/judge/prompts.ts";
+import {
+  CRITIC_PROMPTS,
+  DEFAULT_CRITIC_PROMPT,
+  findCriticPrompt,
+  promptSha256,
+} from "../../../src/evaluators/judge/prompts.ts";
 import { renderPrompt } from "../../../src/engines/judge/index.ts";
 
 describe("critic prompt bank", () => {

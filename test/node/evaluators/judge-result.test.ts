@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { aggregateVerdicts, type Verdict } from "../../../src/engines/judge/index.ts";
 import { readableAlpha } from "../../../src/evaluators/judge/index.ts";
 
-const verdict = (kind: string, i: number): Verdict => ({ kind, confidence: 0.9, reasoning: "", error: null, raw_response: "", critic_id: `c${i}`, elapsed_s: 0 });
+const verdict = (kind: string, i: number): Verdict => ({
+  kind,
+  confidence: 0.9,
+  reasoning: "",
+  error: null,
+  raw_response: "",
+  critic_id: `c${i}`,
+  elapsed_s: 0,
+});
 
 describe("readableAlpha", () => {
   it.each([
@@ -25,7 +33,9 @@ describe("readableAlpha", () => {
   });
 
   it("is needed: the engine keeps the original's noise for a K R R panel", () => {
-    const raw = aggregateVerdicts("x", ["KEEP", "REJECT", "REJECT"].map(verdict), { voting: "majority" }).krippendorff_alpha;
+    const raw = aggregateVerdicts("x", ["KEEP", "REJECT", "REJECT"].map(verdict), {
+      voting: "majority",
+    }).krippendorff_alpha;
     expect(raw).not.toBe(0);
     expect(readableAlpha(raw)).toBe(0);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { checkerClient, checkerMessages, checkPairs, parseCheckerLabels, stepCheck, type CheckState, type LsModelConfig } from "../../../src/evaluators/reasoning-quality/backends.ts";
+import {
+  checkerClient,
+  checkerMessages,
+  checkPairs,
+  parseCheckerLabels,
+  stepCheck,
+  type CheckState,
+  type LsModelConfig,
+} from "../../../src/evaluators/reasoning-quality/backends.ts";
 import { createSimEmbeddingClient, simCheckerLabel, simEmbedding } from "../../../src/providers/index.ts";
 import { ProviderError, type ChatClient } from "../../../src/providers/types.ts";
 import { cosine } from "../../../src/engines/reasoning-quality/index.ts";
@@ -16,7 +24,9 @@ describe("contradiction checker answers", () => {
     expect(parseCheckerLabels('Sure. ["entailment"] hope that helps', 1)).toEqual(["entailment"]);
     expect(parseCheckerLabels('```json\n{"labels":[" ENTAILMENT "]}\n```', 1)).toEqual(["entailment"]);
     // Brackets in the prose before the list are not the list.
-    expect(parseCheckerLabels('Pair [1] contradicts; {"note": 1} then {"labels": ["contradiction"]}', 1)).toEqual(["contradiction"]);
+    expect(parseCheckerLabels('Pair [1] contradicts; {"note": 1} then {"labels": ["contradiction"]}', 1)).toEqual([
+      "contradiction",
+    ]);
   });
 
   it("refuses a wrong count, an unknown label, or no list, saying which", () => {
@@ -36,11 +46,25 @@ describe("contradiction checker answers", () => {
 });
 
 describe("checkPairs", () => {
-  const ls = (batch_size: number): LsModelConfig => ({ method: "model", model: "x", base_url: "http://x", batch_size, timeout_s: 5, fallback: "lexical" });
+  const ls = (batch_size: number): LsModelConfig => ({
+    method: "model",
+    model: "x",
+    base_url: "http://x",
+    batch_size,
+    timeout_s: 5,
+    fallback: "lexical",
+  });
   const signal = new AbortController().signal;
 
   it("batches pairs, labels them in order and sums usage (simulated checker)", async () => {
-    const got = await checkPairs(pairs, { ...ls(2), model: "sim:checker" }, checkerClient({ ...ls(2), model: "sim:checker" }, 0, () => { throw new Error("no endpoint for sim"); }), signal);
+    const got = await checkPairs(
+      pairs,
+      { ...ls(2), model: "sim:checker" },
+      checkerClient({ ...ls(2), model: "sim:checker" }, 0, () => {
+        throw new Error("no endpoint for sim");
+      }),
+      signal,
+    );
     expect(got.labels).toEqual(pairs.map((p) => simCheckerLabel(p.premise, p.hypothesis)));
     expect(got.labels[0]).toBe("contradiction");
     expect(got.calls).toBe(2);
@@ -67,9 +91,19 @@ describe("checkPairs", () => {
 });
 
 describe("stepCheck", () => {
-  const ls: LsModelConfig = { method: "model", model: "sim:checker", base_url: null, batch_size: 1, timeout_s: 5, fallback: "lexical" };
+  const ls: LsModelConfig = {
+    method: "model",
+    model: "sim:checker",
+    base_url: null,
+    batch_size: 1,
+    timeout_s: 5,
+    fallback: "lexical",
+  };
   const many = Array.from({ length: 9 }, (_, i) => pairs[i % pairs.length]);
-  const client = () => checkerClient(ls, 0, () => { throw new Error("no endpoint for sim"); });
+  const client = () =>
+    checkerClient(ls, 0, () => {
+      throw new Error("no endpoint for sim");
+    });
   const signal = new AbortController().signal;
 
   it("stopped before every round but the first of each call, and continued from a stored copy, gives the unbroken record", async () => {
@@ -97,7 +131,10 @@ describe("stepCheck", () => {
 describe("simulated embeddings", () => {
   it("are unit vectors; identical texts cosine 1, shared words higher than disjoint ones", async () => {
     const client = createSimEmbeddingClient();
-    const res = await client.embed({ model: "sim:e", input: ["the red apple", "the red apple", "a red apple pie", "quantum tunnelling"] });
+    const res = await client.embed({
+      model: "sim:e",
+      input: ["the red apple", "the red apple", "a red apple pie", "quantum tunnelling"],
+    });
     const [a, b, c, d] = res.data;
     expect(Math.hypot(...a)).toBeCloseTo(1, 12);
     expect(cosine(a, b)).toBeCloseTo(1, 12);

@@ -39,7 +39,17 @@ function scoresOf(seed: number, n: number, methods: Methods): { engine: ItemScor
     ls_method: methods.ls,
     ss_method: methods.ss,
     ss_stored: true,
-    scores: { cq, cs: engine.cs, rs: engine.rs, in_c: flag(engine.in_C), rs_eligible: flag(eligible), ls, ss, tokens: engine.tokens, failed: flag(failed) },
+    scores: {
+      cq,
+      cs: engine.cs,
+      rs: engine.rs,
+      in_c: flag(engine.in_C),
+      rs_eligible: flag(eligible),
+      ls,
+      ss,
+      tokens: engine.tokens,
+      failed: flag(failed),
+    },
   } as RqModelBasis;
   return { engine, basis };
 }

@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { rpl, planRpl, providerModeOf, rplUnitId, type RplRunConfig, type RplOutput } from "../../../src/evaluators/rpl/index.ts";
+import {
+  rpl,
+  planRpl,
+  providerModeOf,
+  rplUnitId,
+  type RplRunConfig,
+  type RplOutput,
+} from "../../../src/evaluators/rpl/index.ts";
 import { promptBank, DEFAULT_RPL_PROMPT } from "../../../src/evaluators/rpl/prompts.ts";
 import { evaluators } from "../../../src/evaluators/registry.ts";
 import { storedSample, type SampleCache, type StoredSample, type UnitContext } from "../../../src/runs/plugin/types.ts";
-import { composePrompt, planSampling, replicateIndices, runId, sampleCacheKey } from "../../../src/engines/rpl/index.ts";
+import {
+  composePrompt,
+  planSampling,
+  replicateIndices,
+  runId,
+  sampleCacheKey,
+} from "../../../src/engines/rpl/index.ts";
 import { ProviderError, createSimClient, type ChatClient, type ChatRequest } from "../../../src/providers/index.ts";
 
 const bank = promptBank(DEFAULT_RPL_PROMPT);
@@ -54,7 +67,11 @@ function memoryCache(): SampleCache & { map: Map<string, string> } {
 type Calls = { n: number; salts: number[]; requests: ChatRequest[] };
 
 /** Sim clients (or a scripted client) that count calls. */
-function ctxOf(config: RplRunConfig, cache: SampleCache, script?: (req: ChatRequest, salt: number) => Promise<string> | string): UnitContext<RplRunConfig> & { calls: Calls } {
+function ctxOf(
+  config: RplRunConfig,
+  cache: SampleCache,
+  script?: (req: ChatRequest, salt: number) => Promise<string> | string,
+): UnitContext<RplRunConfig> & { calls: Calls } {
   const calls: Calls = { n: 0, salts: [], requests: [] };
   return {
     config,
@@ -65,7 +82,11 @@ function ctxOf(config: RplRunConfig, cache: SampleCache, script?: (req: ChatRequ
     },
     secret: () => undefined,
     chat(salt): ChatClient {
-      const sim = createSimClient({ model: config.model.startsWith("sim:") ? config.model : "sim:x", seed: config.seed ?? 0, replay: salt });
+      const sim = createSimClient({
+        model: config.model.startsWith("sim:") ? config.model : "sim:x",
+        seed: config.seed ?? 0,
+        replay: salt,
+      });
       return {
         async chat(req, opts) {
           calls.n++;
@@ -73,7 +94,12 @@ function ctxOf(config: RplRunConfig, cache: SampleCache, script?: (req: ChatRequ
           calls.requests.push(req);
           if (!script) return sim.chat(req, opts);
           const content = await script(req, salt);
-          return { id: `r-${calls.n}`, model: req.model, choices: [{ message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+          return {
+            id: `r-${calls.n}`,
+            model: req.model,
+            choices: [{ message: { role: "assistant", content }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          };
         },
       };
     },
@@ -87,7 +113,14 @@ async function runAll(config: RplRunConfig, ctx: UnitContext<RplRunConfig>): Pro
   for (const id of rpl.plan(config)) {
     const o = await rpl.execute(id, ctx, signal);
     // Round-trip through JSON text, as the platform stores outputs.
-    out.push(storedSample(rpl as never, { unitId: id, status: o.status, output: JSON.stringify(o.output), error: o.error ?? null }));
+    out.push(
+      storedSample(rpl as never, {
+        unitId: id,
+        status: o.status,
+        output: JSON.stringify(o.output),
+        error: o.error ?? null,
+      }),
+    );
   }
   return out;
 }
@@ -97,28 +130,65 @@ const row = (s: StoredSample) => s.output as RplOutput;
 describe("planRpl and plan", () => {
   it("follows the engine's sampling plan, with one unit per (slot, r) in slot-major order", async () => {
     const config = await configOf({ K: 5, R: 2, T: 3 });
-    const sampling = await planSampling({ claim: CLAIM, model: "sim:prior", promptVersionFull: bank.version, tBank: 16, T: 3, K: 5 });
+    const sampling = await planSampling({
+      claim: CLAIM,
+      model: "sim:prior",
+      promptVersionFull: bank.version,
+      tBank: 16,
+      T: 3,
+      K: 5,
+    });
     expect(config.plan.tpl_indices).toEqual(sampling.tpl_indices);
     expect(config.plan.seq).toEqual(sampling.seq);
     expect(config.plan.slots.map((s) => s.template_index)).toEqual(sampling.seq_bank);
     expect(config.plan.planned_counts).toEqual([2, 2, 1]);
     expect(config.plan.planned_imbalance_ratio).toBe(2);
     for (const s of config.plan.slots) {
-      const p = await composePrompt({ system: bank.system, userTemplate: bank.user_template, paraphrase: bank.paraphrases[s.template_index], claim: CLAIM, schema: bank.schema });
+      const p = await composePrompt({
+        system: bank.system,
+        userTemplate: bank.user_template,
+        paraphrase: bank.paraphrases[s.template_index],
+        claim: CLAIM,
+        schema: bank.schema,
+      });
       expect(s.prompt_sha256).toBe(p.prompt_sha256);
     }
-    const reps = replicateIndices(config.plan.slots.map((s) => s.prompt_sha256), 2);
+    const reps = replicateIndices(
+      config.plan.slots.map((s) => s.prompt_sha256),
+      2,
+    );
     expect(config.plan.slots.flatMap((s) => s.replicate_idx)).toEqual(reps.map((u) => u.replicate_idx));
     // Block layout [0,0,1,1,2]: a template's replicates are numbered 0..3 without gaps.
-    expect(config.plan.slots.map((s) => s.replicate_idx)).toEqual([[0, 1], [2, 3], [0, 1], [2, 3], [0, 1]]);
-    expect(rpl.plan(config)).toEqual(["s0.r0", "s0.r1", "s1.r0", "s1.r1", "s2.r0", "s2.r1", "s3.r0", "s3.r1", "s4.r0", "s4.r1"]);
+    expect(config.plan.slots.map((s) => s.replicate_idx)).toEqual([
+      [0, 1],
+      [2, 3],
+      [0, 1],
+      [2, 3],
+      [0, 1],
+    ]);
+    expect(rpl.plan(config)).toEqual([
+      "s0.r0",
+      "s0.r1",
+      "s1.r0",
+      "s1.r1",
+      "s2.r0",
+      "s2.r1",
+      "s3.r0",
+      "s3.r1",
+      "s4.r0",
+      "s4.r1",
+    ]);
     expect(config.plan.prompt_char_len_max).toBeGreaterThan(bank.system.length);
     expect(JSON.parse(JSON.stringify(config.plan))).toEqual(config.plan);
   });
 
   it("validates counts and clamps T like the engine", async () => {
-    await expect(planRpl({ claim: "c", model: "m", promptBank: bank, K: 0, R: 1, T: null })).rejects.toThrow(RangeError);
-    await expect(planRpl({ claim: "c", model: "m", promptBank: bank, K: 2, R: 1.5, T: null })).rejects.toThrow(/R must be an integer/);
+    await expect(planRpl({ claim: "c", model: "m", promptBank: bank, K: 0, R: 1, T: null })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(planRpl({ claim: "c", model: "m", promptBank: bank, K: 2, R: 1.5, T: null })).rejects.toThrow(
+      /R must be an integer/,
+    );
     expect((await planRpl({ claim: "c", model: "m", promptBank: bank, K: 2, R: 1, T: 0 })).T_stage).toBe(1);
     expect((await planRpl({ claim: "c", model: "m", promptBank: bank, K: 16, R: 1, T: null })).T_stage).toBe(16);
   });
@@ -139,8 +209,21 @@ describe("execute", () => {
     expect(ctx.calls.n).toBe(10);
     expect(ctx.calls.salts).toEqual(config.plan.slots.flatMap((s) => s.replicate_idx));
     const first = ctx.calls.requests[0];
-    const p = await composePrompt({ system: bank.system, userTemplate: bank.user_template, paraphrase: bank.paraphrases[config.plan.slots[0].template_index], claim: CLAIM, schema: bank.schema });
-    expect(first).toEqual({ model: "sim:prior", messages: [{ role: "system", content: p.instructions }, { role: "user", content: p.user_text }], max_tokens: 1200 });
+    const p = await composePrompt({
+      system: bank.system,
+      userTemplate: bank.user_template,
+      paraphrase: bank.paraphrases[config.plan.slots[0].template_index],
+      claim: CLAIM,
+      schema: bank.schema,
+    });
+    expect(first).toEqual({
+      model: "sim:prior",
+      messages: [
+        { role: "system", content: p.instructions },
+        { role: "user", content: p.user_text },
+      ],
+      max_tokens: 1200,
+    });
     for (const s of samples) {
       expect(s.status).toBe("succeeded");
       const r = row(s);
@@ -150,9 +233,23 @@ describe("execute", () => {
       expect(r.logit).toBeCloseTo(Math.log(r.prob_true! / (1 - r.prob_true!)), 12);
     }
     const r0 = row(samples[3]);
-    expect(r0).toMatchObject({ slot: 1, r: 1, paraphrase_idx: config.plan.slots[1].template_index, replicate_idx: 3, prompt_sha256: config.plan.slots[1].prompt_sha256 });
+    expect(r0).toMatchObject({
+      slot: 1,
+      r: 1,
+      paraphrase_idx: config.plan.slots[1].template_index,
+      replicate_idx: 3,
+      prompt_sha256: config.plan.slots[1].prompt_sha256,
+    });
     expect(r0.cache_key).toBe(
-      await sampleCacheKey({ claim: CLAIM, model: "sim:prior", promptVersionFull: bank.version, promptSha256: r0.prompt_sha256, replicateIdx: 3, maxOutputTokens: 1200, providerMode: "MOCK" }),
+      await sampleCacheKey({
+        claim: CLAIM,
+        model: "sim:prior",
+        promptVersionFull: bank.version,
+        promptSha256: r0.prompt_sha256,
+        replicateIdx: 3,
+        maxOutputTokens: 1200,
+        providerMode: "MOCK",
+      }),
     );
     expect(cache.map.size).toBe(10);
 
@@ -192,7 +289,15 @@ describe("execute", () => {
     const ctxLive = ctxOf(live, memoryCache(), () => JSON.stringify({ prob_true: 0.4 }));
     const s = await runAll(live, ctxLive);
     expect(row(s[0]).cache_key).toBe(
-      await sampleCacheKey({ claim: CLAIM, model: "gpt-4o-mini", promptVersionFull: bank.version, promptSha256: row(s[0]).prompt_sha256, replicateIdx: 0, maxOutputTokens: 1200, providerMode: "LIVE" }),
+      await sampleCacheKey({
+        claim: CLAIM,
+        model: "gpt-4o-mini",
+        promptVersionFull: bank.version,
+        promptSha256: row(s[0]).prompt_sha256,
+        replicateIdx: 0,
+        maxOutputTokens: 1200,
+        providerMode: "LIVE",
+      }),
     );
   });
 
@@ -203,7 +308,7 @@ describe("execute", () => {
       JSON.stringify({ prob_true: "0.6" }),
       JSON.stringify({ prob_true: 0.6, reasoning_bullets: ["see https://example.org/study"] }),
       "",
-      "```json\n{\"prob_true\": 0.5}\n```",
+      '```json\n{"prob_true": 0.5}\n```',
       JSON.stringify({ confidence_self: 0.5 }),
       JSON.stringify([0.5]),
       JSON.stringify({ prob_true: true }),
@@ -255,12 +360,26 @@ describe("execute", () => {
     const cache = memoryCache();
     const ids = rpl.plan(config);
     const failing = ctxOf(config, cache, () => {
-      throw new ProviderError({ name: "RateLimitError", kind: "rate_limit", message: "429 Too Many Requests", status: 429 });
+      throw new ProviderError({
+        name: "RateLimitError",
+        kind: "rate_limit",
+        message: "429 Too Many Requests",
+        status: 429,
+      });
     });
     const o = await rpl.execute(ids[2], failing, signal);
     expect(o.status).toBe("failed");
     expect(o.error).toBe("RateLimitError: 429 Too Many Requests");
-    expect(o.output).toMatchObject({ slot: 1, r: 0, json_valid: false, invalid_reason: "provider_error", prob_true: null, logit: null, cache_hit: false, error: "RateLimitError: 429 Too Many Requests" });
+    expect(o.output).toMatchObject({
+      slot: 1,
+      r: 0,
+      json_valid: false,
+      invalid_reason: "provider_error",
+      prob_true: null,
+      logit: null,
+      cache_hit: false,
+      error: "RateLimitError: 429 Too Many Requests",
+    });
     expect(cache.map.size).toBe(0);
     const timeout = ctxOf(config, cache, () => {
       throw new ProviderError({ name: "APITimeoutError", kind: "timeout", message: "Request timed out." });
@@ -311,11 +430,18 @@ describe("aggregate", () => {
     expect(ctx.calls.n).toBe(14);
     // Make three replies invalid after the fact (as a scripted endpoint would).
     for (const s of samples.slice(4, 7)) {
-      Object.assign(s.output as RplOutput, { json_valid: false, prob_true: null, logit: null, invalid_reason: "unparsable" });
+      Object.assign(s.output as RplOutput, {
+        json_valid: false,
+        prob_true: null,
+        logit: null,
+        invalid_reason: "unparsable",
+      });
       n++;
     }
     const agg = (await rpl.aggregate(config, samples)) as any;
-    expect(agg.run_id).toBe(await runId({ claim: CLAIM, model: "sim:prior", promptVersionFull: bank.version, K: 8, R: 2 }));
+    expect(agg.run_id).toBe(
+      await runId({ claim: CLAIM, model: "sim:prior", promptVersionFull: bank.version, K: 8, R: 2 }),
+    );
     expect(agg.prompt_version).toBe(bank.version);
     expect(agg.prompt_version_name).toBe("rpl-assay-v1");
     expect(agg.sampling).toEqual({ K: 8, R: 2, T: 4 });
@@ -324,10 +450,22 @@ describe("aggregate", () => {
     expect(agg.aggregates.prob_true_rpl).toBeGreaterThan(0);
     expect(agg.aggregates.ci95[0]).toBeLessThanOrEqual(agg.aggregates.prob_true_rpl);
     expect(agg.aggregates.ci95[1]).toBeGreaterThanOrEqual(agg.aggregates.prob_true_rpl);
-    expect(agg.aggregation).toMatchObject({ method: "equal_by_template_cluster_bootstrap_trimmed", B: 500, center: "trimmed", trim: 0.2, n_templates: 4 });
+    expect(agg.aggregation).toMatchObject({
+      method: "equal_by_template_cluster_bootstrap_trimmed",
+      B: 500,
+      center: "trimmed",
+      trim: 0.2,
+      n_templates: 4,
+    });
     expect(agg.aggregation.bootstrap_seed).toMatch(/^\d+$/);
     expect(Object.values(agg.aggregation.counts_by_template).reduce((a: number, b: any) => a + b, 0)).toBe(13);
-    expect(agg.diagnostics).toMatchObject({ attempted: 16, valid_count: 13, cache_hits: 2, planned_units: 16, invalid_reasons: { unparsable: n } });
+    expect(agg.diagnostics).toMatchObject({
+      attempted: 16,
+      valid_count: 13,
+      cache_hits: 2,
+      planned_units: 16,
+      invalid_reasons: { unparsable: n },
+    });
     expect(agg.quality.pqs_version).toBe("v1");
     expect(agg.plan.tpl_indices).toEqual(config.plan.tpl_indices);
     expect(JSON.parse(JSON.stringify(agg))).toEqual(agg);
@@ -356,7 +494,16 @@ describe("aggregate", () => {
   it("failureOutput and exportLine give the usual sample shape", async () => {
     const config = await configOf();
     const out = rpl.failureOutput(config, rplUnitId(2, 1), "attempts exhausted") as RplOutput;
-    expect(out).toMatchObject({ slot: 2, r: 1, json_valid: false, invalid_reason: "unit_failed", error: "attempts exhausted", cache_key: null, prompt_sha256: config.plan.slots[2].prompt_sha256, replicate_idx: config.plan.slots[2].replicate_idx[1] });
+    expect(out).toMatchObject({
+      slot: 2,
+      r: 1,
+      json_valid: false,
+      invalid_reason: "unit_failed",
+      error: "attempts exhausted",
+      cache_key: null,
+      prompt_sha256: config.plan.slots[2].prompt_sha256,
+      replicate_idx: config.plan.slots[2].replicate_idx[1],
+    });
     const s: StoredSample = { unitId: "s2.r1", status: "failed", output: out, error: "attempts exhausted" };
     expect(rpl.exportLine(s)).toBe(out);
     expect(rpl.parseOutput(JSON.stringify(out))).toEqual(out);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createOpenAIClient } from "../../../src/providers/index.ts";
 import type { ChatClient, ChatMessage, ToolDefinition } from "../../../src/providers/index.ts";
-import { deleteScenario, recordedRequests, registerScenario, releaseScenario, scenarioStats, startFakeOpenAI } from "../../support/fake-openai.ts";
+import {
+  deleteScenario,
+  recordedRequests,
+  registerScenario,
+  releaseScenario,
+  scenarioStats,
+  startFakeOpenAI,
+} from "../../support/fake-openai.ts";
 import type { FakeOpenAI } from "../../support/fake-openai.ts";
 
 let fake: FakeOpenAI;
@@ -40,7 +47,12 @@ describe("the fake OpenAI server", () => {
     const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "sk-fake-key-1234" });
     expect(await converse(client, "rr", "hi")).toEqual(["lookup", "search", "lookup", "final_answer"]);
     const requests = await recordedRequests(fake.url, "rr");
-    expect(requests.map((r) => [r.nth, r.turn, r.attempt])).toEqual([[1, 0, 1], [2, 1, 1], [3, 2, 1], [4, 3, 1]]);
+    expect(requests.map((r) => [r.nth, r.turn, r.attempt])).toEqual([
+      [1, 0, 1],
+      [2, 1, 1],
+      [3, 2, 1],
+      [4, 3, 1],
+    ]);
     expect(requests[0].headers.authorization).toBe("***1234");
     expect(JSON.stringify(requests)).not.toContain("sk-fake-key");
   });
@@ -72,7 +84,10 @@ describe("the fake OpenAI server", () => {
     await registerScenario(fake.url, { id: "bench", agent: { calls: 4 }, delay_ms: 200, hold_after: 0 });
     const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k", maxRetries: 0 });
     const runs = Promise.all(Array.from({ length: 60 }, (_, i) => converse(client, "bench", `replay ${i}`)));
-    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "bench")).toMatchObject({ held: 60, in_flight: 60 }), WAIT);
+    await vi.waitFor(
+      async () => expect(await scenarioStats(fake.url, "bench")).toMatchObject({ held: 60, in_flight: 60 }),
+      WAIT,
+    );
     const released = performance.now();
     expect(await releaseScenario(fake.url, "bench")).toBe(60);
     expect((await runs).every((r) => r.length === 5)).toBe(true);
@@ -80,13 +95,25 @@ describe("the fake OpenAI server", () => {
     // (A lower bound only: a slow machine can make it longer, never shorter.)
     expect(performance.now() - released).toBeGreaterThanOrEqual(800);
     expect(await recordedRequests(fake.url, "bench")).toHaveLength(300);
-    expect(await scenarioStats(fake.url, "bench")).toEqual({ id: "bench", received: 300, in_flight: 0, max_in_flight: 60, held: 0 });
+    expect(await scenarioStats(fake.url, "bench")).toEqual({
+      id: "bench",
+      received: 300,
+      in_flight: 0,
+      max_in_flight: 60,
+      held: 0,
+    });
   }, 30_000);
 
   it("counts one client's consecutive requests as never in flight together", async () => {
     await registerScenario(fake.url, { id: "sequential", agent: { calls: 3 }, delay_ms: 20 });
     await converse(createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k" }), "sequential", "hi");
-    expect(await scenarioStats(fake.url, "sequential")).toEqual({ id: "sequential", received: 4, in_flight: 0, max_in_flight: 1, held: 0 });
+    expect(await scenarioStats(fake.url, "sequential")).toEqual({
+      id: "sequential",
+      received: 4,
+      in_flight: 0,
+      max_in_flight: 1,
+      held: 0,
+    });
   });
 
   it("holds requests after the first hold_after until released, and forgets one whose client gave up", async () => {
@@ -94,18 +121,36 @@ describe("the fake OpenAI server", () => {
     const client = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: "k", maxRetries: 0 });
     // The first request is answered at once; the second (turn 1) is held.
     const conversation = converse(client, "held", "hi");
-    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 2, in_flight: 1, held: 1 }), WAIT);
+    await vi.waitFor(
+      async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 2, in_flight: 1, held: 1 }),
+      WAIT,
+    );
     // A request whose client gives up leaves both counts.
     const controller = new AbortController();
-    const abandoned = client.chat({ model: "held", messages: [{ role: "user", content: "bye" }], tools }, { signal: controller.signal });
-    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 3, in_flight: 2, held: 2 }), WAIT);
+    const abandoned = client.chat(
+      { model: "held", messages: [{ role: "user", content: "bye" }], tools },
+      { signal: controller.signal },
+    );
+    await vi.waitFor(
+      async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ received: 3, in_flight: 2, held: 2 }),
+      WAIT,
+    );
     controller.abort();
     await expect(abandoned).rejects.toThrow();
-    await vi.waitFor(async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ in_flight: 1, held: 1 }), WAIT);
+    await vi.waitFor(
+      async () => expect(await scenarioStats(fake.url, "held")).toMatchObject({ in_flight: 1, held: 1 }),
+      WAIT,
+    );
     expect(await releaseScenario(fake.url, "held")).toBe(1);
     expect(await conversation).toEqual(["lookup", "final_answer"]);
     // Released: later requests are not held.
     expect(await converse(client, "held", "again")).toEqual(["lookup", "final_answer"]);
-    expect(await scenarioStats(fake.url, "held")).toEqual({ id: "held", received: 5, in_flight: 0, max_in_flight: 2, held: 0 });
+    expect(await scenarioStats(fake.url, "held")).toEqual({
+      id: "held",
+      received: 5,
+      in_flight: 0,
+      max_in_flight: 2,
+      held: 0,
+    });
   }, 30_000);
 });

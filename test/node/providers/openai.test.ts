@@ -22,12 +22,19 @@ const tools: ToolDefinition[] = [
     function: {
       name: "search",
       description: "Search the web",
-      parameters: { type: "object", properties: { query: { type: "string" }, k: { type: "integer" } }, required: ["query", "k"] },
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string" }, k: { type: "integer" } },
+        required: ["query", "k"],
+      },
     },
   },
   {
     type: "function",
-    function: { name: "final_answer", parameters: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] } },
+    function: {
+      name: "final_answer",
+      parameters: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+    },
   },
 ];
 
@@ -41,7 +48,8 @@ const request = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest =
 /** A client whose waits are recorded, not slept, so retry tests are instant. */
 function client(opts: Partial<OpenAIClientOptions> = {}) {
   const sleeps: number[] = [];
-  const chat = createOpenAIClient({ allowLoopback: true,
+  const chat = createOpenAIClient({
+    allowLoopback: true,
     baseURL: fake.url,
     apiKey: API_KEY,
     random: () => 0,
@@ -71,7 +79,12 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 
 describe("createOpenAIClient against the fake server", () => {
   it("returns the completion with usage, fingerprint, provider and the raw arguments string", async () => {
-    const id = await scenario({ id: "ok-basic", agent: { calls: 1 }, system_fingerprint: "fp_123", provider: "Together" });
+    const id = await scenario({
+      id: "ok-basic",
+      agent: { calls: 1 },
+      system_fingerprint: "fp_123",
+      provider: "Together",
+    });
     const { chat } = client();
     const res = await chat.chat(request(id));
     expect(res.system_fingerprint).toBe("fp_123");
@@ -96,7 +109,13 @@ describe("createOpenAIClient against the fake server", () => {
 
   it("sends exactly the request's fields, in its order, with the bearer key", async () => {
     const id = await scenario({ id: "body-order" });
-    const req: ChatRequest = { model: id, messages: [{ role: "user", content: "hi" }], temperature: 0, seed: 7, max_tokens: undefined };
+    const req: ChatRequest = {
+      model: id,
+      messages: [{ role: "user", content: "hi" }],
+      temperature: 0,
+      seed: 7,
+      max_tokens: undefined,
+    };
     await client().chat.chat(req);
     const [recorded] = await recordedRequests(fake.url, id);
     expect(Object.keys(recorded.body as object)).toEqual(["model", "messages", "temperature", "seed"]);
@@ -106,11 +125,19 @@ describe("createOpenAIClient against the fake server", () => {
 
   it("sends the same tools on every turn, from one tools array", async () => {
     const id = await scenario({ id: "tools-twice" });
-    const req = (content: string): ChatRequest => ({ model: id, messages: [{ role: "user", content }], tools, temperature: 0 });
+    const req = (content: string): ChatRequest => ({
+      model: id,
+      messages: [{ role: "user", content }],
+      tools,
+      temperature: 0,
+    });
     await client().chat.chat(req("one"));
     await client().chat.chat(req("two"));
     const recorded = await recordedRequests(fake.url, id);
-    expect(recorded.map((r) => r.body)).toEqual([JSON.parse(JSON.stringify(req("one"))), JSON.parse(JSON.stringify(req("two")))]);
+    expect(recorded.map((r) => r.body)).toEqual([
+      JSON.parse(JSON.stringify(req("one"))),
+      JSON.parse(JSON.stringify(req("two"))),
+    ]);
   });
 
   it("retries a 500 and answers once, after 2 attempts", async () => {
@@ -127,7 +154,10 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("waits for Retry-After on a 429", async () => {
-    const id = await scenario({ id: "429-retry-after", faults: [{ on: { attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }] });
+    const id = await scenario({
+      id: "429-retry-after",
+      faults: [{ on: { attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }],
+    });
     const { chat, sleeps } = client();
     const res = await chat.chat(request(id));
     expect(res.attempts).toBe(2);
@@ -135,7 +165,10 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("waits for Retry-After with the real clock", async () => {
-    const id = await scenario({ id: "429-real-sleep", faults: [{ on: { attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }] });
+    const id = await scenario({
+      id: "429-real-sleep",
+      faults: [{ on: { attempt: 1 }, respond: { status: 429, headers: { "retry-after": "1" } } }],
+    });
     const chat = createOpenAIClient({ allowLoopback: true, baseURL: fake.url, apiKey: API_KEY });
     const started = performance.now();
     await chat.chat(request(id));
@@ -145,10 +178,19 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("throws RateLimitError with retryAfterMs once retries are exhausted", async () => {
-    const id = await scenario({ id: "429-always", faults: [{ respond: { status: 429, headers: { "retry-after-ms": "250" } } }] });
+    const id = await scenario({
+      id: "429-always",
+      faults: [{ respond: { status: 429, headers: { "retry-after-ms": "250" } } }],
+    });
     const { chat, sleeps } = client({ maxRetries: 2 });
     const err = await failure(chat.chat(request(id)));
-    expect(err).toMatchObject({ name: "RateLimitError", kind: "rate_limit", status: 429, retryAfterMs: 250, attempts: 3 });
+    expect(err).toMatchObject({
+      name: "RateLimitError",
+      kind: "rate_limit",
+      status: 429,
+      retryAfterMs: 250,
+      attempts: 3,
+    });
     expect(sleeps).toEqual([250, 250]);
   });
 
@@ -204,7 +246,10 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("names a malformed JSON body APIResponseValidationError", async () => {
-    const id = await scenario({ id: "malformed", faults: [{ on: { attempt: 1 }, respond: { raw: '{"id": "x", "choices": [' } }] });
+    const id = await scenario({
+      id: "malformed",
+      faults: [{ on: { attempt: 1 }, respond: { raw: '{"id": "x", "choices": [' } }],
+    });
     const err = await failure(client({ maxRetries: 0 }).chat.chat(request(id)));
     expect(err).toMatchObject({ name: "APIResponseValidationError", kind: "transient", status: 200 });
     expect(err.message).toContain("not JSON");
@@ -219,7 +264,12 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("classifies a 200 carrying an error object by its code (OpenRouter style)", async () => {
-    const id = await scenario({ id: "error-in-200", faults: [{ respond: { body: { error: { code: 429, message: "upstream busy" } }, headers: { "retry-after": "2" } } }] });
+    const id = await scenario({
+      id: "error-in-200",
+      faults: [
+        { respond: { body: { error: { code: 429, message: "upstream busy" } }, headers: { "retry-after": "2" } } },
+      ],
+    });
     const err = await failure(client({ maxRetries: 0 }).chat.chat(request(id)));
     expect(err).toMatchObject({ name: "RateLimitError", kind: "rate_limit", status: 429, retryAfterMs: 2000 });
   });
@@ -236,18 +286,33 @@ describe("createOpenAIClient against the fake server", () => {
   });
 
   it("passes prose and unknown tool names through for the engine to judge", async () => {
-    const id = await scenario({ id: "prose-and-stranger", faults: [{ on: { turn: 0 }, respond: { content: "I think it is Paris." } }, { on: { turn: 1 }, respond: { tool_name: "rm_rf" } }] });
+    const id = await scenario({
+      id: "prose-and-stranger",
+      faults: [
+        { on: { turn: 0 }, respond: { content: "I think it is Paris." } },
+        { on: { turn: 1 }, respond: { tool_name: "rm_rf" } },
+      ],
+    });
     const { chat } = client();
     const first = await chat.chat(request(id));
     expect(first.choices[0].message).toEqual({ role: "assistant", content: "I think it is Paris." });
-    const second = await chat.chat(request(id, { messages: [...request(id).messages, { role: "assistant", content: "hmm" }] }));
+    const second = await chat.chat(
+      request(id, { messages: [...request(id).messages, { role: "assistant", content: "hmm" }] }),
+    );
     expect(second.choices[0].message.tool_calls![0].function.name).toBe("rm_rf");
   });
 
   it("never puts the API key in an error message", async () => {
     const id = await scenario({
       id: "leaky",
-      faults: [{ respond: { status: 401, body: { error: { message: `Incorrect API key provided: ${API_KEY}. Header was Bearer ${API_KEY}` } } } }],
+      faults: [
+        {
+          respond: {
+            status: 401,
+            body: { error: { message: `Incorrect API key provided: ${API_KEY}. Header was Bearer ${API_KEY}` } },
+          },
+        },
+      ],
     });
     const err = await failure(client().chat.chat(request(id)));
     expect(err.name).toBe("AuthenticationError");
@@ -273,7 +338,14 @@ describe("createOpenAIClient against the fake server", () => {
 describe("createOpenAIEmbeddingClient against the fake server", () => {
   const embedder = (opts: Partial<OpenAIClientOptions> = {}) => {
     const sleeps: number[] = [];
-    const client = createOpenAIEmbeddingClient({ allowLoopback: true, baseURL: fake.url, apiKey: API_KEY, random: () => 0, sleep: async (ms) => void sleeps.push(ms), ...opts });
+    const client = createOpenAIEmbeddingClient({
+      allowLoopback: true,
+      baseURL: fake.url,
+      apiKey: API_KEY,
+      random: () => 0,
+      sleep: async (ms) => void sleeps.push(ms),
+      ...opts,
+    });
     return { client, sleeps };
   };
 
@@ -287,14 +359,28 @@ describe("createOpenAIEmbeddingClient against the fake server", () => {
     expect(res.usage!.prompt_tokens).toBeGreaterThan(0);
     expect(res.attempts).toBe(1);
     const [req] = await recordedRequests(fake.url, id);
-    expect(req.body).toEqual({ model: id, input: ["alpha beta", "gamma", "alpha beta"], encoding_format: "float", dimensions: 16 });
+    expect(req.body).toEqual({
+      model: id,
+      input: ["alpha beta", "gamma", "alpha beta"],
+      encoding_format: "float",
+      dimensions: 16,
+    });
     expect(req.headers.authorization).toBe(`***${API_KEY.slice(-4)}`);
   });
 
   it("reorders vectors by their index", async () => {
-    const body = { object: "list", data: [{ index: 1, embedding: [0, 1] }, { index: 0, embedding: [1, 0] }] };
+    const body = {
+      object: "list",
+      data: [
+        { index: 1, embedding: [0, 1] },
+        { index: 0, embedding: [1, 0] },
+      ],
+    };
     const id = await scenario({ id: "emb-order", faults: [{ respond: { body } }] });
-    expect((await embedder().client.embed({ model: id, input: ["a", "b"] })).data).toEqual([[1, 0], [0, 1]]);
+    expect((await embedder().client.embed({ model: id, input: ["a", "b"] })).data).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
   });
 
   it("retries a 503 through the one policy, then answers", async () => {
@@ -306,14 +392,23 @@ describe("createOpenAIEmbeddingClient against the fake server", () => {
   });
 
   it("names a wrong vector count or a non-numeric vector APIResponseValidationError, without the key", async () => {
-    const short = await scenario({ id: "emb-short", faults: [{ respond: { body: { data: [{ index: 0, embedding: [1] }] } } }] });
+    const short = await scenario({
+      id: "emb-short",
+      faults: [{ respond: { body: { data: [{ index: 0, embedding: [1] }] } } }],
+    });
     const e1 = await failure(embedder({ maxRetries: 0 }).client.embed({ model: short, input: ["a", "b"] }));
     expect(e1.name).toBe("APIResponseValidationError");
     expect(e1.message).toContain("1 embeddings for 2 inputs");
-    const bad = await scenario({ id: "emb-bad", faults: [{ respond: { body: { data: [{ index: 0, embedding: ["x"] }] } } }] });
+    const bad = await scenario({
+      id: "emb-bad",
+      faults: [{ respond: { body: { data: [{ index: 0, embedding: ["x"] }] } } }],
+    });
     const e2 = await failure(embedder({ maxRetries: 0 }).client.embed({ model: bad, input: ["a"] }));
     expect(e2.message).toContain("not a list of numbers");
-    const auth = await scenario({ id: "emb-401", faults: [{ respond: { status: 401, body: { error: { message: `bad key ${API_KEY}` } } } }] });
+    const auth = await scenario({
+      id: "emb-401",
+      faults: [{ respond: { status: 401, body: { error: { message: `bad key ${API_KEY}` } } } }],
+    });
     const e3 = await failure(embedder().client.embed({ model: auth, input: ["a"] }));
     expect(e3.name).toBe("AuthenticationError");
     expect(e3.attempts).toBe(1);
@@ -336,8 +431,18 @@ describe("requestJson", () => {
     const requests = fc.record(
       {
         model: fc.string(),
-        messages: fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant", "tool"), content: fc.option(fc.string(), { nil: null }) })),
-        tools: fc.array(fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.string(), parameters: fc.dictionary(fc.string(), json) }) })),
+        messages: fc.array(
+          fc.record({
+            role: fc.constantFrom("system", "user", "assistant", "tool"),
+            content: fc.option(fc.string(), { nil: null }),
+          }),
+        ),
+        tools: fc.array(
+          fc.record({
+            type: fc.constant("function"),
+            function: fc.record({ name: fc.string(), parameters: fc.dictionary(fc.string(), json) }),
+          }),
+        ),
         temperature: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: undefined }),
         max_tokens: fc.option(fc.nat(), { nil: undefined }),
       },

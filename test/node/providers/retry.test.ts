@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ProviderError, retryDelayMs, withRetry } from "../../../src/providers/index.ts";
 import type { ChatClient, ChatResponse, ProviderErrorKind } from "../../../src/providers/index.ts";
 
-const error = (kind: ProviderErrorKind, retryAfterMs?: number) => new ProviderError({ name: "X", kind, message: "x", retryAfterMs });
+const error = (kind: ProviderErrorKind, retryAfterMs?: number) =>
+  new ProviderError({ name: "X", kind, message: "x", retryAfterMs });
 
 describe("retryDelayMs", () => {
   // Python SDK backoff: min(0.5 s × 2^retry, 8 s) × (1 − 0.25 × random).
@@ -48,7 +49,9 @@ describe("withRetry", () => {
 
   it.each(["auth", "bad_request"] as const)("does not retry %s", async (kind) => {
     const inner = flaky([error(kind)]);
-    await expect(withRetry(inner, { maxRetries: 3, ...noSleep }).chat({ model: "m", messages: [] })).rejects.toMatchObject({ kind, attempts: 1 });
+    await expect(
+      withRetry(inner, { maxRetries: 3, ...noSleep }).chat({ model: "m", messages: [] }),
+    ).rejects.toMatchObject({ kind, attempts: 1 });
     expect(inner.calls).toBe(1);
   });
 
@@ -65,7 +68,12 @@ describe("withRetry", () => {
     const reason = new Error("canceled");
     setTimeout(() => controller.abort(reason), 20);
     // Real (abortable) sleep: the first backoff is 500 ms, the abort comes after 20 ms.
-    await expect(withRetry(inner, { maxRetries: 3, random: () => 0 }).chat({ model: "m", messages: [] }, { signal: controller.signal })).rejects.toBe(reason);
+    await expect(
+      withRetry(inner, { maxRetries: 3, random: () => 0 }).chat(
+        { model: "m", messages: [] },
+        { signal: controller.signal },
+      ),
+    ).rejects.toBe(reason);
     expect(inner.calls).toBe(1);
   });
 

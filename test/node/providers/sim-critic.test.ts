@@ -38,8 +38,13 @@ describe("simulated critic", () => {
     const N = 2000;
     for (let i = 0; i < N; i++) {
       const item = `item-${i}`;
-      if ((await ask({ critic: "lean", labels: LABELS, item, expected: "KEEP", bias: { label: "REJECT", rate: 0.3 } })).kind === "REJECT") biased++;
-      if ((await ask({ critic: "noisy", labels: LABELS, item, expected: "KEEP", noise: 0.5 })).kind !== "KEEP") offTruth++;
+      if (
+        (await ask({ critic: "lean", labels: LABELS, item, expected: "KEEP", bias: { label: "REJECT", rate: 0.3 } }))
+          .kind === "REJECT"
+      )
+        biased++;
+      if ((await ask({ critic: "noisy", labels: LABELS, item, expected: "KEEP", noise: 0.5 })).kind !== "KEEP")
+        offTruth++;
     }
     // Noise picks any of 5 labels, so 4/5 of noisy answers miss the truth: 0.5 × 0.8 = 0.4.
     expect(biased / N).toBeGreaterThan(0.26);

@@ -8,7 +8,13 @@ const bank = RPL_PROMPTS["rpl-assay-v1"];
 const CLAIM = "Regular exercise lowers resting heart rate";
 
 async function request(claim: string, template: number): Promise<ChatRequest> {
-  const p = await composePrompt({ system: bank.system, userTemplate: bank.user_template, paraphrase: bank.paraphrases[template], claim, schema: bank.schema });
+  const p = await composePrompt({
+    system: bank.system,
+    userTemplate: bank.user_template,
+    paraphrase: bank.paraphrases[template],
+    claim,
+    schema: bank.schema,
+  });
   return {
     model: "sim:prior",
     messages: [
@@ -32,7 +38,14 @@ describe("sim RPL responder", () => {
     expect(parsed.reason).toBeNull();
     expect(res.choices[0].finish_reason).toBe("stop");
     const raw = JSON.parse(text);
-    expect(Object.keys(raw)).toEqual(["prob_true", "confidence_self", "assumptions", "reasoning_bullets", "contrary_considerations", "ambiguity_flags"]);
+    expect(Object.keys(raw)).toEqual([
+      "prob_true",
+      "confidence_self",
+      "assumptions",
+      "reasoning_bullets",
+      "contrary_considerations",
+      "ambiguity_flags",
+    ]);
     expect(raw.prob_true).toBeGreaterThanOrEqual(0.01);
     expect(raw.prob_true).toBeLessThanOrEqual(0.99);
     expect(Math.round(raw.prob_true * 100) / 100).toBe(raw.prob_true);
@@ -69,7 +82,9 @@ describe("sim RPL responder", () => {
       for (let t = 0; t < 16; t++) s += (await answer(claim, t)).parsed.prob!;
       return s / 16;
     };
-    const centres = await Promise.all(["alpha claim one", "beta claim two", "gamma claim three", "delta claim four"].map(centre));
+    const centres = await Promise.all(
+      ["alpha claim one", "beta claim two", "gamma claim three", "delta claim four"].map(centre),
+    );
     expect(Math.max(...centres) - Math.min(...centres)).toBeGreaterThan(0.05);
   });
 
@@ -91,11 +106,25 @@ describe("sim RPL responder", () => {
 
   it("leaves other requests alone: tool requests go to the agent, plain chats get text", async () => {
     const rplReq = await request(CLAIM, 0);
-    const ctx = (req: ChatRequest) => ({ request: req, model: "sim:prior", seed: "0", replay: 0, divergence: 0, userText: "", turn: 0 });
+    const ctx = (req: ChatRequest) => ({
+      request: req,
+      model: "sim:prior",
+      seed: "0",
+      replay: 0,
+      divergence: 0,
+      userText: "",
+      turn: 0,
+    });
     expect(isRplRequest(ctx(rplReq))).toBe(true);
     const withTools: ChatRequest = { ...rplReq, tools: [{ type: "function", function: { name: "final_answer" } }] };
     expect(isRplRequest(ctx(withTools))).toBe(false);
-    const plain: ChatRequest = { model: "sim:prior", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello there" }] };
+    const plain: ChatRequest = {
+      model: "sim:prior",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hello there" },
+      ],
+    };
     expect(isRplRequest(ctx(plain))).toBe(false);
     const res = await createSimClient({ model: "sim:prior" }).chat(plain);
     expect(res.choices[0].message.content).toMatch(/^Simulated reply about/);

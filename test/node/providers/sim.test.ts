@@ -1,13 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { createSimClient, isSimModel, defaultResponders } from "../../../src/providers/index.ts";
-import type { ChatClient, ChatMessage, ChatRequest, SimClientOptions, SimResponder, ToolDefinition } from "../../../src/providers/index.ts";
+import type {
+  ChatClient,
+  ChatMessage,
+  ChatRequest,
+  SimClientOptions,
+  SimResponder,
+  ToolDefinition,
+} from "../../../src/providers/index.ts";
 
-const tool = (name: string, parameters?: unknown): ToolDefinition => ({ type: "function", function: { name, ...(parameters ? { parameters } : {}) } });
+const tool = (name: string, parameters?: unknown): ToolDefinition => ({
+  type: "function",
+  function: { name, ...(parameters ? { parameters } : {}) },
+});
 
 const TOOLS: ToolDefinition[] = [
-  tool("search", { type: "object", properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 3 } }, required: ["query", "limit"] }),
-  tool("fetch_page", { type: "object", properties: { url: { type: "string" }, mode: { type: "string", enum: ["html", "text"] } }, required: ["url", "mode"] }),
-  tool("calculator", { type: "object", properties: { expression: { type: "string" }, exact: { type: "boolean" } }, required: ["expression"] }),
+  tool("search", {
+    type: "object",
+    properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 3 } },
+    required: ["query", "limit"],
+  }),
+  tool("fetch_page", {
+    type: "object",
+    properties: { url: { type: "string" }, mode: { type: "string", enum: ["html", "text"] } },
+    required: ["url", "mode"],
+  }),
+  tool("calculator", {
+    type: "object",
+    properties: { expression: { type: "string" }, exact: { type: "boolean" } },
+    required: ["expression"],
+  }),
   tool("final_answer", { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }),
 ];
 const QUERY = "What is the population of Lisbon divided by the area of Portugal?";
@@ -16,16 +38,24 @@ type Run = { sequence: string[]; turns: number; messages: ChatMessage[]; answer?
 
 /** The simplest agent loop: call tools (with a canned result) until final_answer or prose, at most 10 turns. */
 async function drive(client: ChatClient, query = QUERY, tools = TOOLS, model = "sim:agent"): Promise<Run> {
-  const messages: ChatMessage[] = [{ role: "system", content: "You are an agent." }, { role: "user", content: query }];
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are an agent." },
+    { role: "user", content: query },
+  ];
   const sequence: string[] = [];
   for (let turn = 1; turn <= 10; turn++) {
     const res = await client.chat({ model, messages, tools });
     const message = res.choices[0].message;
-    messages.push({ role: "assistant", content: message.content, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+    messages.push({
+      role: "assistant",
+      content: message.content,
+      ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+    });
     if (!message.tool_calls?.length) return { sequence, turns: turn, messages, text: message.content ?? "" };
     for (const call of message.tool_calls) {
       sequence.push(`${call.function.name}(${call.function.arguments})`);
-      if (call.function.name === "final_answer") return { sequence, turns: turn, messages, answer: JSON.parse(call.function.arguments!).answer };
+      if (call.function.name === "final_answer")
+        return { sequence, turns: turn, messages, answer: JSON.parse(call.function.arguments!).answer };
       messages.push({ role: "tool", tool_call_id: call.id, content: "42" });
     }
   }
@@ -62,7 +92,9 @@ describe("createSimClient as a tool-calling agent", () => {
     expect(res.system_fingerprint).toMatch(/^sim-[0-9a-f]{8}$/);
     expect(res).toMatchObject({ model: "sim:agent", provider: "assay-sim" });
     // prompt = ceil(len(JSON of {messages, tools}) / 4)
-    expect(res.usage!.prompt_tokens).toBe(Math.ceil(JSON.stringify({ messages: req.messages, tools: TOOLS }).length / 4));
+    expect(res.usage!.prompt_tokens).toBe(
+      Math.ceil(JSON.stringify({ messages: req.messages, tools: TOOLS }).length / 4),
+    );
     expect(res.usage!.total_tokens).toBe(res.usage!.prompt_tokens + res.usage!.completion_tokens);
     expect(res.usage!.completion_tokens).toBeGreaterThan(0);
   });
@@ -156,7 +188,12 @@ describe("createSimClient as a tool-calling agent", () => {
   });
 
   it("answers with text when tool_choice is none", async () => {
-    const res = await sim().chat({ model: "sim:agent", messages: [{ role: "user", content: QUERY }], tools: TOOLS, tool_choice: "none" });
+    const res = await sim().chat({
+      model: "sim:agent",
+      messages: [{ role: "user", content: QUERY }],
+      tools: TOOLS,
+      tool_choice: "none",
+    });
     expect(res.choices[0].message.tool_calls).toBeUndefined();
     expect(res.choices[0].finish_reason).toBe("stop");
   });
@@ -164,11 +201,16 @@ describe("createSimClient as a tool-calling agent", () => {
 
 describe("createSimClient without tools", () => {
   it("answers short deterministic text", async () => {
-    const req: ChatRequest = { model: "sim:chat", messages: [{ role: "user", content: "Tell me about penguins in Antarctica" }] };
+    const req: ChatRequest = {
+      model: "sim:chat",
+      messages: [{ role: "user", content: "Tell me about penguins in Antarctica" }],
+    };
     const a = await createSimClient({ model: "sim:chat" }).chat(req);
     const b = await createSimClient({ model: "sim:chat" }).chat(req);
     expect(a).toEqual(b);
-    expect(a.choices[0].message.content).toMatch(/^Simulated reply about tell about penguins antarctica \[[0-9a-f]{6}\]\.$/);
+    expect(a.choices[0].message.content).toMatch(
+      /^Simulated reply about tell about penguins antarctica \[[0-9a-f]{6}\]\.$/,
+    );
   });
 
   it("tries custom responders first and falls back to the defaults", async () => {
@@ -191,7 +233,9 @@ describe("createSimClient knobs and contract", () => {
     const reason = new Error("stop");
     const controller = new AbortController();
     setTimeout(() => controller.abort(reason), 10);
-    await expect(createSimClient({ model: "sim:slow", latencyMs: 5_000 }).chat(req, { signal: controller.signal })).rejects.toBe(reason);
+    await expect(
+      createSimClient({ model: "sim:slow", latencyMs: 5_000 }).chat(req, { signal: controller.signal }),
+    ).rejects.toBe(reason);
   });
 
   it.each([
@@ -209,8 +253,14 @@ describe("createSimClient knobs and contract", () => {
   it.each<[string, ChatRequest]>([
     ["no messages", { model: "sim:x", messages: [] }],
     ["no user message", { model: "sim:x", messages: [{ role: "system", content: "You are an agent." }] }],
-    ["tools with tool_choice none", { model: "sim:x", messages: [{ role: "user", content: QUERY }], tools: TOOLS, tool_choice: "none" }],
-    ["tools without final_answer", { model: "sim:x", messages: [{ role: "user", content: QUERY }], tools: TOOLS.slice(0, 1) }],
+    [
+      "tools with tool_choice none",
+      { model: "sim:x", messages: [{ role: "user", content: QUERY }], tools: TOOLS, tool_choice: "none" },
+    ],
+    [
+      "tools without final_answer",
+      { model: "sim:x", messages: [{ role: "user", content: QUERY }], tools: TOOLS.slice(0, 1) },
+    ],
   ])("answers a request with %s, with one choice and no error", async (_, req) => {
     const res = await createSimClient({ model: "sim:x" }).chat(req);
     expect(res.choices).toHaveLength(1);

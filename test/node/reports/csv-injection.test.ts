@@ -8,18 +8,24 @@ import { cellsByReader, formulaCell, PAYLOADS, unguard } from "../../support/csv
 import { model, report } from "./reasoning-quality-fixture.ts";
 
 describe("the CSV writer's formula guard", () => {
-  it.each(PAYLOADS.map((p) => [JSON.stringify(p), p]))("%s in a model name and a strategy key: no reader sees a formula, the text comes back", (_, payload) => {
-    const csv = reportCsv(report([model(payload, { aggregated: { [payload]: -0.5, balanced: 0.25 } })]));
-    for (const [reader, cells] of Object.entries(cellsByReader(csv))) {
-      expect(cells.map(formulaCell).filter((c) => c !== null), reader).toEqual([]);
-    }
-    const [header, ...rows] = parse(csv, { delimiter: "," }) as string[][];
-    expect(header.slice(0, 3)).toEqual(["model", "strategy", "q"]);
-    expect(rows.map((r) => [unguard(r[0]), unguard(r[1]), r[2]])).toEqual([
-      [payload, "balanced", "0.25"],
-      [payload, payload, "-0.5"],
-    ]);
-  });
+  it.each(PAYLOADS.map((p) => [JSON.stringify(p), p]))(
+    "%s in a model name and a strategy key: no reader sees a formula, the text comes back",
+    (_, payload) => {
+      const csv = reportCsv(report([model(payload, { aggregated: { [payload]: -0.5, balanced: 0.25 } })]));
+      for (const [reader, cells] of Object.entries(cellsByReader(csv))) {
+        expect(
+          cells.map(formulaCell).filter((c) => c !== null),
+          reader,
+        ).toEqual([]);
+      }
+      const [header, ...rows] = parse(csv, { delimiter: "," }) as string[][];
+      expect(header.slice(0, 3)).toEqual(["model", "strategy", "q"]);
+      expect(rows.map((r) => [unguard(r[0]), unguard(r[1]), r[2]])).toEqual([
+        [payload, "balanced", "0.25"],
+        [payload, payload, "-0.5"],
+      ]);
+    },
+  );
 
   it("puts one apostrophe where a cell could start with a trigger, and nowhere else", () => {
     // Worked by hand from the rule: at the start, and after each `,` `;` tab, CR or LF followed by a trigger.
@@ -34,6 +40,12 @@ describe("the CSV writer's formula guard", () => {
   });
 
   it("keeps numbers numbers: a negative score is written bare", () => {
-    expect([csvNumber(-0.5), csvNumber(-1e-7), csvNumber(0), csvNumber(null), csvNumber(Number.NaN)]).toEqual(["-0.5", "-1e-7", "0", "", ""]);
+    expect([csvNumber(-0.5), csvNumber(-1e-7), csvNumber(0), csvNumber(null), csvNumber(Number.NaN)]).toEqual([
+      "-0.5",
+      "-1e-7",
+      "0",
+      "",
+      "",
+    ]);
   });
 });

@@ -41,7 +41,18 @@ function parseCsv(text: string): string[][] {
   return records;
 }
 
-const HEADER = ["model", "strategy", "q", "rank", "correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
+const HEADER = [
+  "model",
+  "strategy",
+  "q",
+  "rank",
+  "correctness",
+  "consistency",
+  "robustness",
+  "logical_coherence",
+  "efficiency",
+  "stability",
+];
 
 /** Parsed rows as objects keyed by the header. */
 function rows(text: string): Record<string, string>[] {
@@ -104,7 +115,9 @@ describe("reportCsv", () => {
     const models = Object.entries(qs).map(([name, q]) => model(name, { aggregated: { balanced: q } }));
     const out = rows(reportCsv(report(models)));
     // Rank = 1 + number of strictly better models, computed here from the definition.
-    const expected = Object.fromEntries(Object.entries(qs).map(([n, q]) => [n, 1 + Object.values(qs).filter((o) => o > q).length]));
+    const expected = Object.fromEntries(
+      Object.entries(qs).map(([n, q]) => [n, 1 + Object.values(qs).filter((o) => o > q).length]),
+    );
     expect(expected).toEqual({ m1: 1, m2: 3, m3: 1, m4: 4 });
     expect(Object.fromEntries(out.map((r) => [r.model, Number(r.rank)]))).toEqual(expected);
   });
@@ -138,7 +151,7 @@ describe("reportCsv", () => {
   });
 
   it("guards text that spreadsheets would run as a formula with a leading apostrophe", () => {
-    const risky = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"];
+    const risky = ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"];
     const safe = ["a=b", "model-1", "x@y"];
     const models = [...risky, ...safe].map((n) => model(n, { aggregated: { balanced: 0.5 } }));
     const out = rows(reportCsv(report(models))).map((r) => r.model);

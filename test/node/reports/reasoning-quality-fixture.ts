@@ -2,7 +2,15 @@
 import type { RqMetrics, RqModelReport, RqReport } from "../../../src/reports/reasoning-quality/index.ts";
 
 export function metrics(over: Partial<RqMetrics> = {}): RqMetrics {
-  return { correctness: 0.8125, consistency: 0.75, robustness: 0.6667, logical_coherence: 0.9, efficiency: 0.5432, stability: 0.7, ...over };
+  return {
+    correctness: 0.8125,
+    consistency: 0.75,
+    robustness: 0.6667,
+    logical_coherence: 0.9,
+    efficiency: 0.5432,
+    stability: 0.7,
+    ...over,
+  };
 }
 
 export function model(name: string, over: Partial<RqModelReport> = {}): RqModelReport {
@@ -11,7 +19,13 @@ export function model(name: string, over: Partial<RqModelReport> = {}): RqModelR
     raw_metrics: metrics(),
     aggregated: { balanced: 0.7, safety_priority: 0.71, accuracy_priority: 0.72, efficiency_priority: 0.65 },
     per_dataset: {},
-    metadata: { num_samples: 40, consistency_runs: 3, stability_runs: 3, robustness_perturbations: 3, datasets: ["gsm8k"] },
+    metadata: {
+      num_samples: 40,
+      consistency_runs: 3,
+      stability_runs: 3,
+      robustness_perturbations: 3,
+      datasets: ["gsm8k"],
+    },
     ...over,
   };
 }

@@ -21,7 +21,8 @@ function assertWellFormed(xml: string): void {
     const m = /^<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>$/.exec(tok);
     if (!m) throw new Error(`malformed tag: ${tok}`);
     const [, close, name, attrs, selfClose] = m;
-    for (const a of attrs.matchAll(/="([^"]*)"/g)) if (a[1].replace(ENTITY, "").includes("&")) throw new Error(`raw & in attribute: ${tok}`);
+    for (const a of attrs.matchAll(/="([^"]*)"/g))
+      if (a[1].replace(ENTITY, "").includes("&")) throw new Error(`raw & in attribute: ${tok}`);
     const names = [...attrs.matchAll(/\s([\w:.-]+)=/g)].map((a) => a[1]);
     if (new Set(names).size !== names.length) throw new Error(`duplicate attribute: ${tok}`);
     if (close) {
@@ -38,10 +39,17 @@ function assertWellFormed(xml: string): void {
 const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
 const num = (tag: string, name: string) => Number(attr(tag, name));
 const tags = (svg: string, name: string, cls?: string) =>
-  [...svg.matchAll(new RegExp(`<${name}\\s[^>]*>`, "g"))].map((m) => m[0]).filter((t) => cls === undefined || attr(t, "class") === cls);
+  [...svg.matchAll(new RegExp(`<${name}\\s[^>]*>`, "g"))]
+    .map((m) => m[0])
+    .filter((t) => cls === undefined || attr(t, "class") === cls);
 const texts = (svg: string, cls: string) =>
-  [...svg.matchAll(/<text\s([^>]*)>([^<]*)<\/text>/g)].filter((m) => attr(` ${m[1]}`, "class") === cls).map((m) => m[2]);
-const points = (polygon: string) => attr(polygon, "points")!.split(" ").map((p) => p.split(",").map(Number) as [number, number]);
+  [...svg.matchAll(/<text\s([^>]*)>([^<]*)<\/text>/g)]
+    .filter((m) => attr(` ${m[1]}`, "class") === cls)
+    .map((m) => m[2]);
+const points = (polygon: string) =>
+  attr(polygon, "points")!
+    .split(" ")
+    .map((p) => p.split(",").map(Number) as [number, number]);
 
 /** Centre and outer radius as drawn: the largest ring. */
 function outerRing(svg: string) {
@@ -86,7 +94,14 @@ describe("radarSvg", () => {
 
   it("puts vertices where the documented geometry says", () => {
     const m = model("m", {
-      raw_metrics: { correctness: 1, consistency: 0.5, robustness: 0.25, logical_coherence: 0.8, efficiency: 0, stability: 0.6 },
+      raw_metrics: {
+        correctness: 1,
+        consistency: 0.5,
+        robustness: 0.25,
+        logical_coherence: 0.8,
+        efficiency: 0,
+        stability: 0.6,
+      },
     });
     const svg = radarSvg(report([m]));
     const g = outerRing(svg);
@@ -104,9 +119,13 @@ describe("radarSvg", () => {
   });
 
   it("has only finite numbers in its geometry and font sizes of at least 11px", () => {
-    const svg = radarSvg(report([model("a"), model("b", { raw_metrics: metrics({ robustness: null, efficiency: Number.NaN }) })]));
-    for (const m of svg.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|width|height)="([^"]*)"/g)) expect(Number.isFinite(Number(m[2])), m[0]).toBe(true);
-    for (const p of tags(svg, "polygon")) for (const [x, y] of points(p)) expect(Number.isFinite(x) && Number.isFinite(y)).toBe(true);
+    const svg = radarSvg(
+      report([model("a"), model("b", { raw_metrics: metrics({ robustness: null, efficiency: Number.NaN }) })]),
+    );
+    for (const m of svg.matchAll(/\s(x|y|x1|y1|x2|y2|cx|cy|r|width|height)="([^"]*)"/g))
+      expect(Number.isFinite(Number(m[2])), m[0]).toBe(true);
+    for (const p of tags(svg, "polygon"))
+      for (const [x, y] of points(p)) expect(Number.isFinite(x) && Number.isFinite(y)).toBe(true);
     const sizes = [...svg.matchAll(/font-size="([^"]*)"/g)].map((m) => Number(m[1]));
     expect(sizes.length).toBeGreaterThan(0);
     for (const s of sizes) expect(s).toBeGreaterThanOrEqual(11);
@@ -131,7 +150,7 @@ describe("radarSvg", () => {
   });
 
   it("escapes model names and strips characters XML cannot hold", () => {
-    const name = 'a<b & "c" \'d\'\u0001';
+    const name = "a<b & \"c\" 'd'\u0001";
     const svg = radarSvg(report([model(name)]));
     assertWellFormed(svg);
     expect(svg).not.toContain("a<b");
@@ -160,7 +179,12 @@ describe("radarSvg", () => {
   });
 
   it("marks an axis n/a when no model has that metric", () => {
-    const svg = radarSvg(report([model("a", { raw_metrics: metrics({ logical_coherence: null }) }), model("b", { raw_metrics: metrics({ logical_coherence: null }) })]));
+    const svg = radarSvg(
+      report([
+        model("a", { raw_metrics: metrics({ logical_coherence: null }) }),
+        model("b", { raw_metrics: metrics({ logical_coherence: null }) }),
+      ]),
+    );
     expect(texts(svg, "axis-label")[3]).toBe("Coherence (n/a)");
   });
 

@@ -8,7 +8,17 @@ import { metrics, model, report } from "./reasoning-quality-fixture.ts";
 
 const decode = (s: string) =>
   s.replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) =>
-    e === "lt" ? "<" : e === "gt" ? ">" : e === "quot" ? '"' : e === "apos" ? "'" : e === "amp" ? "&" : String.fromCodePoint(e[1] === "x" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)),
+    e === "lt"
+      ? "<"
+      : e === "gt"
+        ? ">"
+        : e === "quot"
+          ? '"'
+          : e === "apos"
+            ? "'"
+            : e === "amp"
+              ? "&"
+              : String.fromCodePoint(e[1] === "x" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)),
   );
 const attr = (tag: string, name: string): string | undefined => {
   const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
@@ -16,7 +26,11 @@ const attr = (tag: string, name: string): string | undefined => {
 };
 
 type Cell = { style: number; type: string | undefined; value: string | number | null };
-type Book = { files: Record<string, string>; sheets: { name: string; xml: string; cells: Map<string, Cell> }[]; styles: Styles };
+type Book = {
+  files: Record<string, string>;
+  sheets: { name: string; xml: string; cells: Map<string, Cell> }[];
+  styles: Styles;
+};
 type Styles = { numFmts: Map<number, string>; fonts: string[]; fills: string[]; xfs: string[] };
 
 function parseCells(xml: string): Map<string, Cell> {
@@ -29,8 +43,7 @@ function parseCells(xml: string): Map<string, Cell> {
     if (type === "inlineStr") {
       const t = /<t[^>]*>([\s\S]*?)<\/t>/.exec(body);
       value = t ? decode(t[1]) : "";
-    }
-    else if (type === "s") throw new Error("shared strings not expected");
+    } else if (type === "s") throw new Error("shared strings not expected");
     else {
       const v = /<v>([^<]*)<\/v>/.exec(body);
       value = v ? Number(v[1]) : null;
@@ -42,7 +55,12 @@ function parseCells(xml: string): Map<string, Cell> {
 
 function parseStyles(xml: string): Styles {
   const section = (name: string) => new RegExp(`<${name}[^>]*>([\\s\\S]*?)</${name}>`).exec(xml)?.[1] ?? "";
-  const numFmts = new Map([...section("numFmts").matchAll(/<numFmt\s[^>]*\/>/g)].map((m) => [Number(attr(m[0], "numFmtId")), attr(m[0], "formatCode")!]));
+  const numFmts = new Map(
+    [...section("numFmts").matchAll(/<numFmt\s[^>]*\/>/g)].map((m) => [
+      Number(attr(m[0], "numFmtId")),
+      attr(m[0], "formatCode")!,
+    ]),
+  );
   const fonts = [...section("fonts").matchAll(/<font>[\s\S]*?<\/font>|<font\/>/g)].map((m) => m[0]);
   const fills = [...section("fills").matchAll(/<fill>[\s\S]*?<\/fill>/g)].map((m) => m[0]);
   const xfs = [...section("cellXfs").matchAll(/<xf\s[^>]*?(\/>|>[\s\S]*?<\/xf>)/g)].map((m) => m[0]);
@@ -52,7 +70,10 @@ function parseStyles(xml: string): Styles {
 function readBook(bytes: Uint8Array): Book {
   const files = Object.fromEntries(Object.entries(unzipSync(bytes)).map(([k, v]) => [k, strFromU8(v)]));
   const rels = new Map(
-    [...files["xl/_rels/workbook.xml.rels"].matchAll(/<Relationship\s[^>]*\/>/g)].map((m) => [attr(m[0], "Id")!, attr(m[0], "Target")!]),
+    [...files["xl/_rels/workbook.xml.rels"].matchAll(/<Relationship\s[^>]*\/>/g)].map((m) => [
+      attr(m[0], "Id")!,
+      attr(m[0], "Target")!,
+    ]),
   );
   const sheets = [...files["xl/workbook.xml"].matchAll(/<sheet\s[^>]*\/>/g)].map((m) => {
     const target = "xl/" + rels.get(attr(m[0], "r:id")!)!;
@@ -81,22 +102,45 @@ const formatOf = (b: Book, cell: Cell) => {
 
 // ---- fixtures ------------------------------------------------------------------------------------
 
-const METRIC_KEYS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"] as const;
+const METRIC_KEYS = [
+  "correctness",
+  "consistency",
+  "robustness",
+  "logical_coherence",
+  "efficiency",
+  "stability",
+] as const;
 const METRIC_LABELS = ["Correctness", "Consistency", "Robustness", "Logical Coherence", "Efficiency", "Stability"];
 
 function fixture(): RqReport {
   const single = model("gpt-4o-mini", {
     raw_metrics: metrics({ correctness: 0.8125, robustness: null }),
-    aggregated: { edge_device: 0.61, balanced: 0.7, accuracy_priority: 0.72, safety_priority: 0.71, efficiency_priority: 0.65 },
+    aggregated: {
+      edge_device: 0.61,
+      balanced: 0.7,
+      accuracy_priority: 0.72,
+      safety_priority: 0.71,
+      efficiency_priority: 0.65,
+    },
   });
   const multi = model('claude "haiku" <4.5> & co', {
     raw_metrics: metrics({ correctness: 0.6, logical_coherence: null }),
     aggregated: { balanced: 0.55, my_custom_v2: 0.4 },
     per_dataset: {
       mmlu: { raw_metrics: metrics({ correctness: 0.5 }), aggregated: { balanced: 0.51 }, num_samples: 20 },
-      gsm8k: { raw_metrics: metrics({ correctness: 0.7, robustness: null }), aggregated: { balanced: 0.59 }, num_samples: 25 },
+      gsm8k: {
+        raw_metrics: metrics({ correctness: 0.7, robustness: null }),
+        aggregated: { balanced: 0.59 },
+        num_samples: 25,
+      },
     },
-    metadata: { num_samples: 45, consistency_runs: 3, stability_runs: 3, robustness_perturbations: 2, datasets: ["gsm8k", "mmlu"] },
+    metadata: {
+      num_samples: 45,
+      consistency_runs: 3,
+      stability_runs: 3,
+      robustness_perturbations: 2,
+      datasets: ["gsm8k", "mmlu"],
+    },
   });
   return report([single, multi]);
 }
@@ -108,7 +152,12 @@ describe("reportXlsx", () => {
     const bytes = await reportXlsx(fixture());
     expect([...bytes.slice(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]);
     const b = readBook(bytes);
-    expect(b.sheets.map((s) => s.name)).toEqual(["Overall Raw Metrics", "Aggregated Scores", "Per-Dataset Breakdown", "Experiment Metadata"]);
+    expect(b.sheets.map((s) => s.name)).toEqual([
+      "Overall Raw Metrics",
+      "Aggregated Scores",
+      "Per-Dataset Breakdown",
+      "Experiment Metadata",
+    ]);
     // Every part is declared in [Content_Types].xml (else Excel reports a corrupt file).
     for (const part of Object.keys(b.files).filter((p) => p.startsWith("xl/") && p.endsWith(".xml")))
       expect(b.files["[Content_Types].xml"]).toContain(`PartName="/${part}"`);
@@ -148,8 +197,23 @@ describe("reportXlsx", () => {
     const r = fixture();
     const b = readBook(await reportXlsx(r));
     const s = b.sheets[1];
-    const keys = ["balanced", "safety_priority", "accuracy_priority", "efficiency_priority", "edge_device", "my_custom_v2"];
-    expect(rowValues(s.cells, 1)).toEqual(["Model", "Balanced", "Safety Priority", "Accuracy Priority", "Efficiency Priority", "Edge Device", "My Custom V2"]);
+    const keys = [
+      "balanced",
+      "safety_priority",
+      "accuracy_priority",
+      "efficiency_priority",
+      "edge_device",
+      "my_custom_v2",
+    ];
+    expect(rowValues(s.cells, 1)).toEqual([
+      "Model",
+      "Balanced",
+      "Safety Priority",
+      "Accuracy Priority",
+      "Efficiency Priority",
+      "Edge Device",
+      "My Custom V2",
+    ]);
     r.models.forEach((m, i) =>
       keys.forEach((k, j) => {
         const cell = s.cells.get(ref(j + 1, i + 2))!;
@@ -176,8 +240,14 @@ describe("reportXlsx", () => {
     const b = readBook(await reportXlsx(r));
     const s = b.sheets[2];
     expect(rowValues(s.cells, 1)).toEqual(["Model", "Dataset", "# Samples", ...METRIC_LABELS, "Balanced"]);
-    const expectRow = (row: number, m: RqModelReport, dataset: string, n: number, mt: RqModelReport["raw_metrics"], balanced: number) =>
-      expect(rowValues(s.cells, row)).toEqual([m.model, dataset, n, ...METRIC_KEYS.map((k) => mt[k]), balanced]);
+    const expectRow = (
+      row: number,
+      m: RqModelReport,
+      dataset: string,
+      n: number,
+      mt: RqModelReport["raw_metrics"],
+      balanced: number,
+    ) => expect(rowValues(s.cells, row)).toEqual([m.model, dataset, n, ...METRIC_KEYS.map((k) => mt[k]), balanced]);
     expectRow(2, single, "overall", single.metadata.num_samples, single.raw_metrics, single.aggregated.balanced);
     const g = multi.per_dataset.gsm8k;
     const mm = multi.per_dataset.mmlu;
@@ -215,7 +285,11 @@ describe("reportXlsx", () => {
   });
 
   it("writes non-finite numbers as empty cells", async () => {
-    const b = readBook(await reportXlsx(report([model("m", { raw_metrics: metrics({ efficiency: Number.NaN }), aggregated: { balanced: Infinity } })])));
+    const b = readBook(
+      await reportXlsx(
+        report([model("m", { raw_metrics: metrics({ efficiency: Number.NaN }), aggregated: { balanced: Infinity } })]),
+      ),
+    );
     expect(b.sheets[0].cells.get("F2")!.value).toBeNull();
     expect(b.sheets[1].cells.get("B2")!.value).toBeNull();
   });

@@ -22,5 +22,9 @@ export type CompareOptions = {
 
 export interface Comparer<Config = Record<string, unknown>, Result = unknown> {
   incomparable(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>): FieldError[];
-  compare(base: ComparedRun<Config, Result>, head: ComparedRun<Config, Result>, opts: CompareOptions): Promise<EvaluatorComparison>;
+  compare(
+    base: ComparedRun<Config, Result>,
+    head: ComparedRun<Config, Result>,
+    opts: CompareOptions,
+  ): Promise<EvaluatorComparison>;
 }

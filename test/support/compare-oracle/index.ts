@@ -40,13 +40,22 @@ export async function oracleComparison(
   const db = openDb(env.DB);
   const [base, head] = [(await getRun(db, tenantId, q.base))!, (await getRun(db, tenantId, q.head))!];
   const comparer = COMPARERS[base.evaluator] as Comparer;
-  const compared = async (run: RunRow): Promise<ComparedRun> => ({ id: run.id, config: run.config, result: await loadResult(env.RESULTS, run), samples: () => allSamples(db, run) });
+  const compared = async (run: RunRow): Promise<ComparedRun> => ({
+    id: run.id,
+    config: run.config,
+    result: await loadResult(env.RESULTS, run),
+    samples: () => allSamples(db, run),
+  });
   const datasetItems = async (id: string) => {
     const row = await getDataset(db, tenantId, id);
     return row ? datasetItemsOf<unknown>(db, row.id) : null;
   };
   const [confidence, minEffect] = [q.confidence ?? 0.95, q.min_effect ?? 0];
-  const result = await comparer.compare(await compared(base), await compared(head), { confidence, minEffect, datasetItems });
+  const result = await comparer.compare(await compared(base), await compared(head), {
+    confidence,
+    minEffect,
+    datasetItems,
+  });
   return {
     object: "comparison",
     evaluator: base.evaluator,

@@ -46,21 +46,41 @@ import {
 import { mcnemarExact, newcombePairedDifference, pairedBootstrapCi } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
 import type { StoredSample } from "../../../src/runs/plugin/types.ts";
-import { metric, type ComparedRun, type CompareOptions, type Comparer, type FlippedItem, type MetricComparison } from "./compare.ts";
-import type { RqModelResult, RqOutput, RqPublicConfig, RqResult } from "../../../src/evaluators/reasoning-quality/schemas.ts";
+import {
+  metric,
+  type ComparedRun,
+  type CompareOptions,
+  type Comparer,
+  type FlippedItem,
+  type MetricComparison,
+} from "./compare.ts";
+import type {
+  RqModelResult,
+  RqOutput,
+  RqPublicConfig,
+  RqResult,
+} from "../../../src/evaluators/reasoning-quality/schemas.ts";
 
 type Run = ComparedRun<RqPublicConfig, RqResult>;
 type Item = EvalItem & { id: string };
 
 /** The metrics compared by a paired bootstrap (correctness has its own paired interval). */
-const BOOTSTRAPPED: readonly MetricKey[] = ["consistency", "robustness", "logical_coherence", "efficiency", "stability"];
+const BOOTSTRAPPED: readonly MetricKey[] = [
+  "consistency",
+  "robustness",
+  "logical_coherence",
+  "efficiency",
+  "stability",
+];
 const ALL_METRICS: readonly MetricKey[] = ["correctness", ...BOOTSTRAPPED];
 
 const shown = (v: unknown) => (v === undefined ? "none" : JSON.stringify(v));
 
 /** A dataset reference as a person reads it: `synthetic (seed 42: 20/10/10)`, `ds_1 (first 50)`. */
 function describeDataset(ref: Record<string, unknown>): string {
-  const s = ref.synthetic as { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number } | undefined;
+  const s = ref.synthetic as
+    | { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number }
+    | undefined;
   if (s) return `synthetic (seed ${s.seed}: ${s.num_reasoning}/${s.num_adversarial}/${s.num_robustness})`;
   return ref.num_samples === undefined ? String(ref.id) : `${String(ref.id)} (first ${String(ref.num_samples)})`;
 }
@@ -75,9 +95,16 @@ const modelNames = (run: Run) => run.result.models.map((m) => m.model);
 async function itemsOf(run: Run, datasetItems: CompareOptions["datasetItems"]): Promise<Item[] | null> {
   const items: EvalItem[] = [];
   for (const ref of run.config.datasets) {
-    const s = ref.synthetic as { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number } | undefined;
+    const s = ref.synthetic as
+      | { seed: number; num_reasoning: number; num_adversarial: number; num_robustness: number }
+      | undefined;
     if (s) {
-      for (const it of generateSynthetic({ seed: s.seed, numReasoning: s.num_reasoning, numAdversarial: s.num_adversarial, numRobustness: s.num_robustness })) {
+      for (const it of generateSynthetic({
+        seed: s.seed,
+        numReasoning: s.num_reasoning,
+        numAdversarial: s.num_adversarial,
+        numRobustness: s.num_robustness,
+      })) {
         items.push({ ...it, dataset: "synthetic" });
       }
       continue;
@@ -92,12 +119,21 @@ async function itemsOf(run: Run, datasetItems: CompareOptions["datasetItems"]): 
 }
 
 /** The LS and SS backends that reproduce a model's figures, from the methods its result says were used. */
-function backendsOf(model: RqModelResult, m: number, items: readonly Item[], byUnit: ReadonlyMap<string, RqOutput | null>): { ls: LsBackend; ss: SsBackend; ssStored: boolean } {
+function backendsOf(
+  model: RqModelResult,
+  m: number,
+  items: readonly Item[],
+  byUnit: ReadonlyMap<string, RqOutput | null>,
+): { ls: LsBackend; ss: SsBackend; ssStored: boolean } {
   const e = model.extensions;
   const ls: LsBackend =
     e.ls_method === "model"
       ? // The checker's labels were recorded with each primary generation; a missing one reads as neutral, as the aggregate's did.
-        { method: "model", labels: items.map((_, i) => byUnit.get(`${m}:${i}:p`)?.nli?.labels ?? null), fallback: "neutral" }
+        {
+          method: "model",
+          labels: items.map((_, i) => byUnit.get(`${m}:${i}:p`)?.nli?.labels ?? null),
+          fallback: "neutral",
+        }
       : { method: e.ls_method === "none" ? "none" : "lexical" };
   // Embedding vectors are not stored, so SS by embeddings cannot be recomputed per item.
   const ssStored = e.ss_method !== "embeddings";
@@ -106,10 +142,19 @@ function backendsOf(model: RqModelResult, m: number, items: readonly Item[], byU
 }
 
 /** Model m's per-item scores, from its samples as the aggregate rebuilds each item's record (aggregate.ts). */
-async function itemScores(run: Run, m: number, items: readonly Item[], byUnit: ReadonlyMap<string, RqOutput | null>): Promise<{ scores: ItemScores; ssStored: boolean }> {
+async function itemScores(
+  run: Run,
+  m: number,
+  items: readonly Item[],
+  byUnit: ReadonlyMap<string, RqOutput | null>,
+): Promise<{ scores: ItemScores; ssStored: boolean }> {
   const metrics = run.config.metrics;
   const outcome = (o: RqOutput | null | undefined): CallOutcome | undefined =>
-    !o ? undefined : o.ok ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens } : { ok: false, error: o.error ?? "failed" };
+    !o
+      ? undefined
+      : o.ok
+        ? { ok: true, text: o.text ?? "", output_tokens: o.output_tokens }
+        : { ok: false, error: o.error ?? "failed" };
   const records = items.map((item, i) => {
     const plan = planItem(item, i, { metrics });
     const get = (key: string) => outcome(byUnit.get(`${m}:${i}:${key}`));
@@ -140,7 +185,8 @@ function sharedStrategies(base: Run, head: Run): { shared: string[]; skipped: { 
   for (const s of new Set([...Object.keys(base.result.strategies), ...Object.keys(head.result.strategies)])) {
     const [wb, wh] = [base.result.strategies[s], head.result.strategies[s]];
     if (!wb || !wh) skipped.push({ strategy: s, reason: `only in ${wb ? "base" : "head"}` });
-    else if (JSON.stringify(wb) !== JSON.stringify(wh)) skipped.push({ strategy: s, reason: "the runs weigh it differently" });
+    else if (JSON.stringify(wb) !== JSON.stringify(wh))
+      skipped.push({ strategy: s, reason: "the runs weigh it differently" });
     else shared.push(s);
   }
   return { shared, skipped };
@@ -152,14 +198,23 @@ function sharedStrategies(base: Run, head: Run): { shared: string[]; skipped: { 
  * deterministic for its seed, so the later passes see the same resamples in the same order and read the
  * stored rows back instead of recomputing them.
  */
-function bootstrapRows(n: number, width: number, row: (idx: number[]) => number[], confidence: number): ([number, number] | null)[] {
+function bootstrapRows(
+  n: number,
+  width: number,
+  row: (idx: number[]) => number[],
+  confidence: number,
+): ([number, number] | null)[] {
   if (width === 0) return [];
   const rows: number[][] = [];
-  const first = pairedBootstrapCi(n, (idx) => {
-    const r = row(Array.from(idx));
-    rows.push(r);
-    return r[0];
-  }, { confidence });
+  const first = pairedBootstrapCi(
+    n,
+    (idx) => {
+      const r = row(Array.from(idx));
+      rows.push(r);
+      return r[0];
+    },
+    { confidence },
+  );
   const out = [first];
   for (let j = 1; j < width; j++) {
     let b = 0;
@@ -176,20 +231,40 @@ async function compareModel(
   name: string,
   base: Run,
   head: Run,
-  sides: { items: readonly Item[]; byUnit: [ReadonlyMap<string, RqOutput | null>, ReadonlyMap<string, RqOutput | null>] },
+  sides: {
+    items: readonly Item[];
+    byUnit: [ReadonlyMap<string, RqOutput | null>, ReadonlyMap<string, RqOutput | null>];
+  },
   strategies: readonly string[],
   o: { confidence: number; minEffect: number },
-): Promise<{ metrics: MetricComparison[]; flipped: FlippedItem[]; unverified: string[]; correctness: Record<string, number> }> {
+): Promise<{
+  metrics: MetricComparison[];
+  flipped: FlippedItem[];
+  unverified: string[];
+  correctness: Record<string, number>;
+}> {
   const runs = [base, head] as const;
   const [mb, mh] = runs.map((r) => r.result.models.findIndex((x) => x.model === name));
   const [rb, rh] = [base.result.models[mb], head.result.models[mh]];
-  const [sb, sh] = await Promise.all([itemScores(base, mb, sides.items, sides.byUnit[0]), itemScores(head, mh, sides.items, sides.byUnit[1])]);
+  const [sb, sh] = await Promise.all([
+    itemScores(base, mb, sides.items, sides.byUnit[0]),
+    itemScores(head, mh, sides.items, sides.byUnit[1]),
+  ]);
   const n = sides.items.length;
   const [wb, wh] = [weightsOf(base), weightsOf(head)];
   const missing = [rb.extensions.missing_metric, rh.extensions.missing_metric];
-  const figures = (s: ItemScores, idx: number[] | undefined, weights: Record<string, Weights>, missingMetric: "renormalize" | "zero") => {
+  const figures = (
+    s: ItemScores,
+    idx: number[] | undefined,
+    weights: Record<string, Weights>,
+    missingMetric: "renormalize" | "zero",
+  ) => {
     const set = summarise(s, idx);
-    return { raw: set.raw, rounded: set.raw_metrics, q: strategies.map((st) => aggregate(set.raw_metrics, weights[st], { missingMetric })) };
+    return {
+      raw: set.raw,
+      rounded: set.raw_metrics,
+      q: strategies.map((st) => aggregate(set.raw_metrics, weights[st], { missingMetric })),
+    };
   };
 
   // Only figures the samples reproduce get an interval (the whole set gives back the result's value).
@@ -200,13 +275,22 @@ async function compareModel(
   }
   if (!sb.ssStored || !sh.ssStored) unverified.add("stability");
   strategies.forEach((st, j) => {
-    if (Math.abs(fb.q[j] - rb.aggregated[st]) > 1e-12 || Math.abs(fh.q[j] - rh.aggregated[st]) > 1e-12) unverified.add(`q.${st}`);
+    if (Math.abs(fb.q[j] - rb.aggregated[st]) > 1e-12 || Math.abs(fh.q[j] - rh.aggregated[st]) > 1e-12)
+      unverified.add(`q.${st}`);
   });
 
-  const rows = bootstrapRows(n, BOOTSTRAPPED.length + strategies.length, (idx) => {
-    const [b, h] = [figures(sb.scores, idx, wb, missing[0]), figures(sh.scores, idx, wh, missing[1])];
-    return [...BOOTSTRAPPED.map((k) => nullToNaN(h.raw[k]) - nullToNaN(b.raw[k])), ...strategies.map((_, j) => h.q[j] - b.q[j])];
-  }, o.confidence);
+  const rows = bootstrapRows(
+    n,
+    BOOTSTRAPPED.length + strategies.length,
+    (idx) => {
+      const [b, h] = [figures(sb.scores, idx, wb, missing[0]), figures(sh.scores, idx, wh, missing[1])];
+      return [
+        ...BOOTSTRAPPED.map((k) => nullToNaN(h.raw[k]) - nullToNaN(b.raw[k])),
+        ...strategies.map((_, j) => h.q[j] - b.q[j]),
+      ];
+    },
+    o.confidence,
+  );
 
   const metrics: MetricComparison[] = [];
   // Correctness: a paired 2×2 table of the items' outcomes (a failed primary counts as wrong, as in CQ).
@@ -223,42 +307,85 @@ async function compareModel(
   }
   const cqOk = !unverified.has("correctness") && n > 0;
   metrics.push(
-    metric(`${name}.correctness`, rb.raw_metrics.correctness, rh.raw_metrics.correctness, cqOk ? newcombePairedDifference(t, o.confidence) : null, {
-      higherIsBetter: true,
-      method: cqOk ? "newcombe-paired" : "none",
-      minEffect: o.minEffect,
-      pValue: cqOk ? mcnemarExact(t.baseOnly, t.headOnly) : null,
-      confidence: o.confidence,
-    }),
+    metric(
+      `${name}.correctness`,
+      rb.raw_metrics.correctness,
+      rh.raw_metrics.correctness,
+      cqOk ? newcombePairedDifference(t, o.confidence) : null,
+      {
+        higherIsBetter: true,
+        method: cqOk ? "newcombe-paired" : "none",
+        minEffect: o.minEffect,
+        pValue: cqOk ? mcnemarExact(t.baseOnly, t.headOnly) : null,
+        confidence: o.confidence,
+      },
+    ),
   );
   BOOTSTRAPPED.forEach((k, j) => {
     const ci = unverified.has(k) ? null : rows[j];
-    metrics.push(metric(`${name}.${k}`, rb.raw_metrics[k], rh.raw_metrics[k], ci, { higherIsBetter: true, method: ci ? "paired-bootstrap" : "none", minEffect: o.minEffect }));
+    metrics.push(
+      metric(`${name}.${k}`, rb.raw_metrics[k], rh.raw_metrics[k], ci, {
+        higherIsBetter: true,
+        method: ci ? "paired-bootstrap" : "none",
+        minEffect: o.minEffect,
+      }),
+    );
   });
   strategies.forEach((st, j) => {
     const ci = unverified.has(`q.${st}`) ? null : rows[BOOTSTRAPPED.length + j];
-    metrics.push(metric(`${name}.q.${st}`, rb.aggregated[st], rh.aggregated[st], ci, { higherIsBetter: true, method: ci ? "paired-bootstrap" : "none", minEffect: o.minEffect }));
+    metrics.push(
+      metric(`${name}.q.${st}`, rb.aggregated[st], rh.aggregated[st], ci, {
+        higherIsBetter: true,
+        method: ci ? "paired-bootstrap" : "none",
+        minEffect: o.minEffect,
+      }),
+    );
   });
   return {
     metrics,
     flipped,
     unverified: [...unverified],
-    correctness: { items: n, both_correct: t.both, base_only_correct: t.baseOnly, head_only_correct: t.headOnly, neither_correct: t.neither },
+    correctness: {
+      items: n,
+      both_correct: t.both,
+      base_only_correct: t.baseOnly,
+      head_only_correct: t.headOnly,
+      neither_correct: t.neither,
+    },
   };
 }
 
 /** The results' figures alone, when the items cannot be rebuilt: no pairing, no interval. */
-function resultsOnly(name: string, base: Run, head: Run, strategies: readonly string[], minEffect: number): MetricComparison[] {
+function resultsOnly(
+  name: string,
+  base: Run,
+  head: Run,
+  strategies: readonly string[],
+  minEffect: number,
+): MetricComparison[] {
   const [rb, rh] = [base, head].map((r) => r.result.models.find((x) => x.model === name)!);
   return [
-    ...ALL_METRICS.map((k) => metric(`${name}.${k}`, rb.raw_metrics[k], rh.raw_metrics[k], null, { higherIsBetter: true, method: "none", minEffect })),
-    ...strategies.map((st) => metric(`${name}.q.${st}`, rb.aggregated[st], rh.aggregated[st], null, { higherIsBetter: true, method: "none", minEffect })),
+    ...ALL_METRICS.map((k) =>
+      metric(`${name}.${k}`, rb.raw_metrics[k], rh.raw_metrics[k], null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
+    ),
+    ...strategies.map((st) =>
+      metric(`${name}.q.${st}`, rb.aggregated[st], rh.aggregated[st], null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
+    ),
   ];
 }
 
 /** Per strategy, the models present in both runs whose rank changed. */
 function rankChanges(base: Run, head: Run, strategies: readonly string[], models: readonly string[]) {
-  const rankIn = (r: Run, st: string, model: string) => r.result.rankings[st]?.find((x) => x.model === model)?.rank ?? null;
+  const rankIn = (r: Run, st: string, model: string) =>
+    r.result.rankings[st]?.find((x) => x.model === model)?.rank ?? null;
   return Object.fromEntries(
     strategies.map((st) => [
       st,
@@ -277,24 +404,34 @@ export const rqComparer: Comparer<RqPublicConfig, RqResult> = {
   incomparable(base, head) {
     const errors: FieldError[] = [];
     const differ = (path: string, a: unknown, b: unknown, show = shown) => {
-      if (JSON.stringify(a) !== JSON.stringify(b)) errors.push({ path, message: `base has ${show(a)}, head ${show(b)}` });
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        errors.push({ path, message: `base has ${show(a)}, head ${show(b)}` });
     };
     const datasets = (r: Run) => r.config.datasets.map(describeDataset).join(", ");
     if (JSON.stringify(base.config.datasets) !== JSON.stringify(head.config.datasets)) {
-      errors.push({ path: "config.datasets", message: `base evaluates ${datasets(base)}, head ${datasets(head)}: the same items are needed to pair them` });
+      errors.push({
+        path: "config.datasets",
+        message: `base evaluates ${datasets(base)}, head ${datasets(head)}: the same items are needed to pair them`,
+      });
     }
-    for (const k of ["consistency_runs", "stability_runs", "robustness_perturbations"] as const) differ(`config.metrics.${k}`, base.config.metrics[k], head.config.metrics[k]);
+    for (const k of ["consistency_runs", "stability_runs", "robustness_perturbations"] as const)
+      differ(`config.metrics.${k}`, base.config.metrics[k], head.config.metrics[k]);
     differ("config.matcher", base.config.matcher, head.config.matcher);
     const [lb, lh] = [base.config.ls as Record<string, unknown>, head.config.ls as Record<string, unknown>];
     differ("config.ls.method", lb.method, lh.method);
     if (lb.method === "model" && lh.method === "model") differ("config.ls.model", lb.model, lh.model);
     const [sb, sh] = [base.config.ss as Record<string, unknown>, head.config.ss as Record<string, unknown>];
     differ("config.ss.method", sb.method, sh.method);
-    if (sb.method === "embeddings" && sh.method === "embeddings") for (const k of ["model", "dimensions", "baseline"]) differ(`config.ss.${k}`, sb[k], sh[k]);
+    if (sb.method === "embeddings" && sh.method === "embeddings")
+      for (const k of ["model", "dimensions", "baseline"]) differ(`config.ss.${k}`, sb[k], sh[k]);
 
     const headNames = new Set(modelNames(head));
     const common = modelNames(base).filter((m) => headNames.has(m));
-    if (!common.length) errors.push({ path: "config.models", message: `no model name is in both runs (base: ${modelNames(base).join(", ")}; head: ${modelNames(head).join(", ")})` });
+    if (!common.length)
+      errors.push({
+        path: "config.models",
+        message: `no model name is in both runs (base: ${modelNames(base).join(", ")}; head: ${modelNames(head).join(", ")})`,
+      });
     // A fallback can leave a model scored by another LS or SS method than its config asked for.
     for (const name of common) {
       const [eb, eh] = [base, head].map((r) => r.result.models.find((m) => m.model === name)!.extensions);
@@ -310,14 +447,24 @@ export const rqComparer: Comparer<RqPublicConfig, RqResult> = {
     const common = modelNames(base).filter((m) => headNames.has(m));
     const { shared, skipped } = sharedStrategies(base, head);
     const details: Record<string, unknown> = {
-      models: { compared: common, base_only: modelNames(base).filter((m) => !headNames.has(m)), head_only: modelNames(head).filter((m) => !baseNames.has(m)) },
+      models: {
+        compared: common,
+        base_only: modelNames(base).filter((m) => !headNames.has(m)),
+        head_only: modelNames(head).filter((m) => !baseNames.has(m)),
+      },
       rank_changes: rankChanges(base, head, shared, common),
       ...(skipped.length ? { strategies_not_compared: skipped } : {}),
     };
     const items = await itemsOf(base, o.datasetItems);
     if (!items) {
-      details.unpaired_reason = "a dataset of the runs has been deleted since, so their items cannot be read back: the runs are compared on their results' figures only, without intervals";
-      return { paired: false, metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)), flipped: [], details };
+      details.unpaired_reason =
+        "a dataset of the runs has been deleted since, so their items cannot be read back: the runs are compared on their results' figures only, without intervals";
+      return {
+        paired: false,
+        metrics: common.flatMap((name) => resultsOnly(name, base, head, shared, o.minEffect)),
+        flipped: [],
+        details,
+      };
     }
     const [sb, sh] = await Promise.all([base.samples(), head.samples()]);
     const byUnit = [byUnitOf(sb), byUnitOf(sh)] as [Map<string, RqOutput | null>, Map<string, RqOutput | null>];

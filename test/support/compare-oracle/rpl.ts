@@ -13,7 +13,12 @@
  *   as the original's cohort rule calls it a tie.
  * Nothing is paired: each run's estimate comes from its own samples and its own bootstrap.
  */
-import { compareRuns, ParityError, WIDTH_EPSILON, type ComparedRun as EngineRun } from "../../../src/engines/rpl/index.ts";
+import {
+  compareRuns,
+  ParityError,
+  WIDTH_EPSILON,
+  type ComparedRun as EngineRun,
+} from "../../../src/engines/rpl/index.ts";
 import { moverDifference, zFor } from "../../../src/engines/stats/index.ts";
 import type { FieldError } from "../../../src/errors.ts";
 import { metric, metricVerdict, type ComparedRun, type Comparer, type MetricComparison } from "./compare.ts";
@@ -82,13 +87,29 @@ export const rplComparer: Comparer<RplPublicConfig, RplResult> = {
     );
     // Two-sided: a prior moving is not a regression by itself, so the metric has no better direction
     // (never judged); whether it moved beyond its interval and min_effect is reported in details.
-    const p = metric("prob_true_rpl", b.prob_true_rpl, h.prob_true_rpl, ci, { higherIsBetter: null, method: "combined-bootstraps", minEffect });
+    const p = metric("prob_true_rpl", b.prob_true_rpl, h.prob_true_rpl, ci, {
+      higherIsBetter: null,
+      method: "combined-bootstraps",
+      minEffect,
+    });
     const moved = metricVerdict(p.delta, ci, minEffect, true, "combined-bootstraps") !== "no_change";
     const metrics: MetricComparison[] = [
       p,
-      metric("ci_width", b.ci_width, h.ci_width, null, { higherIsBetter: false, method: "none", minEffect: Math.max(minEffect, WIDTH_EPSILON) }),
-      metric("stability_score", b.stability_score, h.stability_score, null, { higherIsBetter: true, method: "none", minEffect }),
-      metric("pqs", base.result.quality.pqs, head.result.quality.pqs, null, { higherIsBetter: true, method: "none", minEffect }),
+      metric("ci_width", b.ci_width, h.ci_width, null, {
+        higherIsBetter: false,
+        method: "none",
+        minEffect: Math.max(minEffect, WIDTH_EPSILON),
+      }),
+      metric("stability_score", b.stability_score, h.stability_score, null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
+      metric("pqs", base.result.quality.pqs, head.result.quality.pqs, null, {
+        higherIsBetter: true,
+        method: "none",
+        minEffect,
+      }),
     ];
     return {
       paired: false,

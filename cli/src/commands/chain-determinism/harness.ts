@@ -15,7 +15,12 @@ const label = (name: string) => `    ${`${name}:`.padEnd(13)}`;
 export type SuiteInfo = { id: string; name: string; n_queries: number; query_ids: string[] };
 
 /** The harness's header block, for a run of ours: model, queries, replays, total calls, then our settings. */
-export function headerBlock(verb: string, runId: string, config: ChainDeterminismConfig, suite: SuiteInfo | null): string {
+export function headerBlock(
+  verb: string,
+  runId: string,
+  config: ChainDeterminismConfig,
+  suite: SuiteInfo | null,
+): string {
   const outOf = suite ? `  (out of ${suite.n_queries} in suite ${suite.id})` : "";
   const lines = [
     `==> assay chain-determinism ${verb}`,
@@ -114,7 +119,10 @@ export function queryBlocks(groups: Map<string, ExportRow[]>): string {
 
 /** `--runs-out`: the API's lines unchanged, in the order the harness writes its rows. */
 export function runsJsonl(groups: Map<string, ExportRow[]>): string {
-  return [...groups.values()].flat().map((r) => r.line + "\n").join("");
+  return [...groups.values()]
+    .flat()
+    .map((r) => r.line + "\n")
+    .join("");
 }
 
 /** A value json.dumps writes as a Python float (`0.0`, `1e-05`), where JSON.stringify would not. */

@@ -16,7 +16,16 @@ import { writeText } from "../../io.ts";
 import { providerFromEnv } from "../../model-keys.ts";
 import { printJson } from "../../output.ts";
 import { call, session, type Session } from "../../session.ts";
-import { byQuery, headerBlock, parseExport, queryBlocks, queryOrder, runsJsonl, summaryJson, type SuiteInfo } from "./harness.ts";
+import {
+  byQuery,
+  headerBlock,
+  parseExport,
+  queryBlocks,
+  queryOrder,
+  runsJsonl,
+  summaryJson,
+  type SuiteInfo,
+} from "./harness.ts";
 import { readSuiteFile, suiteRequest } from "./suite-file.ts";
 import { addSuiteVerbs, getSuite, uploadSuite } from "../suites.ts";
 import { armForRuns } from "../../interrupt.ts";
@@ -25,7 +34,8 @@ import { runId } from "../../args.ts";
 function integer(flag: string, min: number) {
   return (raw: string): number => {
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isInteger(n) || n < min) throw usageError(`${flag} must be an integer of at least ${min}, got "${raw}"`);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < min)
+      throw usageError(`${flag} must be an integer of at least ${min}, got "${raw}"`);
     return n;
   };
 }
@@ -33,7 +43,8 @@ function integer(flag: string, min: number) {
 function number(flag: string, check: (n: number) => boolean, what: string) {
   return (raw: string): number => {
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n) || !check(n)) throw usageError(`${flag} must be ${what}, got "${raw}"`);
+    if (raw.trim() === "" || !Number.isFinite(n) || !check(n))
+      throw usageError(`${flag} must be ${what}, got "${raw}"`);
     return n;
   };
 }
@@ -63,7 +74,8 @@ async function resolveSuite(s: Session, value: string): Promise<string> {
     registryHint: `upload it with \`assay chain-determinism suite upload ${value} --tools FILE --stubs FILE --system-prompt FILE\` and pass the suite id to --suite`,
   });
   const suite = await uploadSuite(s, request);
-  if (!s.json) process.stderr.write(`uploaded suite ${suite.id} "${suite.name}" (${suite.n_queries} queries) from ${value}\n`);
+  if (!s.json)
+    process.stderr.write(`uploaded suite ${suite.id} "${suite.name}" (${suite.n_queries} queries) from ${value}\n`);
   return suite.id;
 }
 
@@ -89,7 +101,9 @@ function provider(opts: EvalOptions): ChainDeterminismRunRequest["provider"] {
   const p = providerFromEnv({ baseUrl });
   // The harness refuses to start without a key (exit 2); an endpoint named explicitly may need none (a local vLLM).
   if (!p.api_key && !baseUrl) {
-    throw usageError("no model key: set OPENAI_API_KEY or OPENROUTER_API_KEY (a sim:* model needs none; --base-url names an endpoint that may need none)");
+    throw usageError(
+      "no model key: set OPENAI_API_KEY or OPENROUTER_API_KEY (a sim:* model needs none; --base-url names an endpoint that may need none)",
+    );
   }
   return p;
 }
@@ -98,7 +112,12 @@ function provider(opts: EvalOptions): ChainDeterminismRunRequest["provider"] {
 async function exportText(s: Session, runId: string): Promise<string> {
   return call(
     s,
-    listSamples({ client: s.client, path: { run_id: runId }, headers: { Accept: "application/x-ndjson" }, parseAs: "text" }) as Promise<{ data?: string; error?: unknown; response?: Response }>,
+    listSamples({
+      client: s.client,
+      path: { run_id: runId },
+      headers: { Accept: "application/x-ndjson" },
+      parseAs: "text",
+    }) as Promise<{ data?: string; error?: unknown; response?: Response }>,
   );
 }
 
@@ -121,7 +140,15 @@ async function report(s: Session, run: ChainDeterminismRun, suite: SuiteInfo | n
   }
   if (opts.runsOut) await writeText(opts.runsOut, runsJsonl(groups));
   if (opts.maxDivergence !== undefined) {
-    process.exitCode = gate([{ flag: "--max-divergence", metric: "divergence_rate", value: result.divergence_rate, threshold: opts.maxDivergence, kind: "max" }]);
+    process.exitCode = gate([
+      {
+        flag: "--max-divergence",
+        metric: "divergence_rate",
+        value: result.divergence_rate,
+        threshold: opts.maxDivergence,
+        kind: "max",
+      },
+    ]);
   }
 }
 
@@ -129,7 +156,11 @@ function addOutputOptions(cmd: Command): Command {
   return cmd
     .option("--out <path>", "write the summary JSON (the harness's format)")
     .option("--runs-out <path>", "write the per-replay JSONL (the harness's rows, one per replay)")
-    .option("--max-divergence <rate>", "CI gate: exit 3 when divergence_rate is above this (0–1), or not measurable", threshold("--max-divergence"));
+    .option(
+      "--max-divergence <rate>",
+      "CI gate: exit 3 when divergence_rate is above this (0–1), or not measurable",
+      threshold("--max-divergence"),
+    );
 }
 
 export function register(program: Command): void {
@@ -145,27 +176,52 @@ export function register(program: Command): void {
       .option("--n-queries <n>", "queries to use: the first N of the suite", integer("--n-queries", 1), 5)
       .option("--n-replays <k>", "replays per query", integer("--n-replays", 1), 10)
       .addOption(
-        new Option("--temperature <t>", "sampling temperature").argParser(number("--temperature", (n) => n >= 0, "a number of at least 0")).default(0, "0.0"),
+        new Option("--temperature <t>", "sampling temperature")
+          .argParser(number("--temperature", (n) => n >= 0, "a number of at least 0"))
+          .default(0, "0.0"),
       )
-      .option("--concurrency <c>", "at most this many replays in flight (over the whole run); omitted, the run adapts to the endpoint", integer("--concurrency", 1))
-      .option("--base-url <url>", "OpenAI-compatible API base URL (default: $CHAIN_DET_BASE_URL, OpenRouter's with only OPENROUTER_API_KEY set, else $OPENAI_BASE_URL or OpenAI's)")
-      .option("--timeout <sec>", "per-request timeout in seconds", number("--timeout", (n) => n > 0, "a positive number of seconds"), 60)
+      .option(
+        "--concurrency <c>",
+        "at most this many replays in flight (over the whole run); omitted, the run adapts to the endpoint",
+        integer("--concurrency", 1),
+      )
+      .option(
+        "--base-url <url>",
+        "OpenAI-compatible API base URL (default: $CHAIN_DET_BASE_URL, OpenRouter's with only OPENROUTER_API_KEY set, else $OPENAI_BASE_URL or OpenAI's)",
+      )
+      .option(
+        "--timeout <sec>",
+        "per-request timeout in seconds",
+        number("--timeout", (n) => n > 0, "a positive number of seconds"),
+        60,
+      )
       .option("--suite <suite>", "suite id of the server, or a suite JSON file to upload first", "default")
       .option("--seed <n>", "sent as `seed` to the endpoint; seeds the simulator", integer("--seed", 0))
-      .option("--sim-divergence <p>", "sim:* models: how often a replay departs from the query's usual plan (0–1)", number("--sim-divergence", (n) => n >= 0 && n <= 1, "a number from 0 to 1")),
+      .option(
+        "--sim-divergence <p>",
+        "sim:* models: how often a replay departs from the query's usual plan (0–1)",
+        number("--sim-divergence", (n) => n >= 0 && n <= 1, "a number from 0 to 1"),
+      ),
   )
-    .option("--detach", "start the run, print its id and return; read it later with `assay chain-determinism report RUN`")
+    .option(
+      "--detach",
+      "start the run, print its id and return; read it later with `assay chain-determinism report RUN`",
+    )
     .action(async (opts: EvalOptions, cmd: Command) => {
       if (opts.detach && (opts.out || opts.runsOut || opts.maxDivergence !== undefined)) {
-        throw usageError("--out, --runs-out and --max-divergence need the result: without --detach, or later with `assay chain-determinism report RUN`");
+        throw usageError(
+          "--out, --runs-out and --max-divergence need the result: without --detach, or later with `assay chain-determinism report RUN`",
+        );
       }
-      if (opts.simDivergence !== undefined && !opts.model.startsWith("sim:")) throw usageError("--sim-divergence is for sim:* models only");
+      if (opts.simDivergence !== undefined && !opts.model.startsWith("sim:"))
+        throw usageError("--sim-divergence is for sim:* models only");
       const s = session(cmd);
       const p = provider(opts);
       const suiteIdValue = await resolveSuite(s, opts.suite);
       const suite = await suiteInfo(s, suiteIdValue);
       if (!suite) throw new CliError(`no suite "${suiteIdValue}" on ${s.server} (see \`assay suites list\`)`);
-      if (opts.nQueries > suite.n_queries) throw usageError(`--n-queries ${opts.nQueries}: the suite ${suite.id} has ${suite.n_queries} queries`);
+      if (opts.nQueries > suite.n_queries)
+        throw usageError(`--n-queries ${opts.nQueries}: the suite ${suite.id} has ${suite.n_queries} queries`);
 
       const body: ChainDeterminismRunRequest = {
         model: opts.model,
@@ -196,12 +252,15 @@ export function register(program: Command): void {
   ).action(async (id: string, opts: Outputs, cmd: Command) => {
     const s = session(cmd);
     let run = (await getFullRun(s, id)) as ChainDeterminismRun;
-    if (run.evaluator !== "chain-determinism") throw new CliError(`run ${id} is a ${run.evaluator} run, not chain-determinism`, EXIT.usage);
+    if (run.evaluator !== "chain-determinism")
+      throw new CliError(`run ${id} is a ${run.evaluator} run, not chain-determinism`, EXIT.usage);
     const suite = await suiteInfo(s, run.config.suite.id);
     if (!s.json) process.stdout.write(headerBlock("report", run.id, run.config, suite));
     if (run.status === "queued" || run.status === "running") run = (await followRun(s, id)) as ChainDeterminismRun;
     await report(s, run, suite, opts);
   });
 
-  addSuiteVerbs(cd.command("suite").description("upload (ours or the harness's query layout), list, get, delete suites"));
+  addSuiteVerbs(
+    cd.command("suite").description("upload (ours or the harness's query layout), list, get, delete suites"),
+  );
 }

@@ -12,7 +12,13 @@ type SuiteBody = CreateSuiteRequest["suite"];
 type Query = SuiteBody["queries"][number];
 
 /** One query in the harness's layout (its queries.json), as the bench publishes them. */
-export type HarnessQuery = { query_id: string; kb_id: string; target_term?: string | null; query_type?: string | null; question: string };
+export type HarnessQuery = {
+  query_id: string;
+  kb_id: string;
+  target_term?: string | null;
+  query_type?: string | null;
+  question: string;
+};
 
 // The harness's fixed lines around each question (spec §2, "System prompt / user message").
 const HINT = "(Use tool calls like `all_beliefs()` or `filter_beliefs(term=...)` to inspect contents.)";
@@ -60,10 +66,16 @@ const isHarnessQuery = (q: unknown) => isRecord(q) && "question" in q && !("user
 /** Which layout a suite file is in. */
 export async function readSuiteFile(path: string): Promise<Parsed> {
   const value = await readJsonOrLines(path);
-  if (Array.isArray(value) && value.length > 0 && value.every(isHarnessQuery)) return { layout: "harness", queries: value };
+  if (Array.isArray(value) && value.length > 0 && value.every(isHarnessQuery))
+    return { layout: "harness", queries: value };
   if (isRecord(value)) {
     if (isRecord(value.suite)) return { layout: "request", request: value };
-    if (Array.isArray(value.queries) && value.queries.length > 0 && value.queries.every(isHarnessQuery) && !("system_prompt" in value)) {
+    if (
+      Array.isArray(value.queries) &&
+      value.queries.length > 0 &&
+      value.queries.every(isHarnessQuery) &&
+      !("system_prompt" in value)
+    ) {
       return { layout: "harness", queries: value.queries };
     }
     if ("system_prompt" in value || "queries" in value) return { layout: "suite", suite: value };
@@ -79,13 +91,19 @@ export function harnessQuery(q: unknown, i: number, path: string): Query {
   const where = `${path}: query ${i + 1}`;
   if (!isRecord(q)) throw new CliError(`${where} is not an object`);
   for (const key of ["query_id", "kb_id", "question"] as const) {
-    if (typeof q[key] !== "string" || (key === "query_id" && q[key] === "")) throw new CliError(`${where}: ${key} must be a ${key === "query_id" ? "non-empty " : ""}string`);
+    if (typeof q[key] !== "string" || (key === "query_id" && q[key] === ""))
+      throw new CliError(`${where}: ${key} must be a ${key === "query_id" ? "non-empty " : ""}string`);
   }
   for (const key of ["target_term", "query_type"] as const) {
-    if (q[key] !== undefined && q[key] !== null && typeof q[key] !== "string") throw new CliError(`${where} (${q.query_id}): ${key} must be a string`);
+    if (q[key] !== undefined && q[key] !== null && typeof q[key] !== "string")
+      throw new CliError(`${where} (${q.query_id}): ${key} must be a string`);
   }
   const hq = q as HarnessQuery;
-  return { query_id: hq.query_id, ...(typeof hq.query_type === "string" ? { query_type: hq.query_type } : {}), user: renderUserMessage(hq) };
+  return {
+    query_id: hq.query_id,
+    ...(typeof hq.query_type === "string" ? { query_type: hq.query_type } : {}),
+    user: renderUserMessage(hq),
+  };
 }
 
 /** Default suite name: the file's name without its extension. */
@@ -98,16 +116,26 @@ export function nameFromPath(path: string): string {
  * The request that uploads a suite file. A harness-layout file needs the registry (system prompt,
  * tools, stubs); `registryHint` says how to give it, for the error when it is missing.
  */
-export function suiteRequest(path: string, parsed: Parsed, opts: { name?: string; registry?: Registry; registryHint: string }): CreateSuiteRequest {
+export function suiteRequest(
+  path: string,
+  parsed: Parsed,
+  opts: { name?: string; registry?: Registry; registryHint: string },
+): CreateSuiteRequest {
   if (parsed.layout === "request") {
-    const name = opts.name ?? (typeof parsed.request.name === "string" && parsed.request.name.trim() ? parsed.request.name : nameFromPath(path));
+    const name =
+      opts.name ??
+      (typeof parsed.request.name === "string" && parsed.request.name.trim()
+        ? parsed.request.name
+        : nameFromPath(path));
     return { ...(parsed.request as CreateSuiteRequest), name };
   }
   if (parsed.layout === "suite") return { name: opts.name ?? nameFromPath(path), suite: parsed.suite as SuiteBody };
   const r = opts.registry ?? {};
   const missing = (["system_prompt", "tools", "stubs"] as const).filter((k) => r[k] === undefined);
   if (missing.length) {
-    throw usageError(`${path} holds the harness's queries (kb_id, target_term, question) without the tool registry: ${opts.registryHint}`);
+    throw usageError(
+      `${path} holds the harness's queries (kb_id, target_term, question) without the tool registry: ${opts.registryHint}`,
+    );
   }
   return {
     name: opts.name ?? nameFromPath(path),
@@ -137,7 +165,13 @@ export async function readStubs(path: string): Promise<Record<string, string>> {
   if (!parsed.ok) throw new CliError(`${path} is not valid JSON: ${parsed.error}`);
   if (parsed.value.t !== "dict") throw new CliError(`${path}: expected a JSON object of tool name → stub response`);
   const stubs: Record<string, string> = {};
-  for (const [name, v] of parsed.value.entries) Object.defineProperty(stubs, name, { value: v.t === "str" ? v.v : pyJsonDumpsSorted(v), enumerable: true, writable: true, configurable: true });
+  for (const [name, v] of parsed.value.entries)
+    Object.defineProperty(stubs, name, {
+      value: v.t === "str" ? v.v : pyJsonDumpsSorted(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return stubs;
 }
 

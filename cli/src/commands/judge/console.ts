@@ -4,7 +4,6 @@
 import type { ContestedItem, JudgeResult } from "@assay/sdk";
 import { pyFixed } from "../../output.ts";
 
-
 /** Python's `{:.0%}` (agreement, as cross-judge prints it). */
 export const percent = (x: number): string => `${pyFixed(x * 100, 0)}%`;
 
@@ -13,7 +12,13 @@ export const alphaText = (a: number | null): string => (a === null ? "n/a" : pyF
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 
-export type VerdictView = { critic: string; kind: string; confidence: number; reasoning?: string; error: string | null };
+export type VerdictView = {
+  critic: string;
+  kind: string;
+  confidence: number;
+  reasoning?: string;
+  error: string | null;
+};
 
 /** One verdict; `width` cuts the reasoning as the quickstart does (60), undefined keeps all of it. */
 export function verdictLine(v: VerdictView, width?: number): string {
@@ -31,8 +36,16 @@ function itemLines(consensus: string, agreement: number, alpha: number | null): 
 type ResultItem = JudgeResult["items"][number];
 
 /** One item of a finished run: `[i/N] id`, its three lines, its verdicts (reasoning cut to 60). */
-export function itemBlock(item: ResultItem, index: number, total: number, reasoning: (critic: string) => string | undefined): string {
-  const lines = [`[${index + 1}/${total}] ${item.id}`, ...itemLines(item.consensus, item.agreement_pct, item.krippendorff_alpha)];
+export function itemBlock(
+  item: ResultItem,
+  index: number,
+  total: number,
+  reasoning: (critic: string) => string | undefined,
+): string {
+  const lines = [
+    `[${index + 1}/${total}] ${item.id}`,
+    ...itemLines(item.consensus, item.agreement_pct, item.krippendorff_alpha),
+  ];
   for (const v of item.verdicts) lines.push(verdictLine({ ...v, reasoning: reasoning(v.critic) }, 60));
   return lines.join("\n") + "\n\n";
 }
@@ -41,7 +54,12 @@ export function itemBlock(item: ResultItem, index: number, total: number, reason
 export function batchBlock(result: JudgeResult, runId: string): string {
   const c = result.counts;
   const a = result.batch.alpha;
-  const counts = [`valid ${c.valid}`, `errors ${c.errors}`, `parse failures ${c.parse_failures}`, `off vocabulary ${c.off_vocabulary}`];
+  const counts = [
+    `valid ${c.valid}`,
+    `errors ${c.errors}`,
+    `parse failures ${c.parse_failures}`,
+    `off vocabulary ${c.off_vocabulary}`,
+  ];
   if (c.missing) counts.push(`missing ${c.missing}`);
   const lines = [
     `Batch: ${c.items} items, ${c.verdicts} verdicts (${counts.join(", ")})`,
@@ -51,7 +69,10 @@ export function batchBlock(result: JudgeResult, runId: string): string {
     `Contested: ${result.contested.count} of ${c.items} items (threshold ${result.contested.threshold})` +
       (result.contested.count ? `: assay judge contested ${runId}` : ""),
   ];
-  if (result.accuracy) lines.push(`Accuracy: ${result.accuracy.correct}/${result.accuracy.items} (${percent(result.accuracy.rate)}) against the expected labels`);
+  if (result.accuracy)
+    lines.push(
+      `Accuracy: ${result.accuracy.correct}/${result.accuracy.items} (${percent(result.accuracy.rate)}) against the expected labels`,
+    );
   return lines.join("\n") + "\n";
 }
 
@@ -60,6 +81,15 @@ export function contestedBlock(item: ContestedItem): string {
   const lines = [`${item.id}: ${item.reasons.join(", ")}`];
   if (item.query !== null) lines.push(`Query: ${oneLine(item.query)}`);
   lines.push(...itemLines(item.consensus, item.agreement_pct, item.krippendorff_alpha));
-  for (const v of item.verdicts) lines.push(verdictLine({ critic: v.critic_id, kind: v.kind, confidence: v.confidence, reasoning: v.reasoning, error: v.error }));
+  for (const v of item.verdicts)
+    lines.push(
+      verdictLine({
+        critic: v.critic_id,
+        kind: v.kind,
+        confidence: v.confidence,
+        reasoning: v.reasoning,
+        error: v.error,
+      }),
+    );
   return lines.join("\n") + "\n";
 }

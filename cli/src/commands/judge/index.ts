@@ -1,6 +1,14 @@
 // `assay judge run|contested`: a cross-judge panel over a batch of items, and the human-review queue.
 import { Command } from "commander";
-import { createJudgeRun, listContestedItems, listSamples, type ContestedItem, type JudgeResult, type JudgeSample, type Run } from "@assay/sdk";
+import {
+  createJudgeRun,
+  listContestedItems,
+  listSamples,
+  type ContestedItem,
+  type JudgeResult,
+  type JudgeSample,
+  type Run,
+} from "@assay/sdk";
 import { allPages, eachItem } from "@assay/sdk/pages";
 import { usageError } from "../../errors.ts";
 import { announce, followRun, requireSucceeded } from "../../follow.ts";
@@ -16,7 +24,9 @@ import { runId } from "../../args.ts";
 /** Every verdict's reasoning, by item id and critic: the result keeps labels only, the samples the rest. */
 async function reasoningOf(s: Session, id: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const samples = eachItem((after) => call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })));
+  const samples = eachItem((after) =>
+    call(s, listSamples({ client: s.client, path: { run_id: id }, query: { limit: 100, after } })),
+  );
   for await (const sample of samples as AsyncGenerator<JudgeSample>) {
     if (sample.output) out.set(`${sample.output.item_id}\n${sample.output.critic}`, sample.output.verdict.reasoning);
   }
@@ -54,8 +64,13 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
   if (opts.out !== undefined && !s.json) process.stderr.write(`wrote ${opts.out}\n`);
   if (opts.minAlpha !== undefined) {
     const alpha = result.batch.alpha.alpha;
-    if (alpha === null) process.stderr.write("batch alpha is undefined (null): only one label occurs, or no item has two valid verdicts; the gate fails\n");
-    process.exitCode = gate([{ flag: "--min-alpha", metric: "batch alpha", value: alpha, threshold: opts.minAlpha, kind: "min" }]);
+    if (alpha === null)
+      process.stderr.write(
+        "batch alpha is undefined (null): only one label occurs, or no item has two valid verdicts; the gate fails\n",
+      );
+    process.exitCode = gate([
+      { flag: "--min-alpha", metric: "batch alpha", value: alpha, threshold: opts.minAlpha, kind: "min" },
+    ]);
   }
 }
 
@@ -64,33 +79,62 @@ async function contested(id: string, opts: { threshold?: number }, cmd: Command)
   // Each page also says which threshold the server applied (the run's own when none was given).
   let used: number | undefined;
   const data: ContestedItem[] = await allPages(async (after) => {
-    const page = await call(s, listContestedItems({ client: s.client, path: { run_id: id }, query: { threshold: opts.threshold, limit: 100, after } }));
+    const page = await call(
+      s,
+      listContestedItems({
+        client: s.client,
+        path: { run_id: id },
+        query: { threshold: opts.threshold, limit: 100, after },
+      }),
+    );
     used = page.threshold;
     return page;
   });
   if (s.json) return printJson({ run_id: id, threshold: used, data });
-  process.stdout.write(`${data.length} contested item${data.length === 1 ? "" : "s"} in run ${id} (threshold ${used})\n`);
+  process.stdout.write(
+    `${data.length} contested item${data.length === 1 ? "" : "s"} in run ${id} (threshold ${used})\n`,
+  );
   for (const item of data) process.stdout.write("\n" + contestedBlock(item));
 }
 
 export function register(program: Command): void {
-  const judge = program.command("judge").description("a panel of LLM critics (cross-judge): consensus, agreement and Krippendorff's alpha");
+  const judge = program
+    .command("judge")
+    .description("a panel of LLM critics (cross-judge): consensus, agreement and Krippendorff's alpha");
 
   judge
     .command("run")
-    .description("every critic of the panel judges every item; prints each item's consensus, agreement and alpha, then the batch alpha")
-    .requiredOption("--critics <panel.yaml>", "the panel: critics (name, model, vendor, temperature, system_prompt / prompt_template or yaml_path), voting, labels")
-    .requiredOption("--items <items.jsonl>", "one item per line: {\"query\", \"query_id\"?, \"context\"?, \"expected\"?}")
+    .description(
+      "every critic of the panel judges every item; prints each item's consensus, agreement and alpha, then the batch alpha",
+    )
+    .requiredOption(
+      "--critics <panel.yaml>",
+      "the panel: critics (name, model, vendor, temperature, system_prompt / prompt_template or yaml_path), voting, labels",
+    )
+    .requiredOption("--items <items.jsonl>", 'one item per line: {"query", "query_id"?, "context"?, "expected"?}')
     .option("--out <file>", "write the run's result JSON here")
-    .option("--min-alpha <x>", "exit 3 unless the batch alpha is at least x (an undefined alpha fails)", threshold("--min-alpha"))
+    .option(
+      "--min-alpha <x>",
+      "exit 3 unless the batch alpha is at least x (an undefined alpha fails)",
+      threshold("--min-alpha"),
+    )
     .option("--detach", "print the run id and return; the run goes on")
-    .addHelpText("after", "\nKeys: each critic's vendor variable (DEEPSEEK_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, TOGETHER_API_KEY),\nor the variable its api_key_env names; sim:* critics need none.")
+    .addHelpText(
+      "after",
+      "\nKeys: each critic's vendor variable (DEEPSEEK_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, TOGETHER_API_KEY),\nor the variable its api_key_env names; sim:* critics need none.",
+    )
     .action(run);
 
   judge
     .command("contested")
-    .description("the human-review queue of an ended run: items the panel could not agree on, with every verdict's reasoning")
+    .description(
+      "the human-review queue of an ended run: items the panel could not agree on, with every verdict's reasoning",
+    )
     .argument("<run>", "run id", runId)
-    .option("--threshold <x>", "contested below this agreement or alpha (default: the run's contested_threshold)", threshold("--threshold"))
+    .option(
+      "--threshold <x>",
+      "contested below this agreement or alpha (default: the run's contested_threshold)",
+      threshold("--threshold"),
+    )
     .action(contested);
 }

@@ -16,14 +16,25 @@ type DatasetRef = ReasoningQualityRunRequest["datasets"][number];
 export const ENDPOINTS = {
   openai: { base_url: "https://api.openai.com/v1", keys: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"] }, // read by providerFromEnv
   anthropic: { base_url: "https://api.anthropic.com/v1/", keys: ["ANTHROPIC_API_KEY"] },
-  gemini: { base_url: "https://generativelanguage.googleapis.com/v1beta/openai/", keys: ["GOOGLE_API_KEY", "GEMINI_API_KEY"] },
+  gemini: {
+    base_url: "https://generativelanguage.googleapis.com/v1beta/openai/",
+    keys: ["GOOGLE_API_KEY", "GEMINI_API_KEY"],
+  },
   deepseek: { base_url: "https://api.deepseek.com/v1", keys: ["DEEPSEEK_API_KEY"] },
 } as const;
 type ApiType = keyof typeof ENDPOINTS;
 const MODEL_TYPES = [...Object.keys(ENDPOINTS), "mock"];
 
 /** The seven strategies of both weight presets (paper-v8 and 1.1.4), as the API computes them. */
-export const PRESET_STRATEGIES = ["balanced", "safety_priority", "accuracy_priority", "efficiency_priority", "medical_triage", "legal_compliance", "edge_device"];
+export const PRESET_STRATEGIES = [
+  "balanced",
+  "safety_priority",
+  "accuracy_priority",
+  "efficiency_priority",
+  "medical_triage",
+  "legal_compliance",
+  "edge_device",
+];
 
 /** The original's defaults where our API's differ: max_tokens 512 in its model builders, mock accuracy 0.8. */
 const ORIGINAL_MAX_TOKENS = 512;
@@ -119,23 +130,33 @@ function modelOf(r: ConfigReader, raw: unknown, i: number, deterministic: boolea
   const m = r.obj(raw, `models[${i}]`);
   const p = r.obj(m.params, `models[${i}].params`);
   const type = r.str(m.type, `models[${i}].type`) ?? "mock"; // the original's default type
-  const name = r.str(m.name, `models[${i}].name`) ?? r.str(p.model_id, `models[${i}].params.model_id`) ?? `${type}-${i + 1}`;
+  const name =
+    r.str(m.name, `models[${i}].name`) ?? r.str(p.model_id, `models[${i}].params.model_id`) ?? `${type}-${i + 1}`;
   const where = `models[${i}] (${name})`;
   const timeout = r.num(p.timeout, `${where}.params.timeout`, { min: 1, max: 240 });
 
   if (type === "local") {
-    r.fail(where, "type local (a HuggingFace model on this machine) cannot run on an assay server; serve it with an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio …) and use type: openai with params.base_url pointing at it");
+    r.fail(
+      where,
+      "type local (a HuggingFace model on this machine) cannot run on an assay server; serve it with an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio …) and use type: openai with params.base_url pointing at it",
+    );
   }
   if (type === "mock") {
     const sim = r.obj(p.simulator, `${where}.params.simulator`);
-    const accuracy = r.num(p.accuracy_level ?? sim.accuracy, `${where}.params.accuracy_level`, { min: 0, max: 1 }) ?? ORIGINAL_MOCK_ACCURACY;
+    const accuracy =
+      r.num(p.accuracy_level ?? sim.accuracy, `${where}.params.accuracy_level`, { min: 0, max: 1 }) ??
+      ORIGINAL_MOCK_ACCURACY;
     return {
       type,
       endpoint: `simulator (accuracy ${accuracy})`,
       request: { name, model: "sim:mock", simulator: { ...sim, accuracy }, ...(timeout ? { timeout_s: timeout } : {}) },
     };
   }
-  if (!(type in ENDPOINTS)) r.fail(where, `unknown type '${type}' (one of ${MODEL_TYPES.join(", ")}, or openai with params.base_url for any OpenAI-compatible endpoint)`);
+  if (!(type in ENDPOINTS))
+    r.fail(
+      where,
+      `unknown type '${type}' (one of ${MODEL_TYPES.join(", ")}, or openai with params.base_url for any OpenAI-compatible endpoint)`,
+    );
   const t = type as ApiType;
   const model = r.str(p.model_id, `${where}.params.model_id`) ?? r.fail(where, "params.model_id is required");
   const baseUrl = r.str(p.base_url, `${where}.params.base_url`);
@@ -155,12 +176,17 @@ function modelOf(r: ConfigReader, raw: unknown, i: number, deterministic: boolea
     found = r.key(where, apiKeyEnv, ENDPOINTS[t].keys);
   }
   // A base_url of one's own may be a keyless local server; the providers' own endpoints never are.
-  if (!found.key && !baseUrl) throw new CliError(`${ENDPOINTS[t].keys.join(" or ")} is not set (the key of ${where} in ${r.path}; or name another variable with params.api_key_env)`);
+  if (!found.key && !baseUrl)
+    throw new CliError(
+      `${ENDPOINTS[t].keys.join(" or ")} is not set (the key of ${where} in ${r.path}; or name another variable with params.api_key_env)`,
+    );
 
   // The original: an explicit temperature > 0 wins; else `deterministic` (its default) means 0; else the API's 0.7.
   const explicit = r.num(p.temperature, `${where}.params.temperature`, { min: 0, max: 2 });
   const temperature = explicit !== undefined && explicit > 0 ? explicit : deterministic ? 0 : explicit;
-  const maxTokens = r.num(p.max_tokens ?? p.max_new_tokens, `${where}.params.max_tokens`, { int: true, min: 1, max: 32_768 }) ?? ORIGINAL_MAX_TOKENS;
+  const maxTokens =
+    r.num(p.max_tokens ?? p.max_new_tokens, `${where}.params.max_tokens`, { int: true, min: 1, max: 32_768 }) ??
+    ORIGINAL_MAX_TOKENS;
   return {
     type,
     endpoint: `${base_url}${found.key ? ` (key from ${found.from})` : " (no key)"}`,
@@ -191,10 +217,22 @@ function datasetOf(r: ConfigReader, raw: unknown, i: number): PlannedDataset {
   const seed = r.num(p.seed, `${where}.params.seed`, { int: true, min: 0 }) ?? 42;
 
   if (type === "synthetic") {
-    const count = (k: string, dflt: number) => r.num(p[k], `${where}.params.${k}`, { int: true, min: 0, max: 1000 }) ?? dflt;
+    const count = (k: string, dflt: number) =>
+      r.num(p[k], `${where}.params.${k}`, { int: true, min: 0, max: 1000 }) ?? dflt;
     // The original's synthetic builder: 20 / 10 / 10 unless given (it reads no num_samples).
-    const synthetic = { seed, num_reasoning: count("num_reasoning", 20), num_adversarial: count("num_adversarial", 10), num_robustness: count("num_robustness", 10) };
-    return { kind: "ref", name, type, ref: { synthetic }, count: synthetic.num_reasoning + synthetic.num_adversarial + synthetic.num_robustness };
+    const synthetic = {
+      seed,
+      num_reasoning: count("num_reasoning", 20),
+      num_adversarial: count("num_adversarial", 10),
+      num_robustness: count("num_robustness", 10),
+    };
+    return {
+      kind: "ref",
+      name,
+      type,
+      ref: { synthetic },
+      count: synthetic.num_reasoning + synthetic.num_adversarial + synthetic.num_robustness,
+    };
   }
   if (type === "uploaded") {
     if (!id) r.fail(where, "type uploaded needs params.id (a ds_… id from `assay datasets upload`)");
@@ -204,9 +242,12 @@ function datasetOf(r: ConfigReader, raw: unknown, i: number): PlannedDataset {
   const path = r.str(p.path, `${where}.params.path`);
   if (!path) {
     const benchmark = ["gsm8k", "strategyqa", "mmlu"].includes(type);
-    r.fail(where, benchmark
-      ? `assay does not download ${type}: set params.path to a local file of its public rows (JSON or JSON Lines; MMLU: a JSON object of subject → rows)`
-      : "params.path is required");
+    r.fail(
+      where,
+      benchmark
+        ? `assay does not download ${type}: set params.path to a local file of its public rows (JSON or JSON Lines; MMLU: a JSON object of subject → rows)`
+        : "params.path is required",
+    );
   }
   const format: Format = type === "json" ? formatOf(path) : (type as Format);
   const upload: FileUpload = {
@@ -218,7 +259,13 @@ function datasetOf(r: ConfigReader, raw: unknown, i: number): PlannedDataset {
   };
   // Benchmarks: the original samples 250 unless told; files of our own are taken whole unless told.
   if (format === "gsm8k" || format === "strategyqa" || format === "mmlu") {
-    return { kind: "file", name, type, upload: { ...upload, numSamples }, defaultSamples: numSamples ? undefined : BENCHMARK_SAMPLES };
+    return {
+      kind: "file",
+      name,
+      type,
+      upload: { ...upload, numSamples },
+      defaultSamples: numSamples ? undefined : BENCHMARK_SAMPLES,
+    };
   }
   return { kind: "file", name, type, upload: { ...upload, numSamples } };
 }
@@ -226,7 +273,12 @@ function datasetOf(r: ConfigReader, raw: unknown, i: number): PlannedDataset {
 type Backend = { method?: unknown; model?: unknown; base_url?: unknown; api_key_env?: unknown; [k: string]: unknown };
 
 /** `metrics.ls` / `metrics.ss` (our extension): a method name, or a model-backed method with its endpoint. */
-function backendOf<T extends LsModelBackend | SsEmbeddingsBackend>(r: ConfigReader, raw: unknown, where: string, method: T["method"]): string | T | undefined {
+function backendOf<T extends LsModelBackend | SsEmbeddingsBackend>(
+  r: ConfigReader,
+  raw: unknown,
+  where: string,
+  method: T["method"],
+): string | T | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw;
   const b = r.obj(raw, where) as Backend;
@@ -234,7 +286,11 @@ function backendOf<T extends LsModelBackend | SsEmbeddingsBackend>(r: ConfigRead
   const modelName = r.str(model, `${where}.model`) ?? r.fail(where, "model is required");
   const out = { ...rest, method, model: modelName } as T;
   if (!modelName.startsWith("sim:")) {
-    const provider = providerFromEnv({ baseUrl: r.str(base_url, `${where}.base_url`), apiKeyEnv: r.str(api_key_env, `${where}.api_key_env`), env: r.env });
+    const provider = providerFromEnv({
+      baseUrl: r.str(base_url, `${where}.base_url`),
+      apiKeyEnv: r.str(api_key_env, `${where}.api_key_env`),
+      env: r.env,
+    });
     out.provider = provider;
   }
   return out;
@@ -255,24 +311,36 @@ export function planRun(config: unknown, configPath: string, env: NodeJS.Process
   const models = rawModels.map((m, i) => modelOf(r, m, i, deterministic));
 
   const rawDatasets = config.datasets ?? r.fail("datasets", "at least one dataset is required");
-  if (!Array.isArray(rawDatasets) || rawDatasets.length === 0) r.fail("datasets", "must be a list of at least one dataset");
+  if (!Array.isArray(rawDatasets) || rawDatasets.length === 0)
+    r.fail("datasets", "must be a list of at least one dataset");
   const datasets = rawDatasets.map((d, i) => datasetOf(r, d, i));
 
   const K = r.num(metrics.consistency_runs, "metrics.consistency_runs", { int: true, min: 1, max: 10 }) ?? 3;
-  const P = r.num(metrics.robustness_perturbations, "metrics.robustness_perturbations", { int: true, min: 0, max: 10 }) ?? 3;
+  const P =
+    r.num(metrics.robustness_perturbations, "metrics.robustness_perturbations", { int: true, min: 0, max: 10 }) ?? 3;
   const stability = r.num(metrics.stability_runs, "metrics.stability_runs", { int: true, min: 1 });
   if (stability !== undefined && stability !== K) {
-    r.fail("metrics.stability_runs", `${stability} differs from consistency_runs ${K}; assay scores CS and SS over the same K runs, so set them equal`);
+    r.fail(
+      "metrics.stability_runs",
+      `${stability} differs from consistency_runs ${K}; assay scores CS and SS over the same K runs, so set them equal`,
+    );
   }
   const matcher = r.str(metrics.cq_matcher, "metrics.cq_matcher");
   const ls = backendOf<LsModelBackend>(r, metrics.ls, "metrics.ls", "model");
   const ss = backendOf<SsEmbeddingsBackend>(r, metrics.ss, "metrics.ss", "embeddings");
-  if (metrics.nli_model && ls === undefined) notes.push(`metrics.nli_model (${metrics.nli_model}) cannot run here: LS uses the lexical heuristic (set metrics.ls for a checker model)`);
-  if (metrics.bertscore_model && ss === undefined) notes.push(`metrics.bertscore_model (${metrics.bertscore_model}) cannot run here: SS uses Jaccard (set metrics.ss for an embeddings model)`);
+  if (metrics.nli_model && ls === undefined)
+    notes.push(
+      `metrics.nli_model (${metrics.nli_model}) cannot run here: LS uses the lexical heuristic (set metrics.ls for a checker model)`,
+    );
+  if (metrics.bertscore_model && ss === undefined)
+    notes.push(
+      `metrics.bertscore_model (${metrics.bertscore_model}) cannot run here: SS uses Jaccard (set metrics.ss for an embeddings model)`,
+    );
 
   const strategies = r.obj(aggregation.strategies, "aggregation.strategies");
   for (const [name, weights] of Object.entries(strategies)) {
-    for (const [k, v] of Object.entries(r.obj(weights, `aggregation.strategies.${name}`))) r.num(v, `aggregation.strategies.${name}.${k}`);
+    for (const [k, v] of Object.entries(r.obj(weights, `aggregation.strategies.${name}`)))
+      r.num(v, `aggregation.strategies.${name}.${k}`);
   }
   const preset = r.str(aggregation.preset, "aggregation.preset");
   const seed = r.num(exp.seed, "experiment.seed", { int: true, min: 0, max: 2 ** 31 - 1 });

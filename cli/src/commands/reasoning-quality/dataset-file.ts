@@ -52,7 +52,8 @@ export async function uploadBody(f: FileUpload): Promise<DatasetUpload> {
       break;
     case "mmlu": {
       const bySubject = await readJson(f.path);
-      if (!isRecord(bySubject)) throw new CliError(`${f.path} must hold a JSON object mapping each MMLU subject to its rows`);
+      if (!isRecord(bySubject))
+        throw new CliError(`${f.path} must hold a JSON object mapping each MMLU subject to its rows`);
       body.rows = bySubject as Record<string, unknown[]>;
       break;
     }

@@ -2,7 +2,12 @@
 // reasoning_quality_results.xlsx (the API's workbook), radar_plot.svg (the API's chart; the original
 // draws PNG), summary.json and <Model>_result.json in the original's layout, and its closing console table.
 import { join } from "node:path";
-import { getReasoningQualityRadar, getReasoningQualityReportXlsx, type ReasoningQualityModelResult, type ReasoningQualityRun } from "@assay/sdk";
+import {
+  getReasoningQualityRadar,
+  getReasoningQualityReportXlsx,
+  type ReasoningQualityModelResult,
+  type ReasoningQualityRun,
+} from "@assay/sdk";
 import { writeText } from "../../io.ts";
 import { pyFixed, table } from "../../output.ts";
 import { call, type Session } from "../../session.ts";
@@ -21,7 +26,14 @@ export type Summary = {
   strategies: NonNullable<ReasoningQualityRun["result"]>["strategies"];
 };
 
-export type Written = { dir: string; excel: string; radar: string; summary: string; models: string[]; content: Summary };
+export type Written = {
+  dir: string;
+  excel: string;
+  radar: string;
+  summary: string;
+  models: string[];
+  content: Summary;
+};
 
 /** `experiment.name` + the unix time in seconds, as the original names a run's folder (path separators made safe). */
 export function experimentId(name: string, at: Date = new Date()): string {
@@ -46,10 +58,18 @@ export const modelFileName = (model: string) => `${model.replace(/[\\/]/g, "_")}
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 
 /** Fetches the run's workbook and chart and writes the folder; returns what was written. */
-export async function writeOutputs(s: Session, run: ReasoningQualityRun, outputDir: string, experiment_id: string): Promise<Written> {
+export async function writeOutputs(
+  s: Session,
+  run: ReasoningQualityRun,
+  outputDir: string,
+  experiment_id: string,
+): Promise<Written> {
   const result = run.result!;
   const dir = join(outputDir, experiment_id);
-  const xlsx = await call(s, getReasoningQualityReportXlsx({ client: s.client, path: { run_id: run.id }, parseAs: "arrayBuffer" }));
+  const xlsx = await call(
+    s,
+    getReasoningQualityReportXlsx({ client: s.client, path: { run_id: run.id }, parseAs: "arrayBuffer" }),
+  );
   const svg = await call(s, getReasoningQualityRadar({ client: s.client, path: { run_id: run.id }, parseAs: "text" }));
 
   const results = result.models.map((m) => modelFile(m, experiment_id));
@@ -93,20 +113,24 @@ export function summaryTable(models: ReasoningQualityModelResult[]): string {
   const head = ` ${"Model".padEnd(24)} ${["CQ", "CS", "RS", "LS", "ES", "SS"].map((h) => h.padStart(6)).join(" ")}  ${"Balanced".padStart(8)}`;
   const rows = models.map((r) => {
     const m = r.raw_metrics;
-    const cells = [m.correctness, m.consistency, m.robustness, m.logical_coherence, m.efficiency, m.stability].map(pyFixed3);
+    const cells = [m.correctness, m.consistency, m.robustness, m.logical_coherence, m.efficiency, m.stability].map(
+      pyFixed3,
+    );
     return ` ${r.model.padEnd(24)} ${cells.join("  ")}   ${pyFixed3(r.aggregated.balanced)}`;
   });
-  return [
-    "",
-    rule("="),
-    head,
-    rule("-"),
-    ...rows,
-    rule("="),
-    "  CQ=Correctness . CS=Consistency . RS=Robustness",
-    "  LS=Logical Coherence . ES=Efficiency . SS=Stability",
-    "",
-  ].join("\n") + "\n";
+  return (
+    [
+      "",
+      rule("="),
+      head,
+      rule("-"),
+      ...rows,
+      rule("="),
+      "  CQ=Correctness . CS=Consistency . RS=Robustness",
+      "  LS=Logical Coherence . ES=Efficiency . SS=Stability",
+      "",
+    ].join("\n") + "\n"
+  );
 }
 
 /** Q per strategy (rows, in the API's order) and model (columns), with the best model of each strategy. */
@@ -114,7 +138,13 @@ export function qTable(result: NonNullable<ReasoningQualityRun["result"]>): stri
   const models = result.models.map((m) => m.model);
   const rows = Object.keys(result.strategies).map((strategy) => {
     const best = (result.rankings[strategy] ?? []).filter((r) => r.rank === 1).map((r) => r.model);
-    return [strategy, ...result.models.map((m) => (typeof m.aggregated[strategy] === "number" ? m.aggregated[strategy].toFixed(4) : "n/a")), best.join(", ")];
+    return [
+      strategy,
+      ...result.models.map((m) =>
+        typeof m.aggregated[strategy] === "number" ? m.aggregated[strategy].toFixed(4) : "n/a",
+      ),
+      best.join(", "),
+    ];
   });
   return table(["strategy", ...models, "best"], rows, ["left", ...models.map(() => "right" as const), "left"]);
 }

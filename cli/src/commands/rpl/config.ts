@@ -7,7 +7,18 @@ import { isRecord, readJson, readYaml } from "../../io.ts";
 import { providerFromEnv } from "../../model-keys.ts";
 
 /** Heretix's RunConfig keys the API takes as they are. */
-const HERETIX_KEYS = ["claim", "model", "prompt_version", "K", "R", "T", "B", "seed", "max_output_tokens", "no_cache"] as const;
+const HERETIX_KEYS = [
+  "claim",
+  "model",
+  "prompt_version",
+  "K",
+  "R",
+  "T",
+  "B",
+  "seed",
+  "max_output_tokens",
+  "no_cache",
+] as const;
 
 /** Keys of ours, beside Heretix's: the endpoint and key (as the other tools' configs), run knobs. */
 const ASSAY_KEYS = ["base_url", "api_key_env", "preset", "concurrency", "timeout_s", "simulator"] as const;
@@ -16,7 +27,10 @@ const ASSAY_KEYS = ["base_url", "api_key_env", "preset", "concurrency", "timeout
 const UNSUPPORTED: Record<string, { error: boolean; why: string }> = {
   // The server refuses a prompt over its own cap (set for its banks) with a 400 naming `claim`.
   max_prompt_chars: { error: false, why: "ignored: the server applies its own prompt cap" },
-  prompts_file: { error: true, why: "not read here: push the bank once with `assay prompts push FILE`, then name it in prompt_version as name@version" },
+  prompts_file: {
+    error: true,
+    why: "not read here: push the bank once with `assay prompts push FILE`, then name it in prompt_version as name@version",
+  },
   claims_file: { error: true, why: "not supported (batch of claims): write one config per claim" },
 };
 
@@ -28,7 +42,10 @@ export type RunConfigFile = Record<string, unknown> & { model: string };
 /** Reads run.yaml (or run.json, by its suffix, as Heretix does) and checks its keys. */
 export async function readRunConfig(path: string, warn: (line: string) => void): Promise<RunConfigFile> {
   const data = /\.json$/i.test(path) ? await readJson(path) : await readYaml(path);
-  if (!isRecord(data)) throw new CliError(`${path}: expected a mapping of settings (claim, model, K, R, …), got ${data === null ? "nothing" : Array.isArray(data) ? "a list" : typeof data}`);
+  if (!isRecord(data))
+    throw new CliError(
+      `${path}: expected a mapping of settings (claim, model, K, R, …), got ${data === null ? "nothing" : Array.isArray(data) ? "a list" : typeof data}`,
+    );
   const known = new Set<string>([...HERETIX_KEYS, ...ASSAY_KEYS]);
   for (const key of Object.keys(data)) {
     const unsupported = UNSUPPORTED[key];
@@ -40,9 +57,14 @@ export async function readRunConfig(path: string, warn: (line: string) => void):
   }
   // A YAML integer past 2^53 has already lost digits; the seed is 64-bit, so ask for it as text.
   if (typeof data.seed === "number" && Number.isInteger(data.seed) && !Number.isSafeInteger(data.seed)) {
-    throw new CliError(`${path}: seed is too large to read exactly as a number; write it in quotes ("${BigInt(data.seed)}" is what was read)`);
+    throw new CliError(
+      `${path}: seed is too large to read exactly as a number; write it in quotes ("${BigInt(data.seed)}" is what was read)`,
+    );
   }
-  return { ...data, model: typeof data.model === "string" ? data.model : (data.model ?? DEFAULT_MODEL) } as RunConfigFile;
+  return {
+    ...data,
+    model: typeof data.model === "string" ? data.model : (data.model ?? DEFAULT_MODEL),
+  } as RunConfigFile;
 }
 
 export type Overrides = {
@@ -80,17 +102,24 @@ export function requestBody(
   if (flags.model !== undefined) body.model = flags.model;
   // One --prompt-version is a plain run; several are an A/B group (the API makes one run per version).
   // A config's list is sent as a list, as written.
-  if (flags.promptVersion?.length) body.prompt_version = flags.promptVersion.length === 1 ? flags.promptVersion[0] : flags.promptVersion;
+  if (flags.promptVersion?.length)
+    body.prompt_version = flags.promptVersion.length === 1 ? flags.promptVersion[0] : flags.promptVersion;
   if (flags.preset) body.preset = flags.preset;
 
   let model = String(body.model);
   if (flags.mock && !model.startsWith("sim:")) model = body.model = `sim:${model}`;
   if (!model.startsWith("sim:")) {
     const explicitUrl = typeof base_url === "string" ? base_url : undefined;
-    const provider = providerFromEnv({ baseUrl: explicitUrl, apiKeyEnv: typeof api_key_env === "string" ? api_key_env : undefined, env });
+    const provider = providerFromEnv({
+      baseUrl: explicitUrl,
+      apiKeyEnv: typeof api_key_env === "string" ? api_key_env : undefined,
+      env,
+    });
     // As Heretix: a live run needs a key, unless the endpoint was chosen (a local server may take none).
     if (!provider.api_key && !explicitUrl && !env.OPENAI_BASE_URL) {
-      throw new CliError(`OPENAI_API_KEY not set (required for live runs with model ${model}; a sim:* model or --mock needs none)`);
+      throw new CliError(
+        `OPENAI_API_KEY not set (required for live runs with model ${model}; a sim:* model or --mock needs none)`,
+      );
     }
     body.provider = provider;
   }

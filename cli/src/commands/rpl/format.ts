@@ -4,7 +4,6 @@
 import type { RplComparison, RplResult } from "@assay/sdk";
 import { pyFixed, table } from "../../output.ts";
 
-
 const f3 = (x: number) => pyFixed(x, 3);
 const f2 = (x: number) => pyFixed(x, 2);
 
@@ -71,7 +70,19 @@ export function comparisonText(c: RplComparison): string {
       signed(r.delta_stability, 3),
       signed(r.delta_pqs, 0),
     ]),
-    [...lead.map(() => "left" as const), "left", "right", "left", "right", "right", "right", "right", "right", "right", "right"],
+    [
+      ...lead.map(() => "left" as const),
+      "left",
+      "right",
+      "left",
+      "right",
+      "right",
+      "right",
+      "right",
+      "right",
+      "right",
+      "right",
+    ],
   );
   const w = c.winner;
   const winnerRow = rows.find((r) => r.run_id === w.run_id);

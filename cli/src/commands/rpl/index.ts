@@ -1,7 +1,16 @@
 // `assay rpl run|compare`: Heretix's `heretix run --config run.yaml` with the assay API behind it, and
 // the comparison of runs that differ in model or prompt version.
 import { Command, Option } from "commander";
-import { cancelRun, compareRplRuns, createRplRun, type RplComparison, type RplResult, type RplRun, type Run, type RunGroup } from "@assay/sdk";
+import {
+  cancelRun,
+  compareRplRuns,
+  createRplRun,
+  type RplComparison,
+  type RplResult,
+  type RplRun,
+  type Run,
+  type RunGroup,
+} from "@assay/sdk";
 import { CliError, EXIT, usageError } from "../../errors.ts";
 import { announce, followRun } from "../../follow.ts";
 import { writeText } from "../../io.ts";
@@ -39,7 +48,10 @@ async function followVersion(s: Session, first: Run, detach: boolean, live: Set<
     if (run) live.delete(id);
     const next = run?.status === "succeeded" ? run.result?.next_run_id : undefined;
     if (!run || !next) return run;
-    if (!s.json) process.stderr.write(`run ${id}: stage ${run.config.stage ?? "?"} escalates (${run.result?.auto?.decision_log.at(-1)?.reason}); next stage: run ${next}\n`);
+    if (!s.json)
+      process.stderr.write(
+        `run ${id}: stage ${run.config.stage ?? "?"} escalates (${run.result?.auto?.decision_log.at(-1)?.reason}); next stage: run ${next}\n`,
+      );
     id = next;
   }
 }
@@ -47,7 +59,11 @@ async function followVersion(s: Session, first: Run, detach: boolean, live: Set<
 async function run(opts: RunOptions, cmd: Command): Promise<void> {
   if (opts.out && opts.detach) throw usageError("--out needs the run's result: leave out --detach");
   const cfg = await readRunConfig(opts.config, warn);
-  const body = requestBody(cfg, { claim: opts.claim, model: opts.model, promptVersion: opts.promptVersion, preset: opts.preset, mock: opts.mock }, warn);
+  const body = requestBody(
+    cfg,
+    { claim: opts.claim, model: opts.model, promptVersion: opts.promptVersion, preset: opts.preset, mock: opts.mock },
+    warn,
+  );
   const s = session(cmd);
   // From here Ctrl-C cancels the run rather than leaving it going unseen.
   if (!opts.detach) armForRuns();
@@ -61,7 +77,8 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
   try {
     for (const r of runs) {
       const c = (r as RplRun).config;
-      if (!s.json && !opts.detach) process.stdout.write(runningLine(c.model, c.K, c.R, c.prompt_version, c.preset) + "\n");
+      if (!s.json && !opts.detach)
+        process.stdout.write(runningLine(c.model, c.K, c.R, c.prompt_version, c.preset) + "\n");
       announce(s, r);
       const last = await followVersion(s, r, Boolean(opts.detach), live);
       if (last) finals.push(last);
@@ -73,7 +90,9 @@ async function run(opts: RunOptions, cmd: Command): Promise<void> {
   if (opts.detach) return;
 
   if (s.json) printJson({ runs: finals });
-  const results = finals.filter((f) => f.status === "succeeded" && f.result).map((f) => ({ execution_id: f.id, ...(f.result as RplResult) }));
+  const results = finals
+    .filter((f) => f.status === "succeeded" && f.result)
+    .map((f) => ({ execution_id: f.id, ...(f.result as RplResult) }));
   if (!s.json) {
     for (const r of results) {
       for (const line of stageLines(r)) process.stdout.write(line + "\n");
@@ -116,14 +135,30 @@ export function register(program: Command): void {
 
   rpl
     .command("run")
-    .description("run a Heretix config (run.yaml) and print one row per prompt version: p, CI95, width, stability, compliance, cache hit rate")
-    .requiredOption("--config <path>", "Heretix run config, YAML (or JSON by its .json suffix): claim, model, prompt_version, K, R, T, B, seed, max_output_tokens, no_cache")
+    .description(
+      "run a Heretix config (run.yaml) and print one row per prompt version: p, CI95, width, stability, compliance, cache hit rate",
+    )
+    .requiredOption(
+      "--config <path>",
+      "Heretix run config, YAML (or JSON by its .json suffix): claim, model, prompt_version, K, R, T, B, seed, max_output_tokens, no_cache",
+    )
     .option("--claim <text>", "the claim (overrides the config)")
     .option("--model <name>", "the model (overrides the config; sim:* is the built-in simulator)")
-    .option("--prompt-version <version...>", "prompt versions to run, one run each (an A/B group); repeatable; overrides the config")
-    .addOption(new Option("--preset <preset>", "auto: the Auto-RPL stages (8,8,2) → (16,16,2) → (16,16,3), escalating until the gates pass").choices(["auto"]))
-    .option("--mock", "use the deterministic simulator instead of the model (no key, no network): model becomes sim:<model>")
-    .option("--out <path>", "write the results as JSON: {\"runs\": [one result per version]}")
+    .option(
+      "--prompt-version <version...>",
+      "prompt versions to run, one run each (an A/B group); repeatable; overrides the config",
+    )
+    .addOption(
+      new Option(
+        "--preset <preset>",
+        "auto: the Auto-RPL stages (8,8,2) → (16,16,2) → (16,16,3), escalating until the gates pass",
+      ).choices(["auto"]),
+    )
+    .option(
+      "--mock",
+      "use the deterministic simulator instead of the model (no key, no network): model becomes sim:<model>",
+    )
+    .option("--out <path>", 'write the results as JSON: {"runs": [one result per version]}')
     .option("--detach", "print the run ids and return; the runs go on")
     .addHelpText(
       "after",
@@ -133,7 +168,9 @@ export function register(program: Command): void {
 
   rpl
     .command("compare")
-    .description("compare succeeded runs that differ only in model or prompt version: p, CI95, width, stability, PQS, and the winner")
+    .description(
+      "compare succeeded runs that differ only in model or prompt version: p, CI95, width, stability, PQS, and the winner",
+    )
     .argument("<runs...>", "2 to 10 run ids", (raw: string, prev: string[] = []) => [...prev, runId(raw)])
     .action(compare);
 }

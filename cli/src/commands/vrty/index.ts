@@ -58,7 +58,11 @@ type ScoreOptions = {
 const STDIN = new Set(["-", "/dev/stdin"]);
 
 /** Which of vrty's mutually exclusive, required pair was given: the text itself, or a file to read it from. */
-function source(name: "prompt" | "response", value: string | undefined, file: string | undefined): { text: string } | { file: string } {
+function source(
+  name: "prompt" | "response",
+  value: string | undefined,
+  file: string | undefined,
+): { text: string } | { file: string } {
   if (value !== undefined && file !== undefined) throw usageError(`give --${name} or --${name}-file, not both`);
   if (value !== undefined) return { text: value };
   if (file !== undefined) return { file };
@@ -81,7 +85,9 @@ async function scoreLocally(prompt: string, response: string): Promise<VrtyResul
   const parsed = VrtyScoreRequest.safeParse({ prompt, response });
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
-    throw new CliError(problemLine({ status: 400, title: "Validation failed", detail: invalidFieldsDetail(errors), errors }));
+    throw new CliError(
+      problemLine({ status: 400, title: "Validation failed", detail: invalidFieldsDetail(errors), errors }),
+    );
   }
   return score(prompt, response, await defaultIdf());
 }
@@ -160,7 +166,11 @@ async function scoreLocalEntries(entries: Entry[]): Promise<VrtyBatchItem[]> {
  * Scores the entries on the server, in as many requests as the API's limits need (pairs per request,
  * body bytes). Each request's results are numbered from 0; they are put back at their place in the file.
  */
-async function scoreRemoteEntries(s: Session, entries: Entry[], idfTable: string | undefined): Promise<VrtyBatchItem[]> {
+async function scoreRemoteEntries(
+  s: Session,
+  entries: Entry[],
+  idfTable: string | undefined,
+): Promise<VrtyBatchItem[]> {
   const items: VrtyBatchItem[] = new Array(entries.length);
   const tail = idfTable === undefined ? "" : `,"idf_table":${JSON.stringify(idfTable)}`;
   const budget = BULK_BODY_BYTES - Buffer.byteLength(`{"pairs":[]${tail}}`);
@@ -176,7 +186,10 @@ async function scoreRemoteEntries(s: Session, entries: Entry[], idfTable: string
     answer.results.forEach((r, j) => {
       const { index, raw } = chunk[j];
       if (r.error) {
-        const detail = r.error.detail === `Pair ${r.index} has invalid fields.` ? `Pair ${index} has invalid fields.` : r.error.detail;
+        const detail =
+          r.error.detail === `Pair ${r.index} has invalid fields.`
+            ? `Pair ${index} has invalid fields.`
+            : r.error.detail;
         items[index] = item(index, raw, { error: { ...r.error, detail } });
       } else {
         items[index] = item(index, raw, { result: r.result! });
@@ -198,7 +211,12 @@ async function scoreRemoteEntries(s: Session, entries: Entry[], idfTable: string
       items[e.index] = item(e.index, e.raw, {
         error: problems.length
           ? invalid(e.index, problems)
-          : { status: 413, title: "Payload too large", detail: `Pair ${e.index} is ${size - 1} bytes of JSON, more than one request may carry.`, errors: [] },
+          : {
+              status: 413,
+              title: "Payload too large",
+              detail: `Pair ${e.index} is ${size - 1} bytes of JSON, more than one request may carry.`,
+              errors: [],
+            },
       });
       continue;
     }
@@ -249,7 +267,15 @@ async function scoreBatch(own: BatchOptions, cmd: Command): Promise<void> {
   if (opts.minComposite !== undefined) {
     // The gate is on the mean over the scored pairs: one weak answer should not fail a suite whose
     // answers are good on the whole (vrty's calibration bands vary per prompt); bad lines are not in it.
-    process.exitCode = gate([{ flag: "--min-composite", metric: "mean_composite", value: sum.mean_composite, threshold: opts.minComposite, kind: "min" }]);
+    process.exitCode = gate([
+      {
+        flag: "--min-composite",
+        metric: "mean_composite",
+        value: sum.mean_composite,
+        threshold: opts.minComposite,
+        kind: "min",
+      },
+    ]);
   }
 }
 
@@ -277,7 +303,11 @@ export function register(program: Command): void {
     .option("--out <path>", "where the results go, one JSON line per pair (`-`: standard output)", "-")
     .option("--local", "score in-process with the built-in IDF table: no server, no key, no network")
     .option("--idf-table <id>", "a custom IDF table of the server (default: the built-in one)")
-    .option("--min-composite <x>", "gate: exit 3 unless the mean composite of the scored pairs is at least x", threshold("--min-composite"))
+    .option(
+      "--min-composite <x>",
+      "gate: exit 3 unless the mean composite of the scored pairs is at least x",
+      threshold("--min-composite"),
+    )
     .addHelpText(
       "after",
       "\nEach output line is the API's batch item: {index, id?, result} or {index, id?, error}; a bad line or pair\ngets an error item and the rest are scored. A summary goes to stderr (with --json and --out FILE: to stdout, as JSON).\nExit codes: 0 success, 1 I/O error, 2 usage error, 3 --min-composite failed.",

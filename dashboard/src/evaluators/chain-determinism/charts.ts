@@ -82,7 +82,12 @@ export function modalShareConfig(result: ChainDeterminismResult): ChartConfigura
         },
       },
       scales: {
-        x: { min: 0, max: 1, ticks: { callback: (value) => pct(Number(value)), maxTicksLimit: 6 }, title: { display: true, text: "share of successful replays with the most common sequence" } },
+        x: {
+          min: 0,
+          max: 1,
+          ticks: { callback: (value) => pct(Number(value)), maxTicksLimit: 6 },
+          title: { display: true, text: "share of successful replays with the most common sequence" },
+        },
         y: { ticks: { autoSkip: false } },
       },
     },
@@ -201,7 +206,10 @@ export function callKey(call: RawCall): string {
 }
 
 function callView(call: RawCall): CallView {
-  return { name: typeof call.name === "string" ? call.name : String(call.name ?? "?"), args: Object.hasOwn(call, "args") ? canonicalJson(call.args) : "" };
+  return {
+    name: typeof call.name === "string" ? call.name : String(call.name ?? "?"),
+    args: Object.hasOwn(call, "args") ? canonicalJson(call.args) : "",
+  };
 }
 
 /**
@@ -229,7 +237,9 @@ export function sequenceView(samples: readonly ChainDeterminismSample[], queryId
     g.replays.push(row.run_idx);
     g.first = Math.min(g.first, row.run_idx);
   }
-  const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.first - b.first).map(({ first: _, ...g }) => ({ ...g, replays: [...g.replays].sort((x, y) => x - y) }));
+  const sorted = [...groups.values()]
+    .sort((a, b) => b.count - a.count || a.first - b.first)
+    .map(({ first: _, ...g }) => ({ ...g, replays: [...g.replays].sort((x, y) => x - y) }));
   const keysByGroup = sorted.map((g) => JSON.parse(g.key) as string[]);
   const turns = Math.max(0, ...sorted.map((g) => g.calls.length));
   let fork: number | null = null;

@@ -6,7 +6,9 @@ import type { ChainDeterminismRun, ChainDeterminismRunsComparison } from "@assay
 export function detailLines(c: Pick<ChainDeterminismRunsComparison, "details">): string[] {
   const p = c.details.pairing;
   if (!p.paired) return [`Not paired: ${p.reason}.`];
-  return [`Paired by query: ${p.measurable_in_both} of ${p.queries} queries measurable in both runs; ${p.discordant.stable_to_diverged} went from stable to diverged, ${p.discordant.diverged_to_stable} from diverged to stable.`];
+  return [
+    `Paired by query: ${p.measurable_in_both} of ${p.queries} queries measurable in both runs; ${p.discordant.stable_to_diverged} went from stable to diverged, ${p.discordant.diverged_to_stable} from diverged to stable.`,
+  ];
 }
 
 /** What tells its runs apart in a picker: the model (and simulated divergence), the suite and its size. */

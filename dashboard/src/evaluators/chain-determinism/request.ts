@@ -1,7 +1,15 @@
 // The chain-determinism "New run" form's state and the request built from it: pure functions, no DOM, so the node
 // tests can check that the form left as it opens asks for exactly what the API does by default.
 import type { ChainDeterminismRunRequest, CreateSuiteRequest } from "@assay/sdk";
-import { FormProblem, isSimulated, modelFields, num, put, simulatorChoice, type ModelChoice } from "../../components/request.ts";
+import {
+  FormProblem,
+  isSimulated,
+  modelFields,
+  num,
+  put,
+  simulatorChoice,
+  type ModelChoice,
+} from "../../components/request.ts";
 
 export type ChainDeterminismFormState = {
   model: ModelChoice;
@@ -40,7 +48,17 @@ export const CHAIN_DETERMINISM_DEFAULTS: ChainDeterminismFormState = {
 
 export function chainDeterminismRequest(f: ChainDeterminismFormState): ChainDeterminismRunRequest {
   const body = { ...modelFields(f.model), suite: f.suite || "default" } as ChainDeterminismRunRequest;
-  for (const key of ["n_queries", "n_replays", "temperature", "concurrency", "seed", "max_turns", "max_tokens", "min_success", "timeout_s"] as const) {
+  for (const key of [
+    "n_queries",
+    "n_replays",
+    "temperature",
+    "concurrency",
+    "seed",
+    "max_turns",
+    "max_tokens",
+    "min_success",
+    "timeout_s",
+  ] as const) {
     put(body, key, num(f[key]));
   }
   if (isSimulated(f.model)) {
@@ -65,9 +83,14 @@ export function parseSuiteFile(text: string, fileName: string): CreateSuiteReque
   } catch (err) {
     throw new FormProblem("suite file", `${fileName} is not JSON (${(err as Error).message})`);
   }
-  if (!data || typeof data !== "object" || Array.isArray(data)) throw new FormProblem("suite file", `${fileName} must hold a JSON object: {"name", "suite": {…}}`);
+  if (!data || typeof data !== "object" || Array.isArray(data))
+    throw new FormProblem("suite file", `${fileName} must hold a JSON object: {"name", "suite": {…}}`);
   const fallbackName = fileName.replace(/\.json$/i, "") || "uploaded suite";
   const obj = data as Record<string, unknown>;
-  if ("suite" in obj) return { ...obj, name: typeof obj.name === "string" && obj.name.trim() ? obj.name : fallbackName } as CreateSuiteRequest;
+  if ("suite" in obj)
+    return {
+      ...obj,
+      name: typeof obj.name === "string" && obj.name.trim() ? obj.name : fallbackName,
+    } as CreateSuiteRequest;
   return { name: fallbackName, suite: obj as CreateSuiteRequest["suite"] };
 }

@@ -13,7 +13,13 @@ function replayList(replays: number[]): string {
   return replays.length > 12 ? `${head}, … (${replays.length})` : head;
 }
 
-export function SequenceView({ result, samples }: { result: ChainDeterminismResult; samples: ChainDeterminismSample[] }) {
+export function SequenceView({
+  result,
+  samples,
+}: {
+  result: ChainDeterminismResult;
+  samples: ChainDeterminismSample[];
+}) {
   const [queryId, setQueryId] = useState(() => defaultQuery(result) ?? "");
   const view = useMemo(() => sequenceView(samples, queryId), [samples, queryId]);
   const q = result.per_query.find((p) => p.query_id === queryId);
@@ -25,16 +31,22 @@ export function SequenceView({ result, samples }: { result: ChainDeterminismResu
         <select id="cd-query-select" value={queryId} onChange={(e) => setQueryId(e.currentTarget.value)}>
           {result.per_query.map((p) => (
             <option key={p.query_id} value={p.query_id}>
-              {p.query_id} — {p.status === "insufficient" ? "insufficient" : `${p.n_unique_sequences} sequence${p.n_unique_sequences === 1 ? "" : "s"}${p.diverged ? ", diverged" : ""}`}
+              {p.query_id} —{" "}
+              {p.status === "insufficient"
+                ? "insufficient"
+                : `${p.n_unique_sequences} sequence${p.n_unique_sequences === 1 ? "" : "s"}${p.diverged ? ", diverged" : ""}`}
             </option>
           ))}
         </select>
       </div>
       <p class="hint" data-summary>
-        {view.groups.length} distinct sequence{view.groups.length === 1 ? "" : "s"} over {view.n_success} successful replay{view.n_success === 1 ? "" : "s"}
+        {view.groups.length} distinct sequence{view.groups.length === 1 ? "" : "s"} over {view.n_success} successful
+        replay{view.n_success === 1 ? "" : "s"}
         {view.n_errors > 0 && `, ${view.n_errors} error replay${view.n_errors === 1 ? "" : "s"} left out`}
         {view.fork !== null ? `; they first part at turn ${view.fork} (turns count tool calls from 0).` : "."}
-        {q?.status === "measurable" && q.n_unique_sequences !== undefined && q.n_unique_sequences !== view.groups.length &&
+        {q?.status === "measurable" &&
+          q.n_unique_sequences !== undefined &&
+          q.n_unique_sequences !== view.groups.length &&
           ` The result counts ${q.n_unique_sequences}: the server tells apart numbers a browser reads as equal (1 and 1.0).`}
         {q?.status === "insufficient" && " This query had too few successful replays to be measured."}
       </p>
@@ -43,12 +55,18 @@ export function SequenceView({ result, samples }: { result: ChainDeterminismResu
           <table class="cd-seq-table" aria-label={`Tool-call sequences of ${queryId}`} data-query={queryId}>
             <thead>
               <tr>
-                <th scope="col" class="num">turn</th>
+                <th scope="col" class="num">
+                  turn
+                </th>
                 {view.groups.map((g, i) => (
                   <th scope="col" key={g.key} data-sequence={letter(i)} data-count={g.count}>
                     Sequence {letter(i)}
-                    <span class="cd-seq-count">{g.count} replay{g.count === 1 ? "" : "s"} · {pct(g.count / view.n_success)}</span>
-                    <span class="cd-seq-replays" title={`replays ${g.replays.join(", ")}`}>replays {replayList(g.replays)}</span>
+                    <span class="cd-seq-count">
+                      {g.count} replay{g.count === 1 ? "" : "s"} · {pct(g.count / view.n_success)}
+                    </span>
+                    <span class="cd-seq-replays" title={`replays ${g.replays.join(", ")}`}>
+                      replays {replayList(g.replays)}
+                    </span>
                   </th>
                 ))}
               </tr>
@@ -68,7 +86,11 @@ export function SequenceView({ result, samples }: { result: ChainDeterminismResu
                         {call ? (
                           <>
                             <code class="cd-call">{call.name}</code>
-                            {call.args && <span class="cd-args" title={call.args}>{call.args}</span>}
+                            {call.args && (
+                              <span class="cd-args" title={call.args}>
+                                {call.args}
+                              </span>
+                            )}
                           </>
                         ) : (
                           <span class="cd-ended">{i === g.calls.length ? "(ended)" : ""}</span>

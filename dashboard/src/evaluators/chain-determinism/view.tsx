@@ -27,7 +27,11 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
         <h2 id="cd-divergence">Divergence</h2>
         <div class="cards">
           <Card label="divergence rate" value={pct(result.divergence_rate)} field="divergence_rate" />
-          <Card label="Wilson 95% CI" value={lo === null || hi === null ? "–" : `${pct(lo)} – ${pct(hi)}`} field="wilson_ci_95" />
+          <Card
+            label="Wilson 95% CI"
+            value={lo === null || hi === null ? "–" : `${pct(lo)} – ${pct(hi)}`}
+            field="wilson_ci_95"
+          />
           <Card label="diverged queries" value={`${result.n_diverged} / ${result.n_measurable}`} field="n_diverged" />
           <Card label="replays" value={String(result.n_total)} field="n_total" />
         </div>
@@ -36,7 +40,10 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
         ) : (
           <p class="hint">Not measurable: no query reached {minSuccess} successful replays.</p>
         )}
-        <p class="hint">A query diverges when its successful replays made more than one distinct tool-call sequence; the rate is diverged / measurable queries.</p>
+        <p class="hint">
+          A query diverges when its successful replays made more than one distinct tool-call sequence; the rate is
+          diverged / measurable queries.
+        </p>
       </section>
 
       <section aria-labelledby="cd-queries">
@@ -47,23 +54,41 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
               <tr>
                 <th scope="col">query</th>
                 <th scope="col">status</th>
-                <th scope="col" class="num">successful / replays</th>
-                <th scope="col" class="num">unique sequences</th>
-                <th scope="col" class="num">modal share</th>
-                <th scope="col" class="num">first divergence turn</th>
+                <th scope="col" class="num">
+                  successful / replays
+                </th>
+                <th scope="col" class="num">
+                  unique sequences
+                </th>
+                <th scope="col" class="num">
+                  modal share
+                </th>
+                <th scope="col" class="num">
+                  first divergence turn
+                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.query_id} data-query={r.query_id}>
                   <th scope="row">{r.query_id}</th>
-                  <td class={r.diverged ? "cd-diverged" : r.status === "insufficient" ? "cd-insufficient" : "cd-stable"}>
+                  <td
+                    class={r.diverged ? "cd-diverged" : r.status === "insufficient" ? "cd-insufficient" : "cd-stable"}
+                  >
                     {r.status === "insufficient" ? "insufficient" : r.diverged ? "diverged" : "stable"}
                   </td>
-                  <td class="num">{r.n_success} / {r.n_total}</td>
-                  <td class="num" data-field="n_unique_sequences">{r.n_unique_sequences ?? "–"}</td>
-                  <td class="num" data-field="modal_share">{pct(r.modal_share)}</td>
-                  <td class="num" data-field="first_divergence_turn">{r.first_divergence_turn ?? "–"}</td>
+                  <td class="num">
+                    {r.n_success} / {r.n_total}
+                  </td>
+                  <td class="num" data-field="n_unique_sequences">
+                    {r.n_unique_sequences ?? "–"}
+                  </td>
+                  <td class="num" data-field="modal_share">
+                    {pct(r.modal_share)}
+                  </td>
+                  <td class="num" data-field="first_divergence_turn">
+                    {r.first_divergence_turn ?? "–"}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -75,7 +100,9 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
       <section aria-labelledby="cd-sequences">
         <h2 id="cd-sequences">Sequences</h2>
         {error ? (
-          <p role="alert" class="error">{error}</p>
+          <p role="alert" class="error">
+            {error}
+          </p>
         ) : samples === null ? (
           <p>Loading replays… {loaded > 0 && `(${loaded})`}</p>
         ) : (
@@ -89,7 +116,11 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
         <h2 id="cd-endpoint">Endpoint</h2>
         <div class="cards">
           <Card label="HTTP requests" value={String(result.endpoint.requests)} field="endpoint.requests" />
-          <Card label="tokens in / out" value={`${result.endpoint.usage.prompt_tokens.toLocaleString("en-US")} / ${result.endpoint.usage.completion_tokens.toLocaleString("en-US")}`} field="endpoint.usage" />
+          <Card
+            label="tokens in / out"
+            value={`${result.endpoint.usage.prompt_tokens.toLocaleString("en-US")} / ${result.endpoint.usage.completion_tokens.toLocaleString("en-US")}`}
+            field="endpoint.usage"
+          />
         </div>
         <Tally title="System fingerprints" counts={result.endpoint.system_fingerprints} />
         <details>
@@ -101,7 +132,15 @@ function Result({ runId, result, minSuccess }: { runId: string; result: ChainDet
   );
 }
 
-function Errors({ result, samples, minSuccess }: { result: ChainDeterminismResult; samples: ChainDeterminismSample[] | null; minSuccess: number }) {
+function Errors({
+  result,
+  samples,
+  minSuccess,
+}: {
+  result: ChainDeterminismResult;
+  samples: ChainDeterminismSample[] | null;
+  minSuccess: number;
+}) {
   const summary = useMemo(() => errorSummary(result, samples ?? []), [result, samples]);
   return (
     <section aria-labelledby="cd-errors">
@@ -111,7 +150,8 @@ function Errors({ result, samples, minSuccess }: { result: ChainDeterminismResul
         <Card label="insufficient cells" value={String(summary.insufficient.length)} field="insufficient" />
       </div>
       <p class="hint">
-        Error replays never count as divergence; a query with fewer than {minSuccess} successful replays is insufficient and left out of the rate
+        Error replays never count as divergence; a query with fewer than {minSuccess} successful replays is insufficient
+        and left out of the rate
         {summary.insufficient.length > 0 ? ` (${summary.insufficient.join(", ")})` : ""}.
       </p>
       {samples !== null && summary.categories.length > 0 && (
@@ -120,7 +160,9 @@ function Errors({ result, samples, minSuccess }: { result: ChainDeterminismResul
             <thead>
               <tr>
                 <th scope="col">category (first example below)</th>
-                <th scope="col" class="num">replays</th>
+                <th scope="col" class="num">
+                  replays
+                </th>
               </tr>
             </thead>
             {summary.categories.map((c) => (
@@ -130,7 +172,9 @@ function Errors({ result, samples, minSuccess }: { result: ChainDeterminismResul
                   <td class="num">{c.count}</td>
                 </tr>
                 <tr class="cd-example-row">
-                  <td colSpan={2} class="cd-example">{c.example}</td>
+                  <td colSpan={2} class="cd-example">
+                    {c.example}
+                  </td>
                 </tr>
               </tbody>
             ))}

@@ -19,7 +19,18 @@ export function verdictClass(v: { error: string | null } | undefined): VerdictCl
 export type Swatch = { bg: string; fg: string };
 
 /** Light fills with dark text for the vocabulary's labels (ColorBrewer Paired/Set3 pastels), in vocabulary order. */
-const LABEL_FILLS = ["#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#fccde5", "#bebada", "#ccebc5", "#ffed6f"];
+const LABEL_FILLS = [
+  "#a6cee3",
+  "#b2df8a",
+  "#fdbf6f",
+  "#cab2d6",
+  "#ffff99",
+  "#8dd3c7",
+  "#fccde5",
+  "#bebada",
+  "#ccebc5",
+  "#ffed6f",
+];
 
 /** The verdicts that are not votes: dark fills with white text (ERROR, PARSE_FAIL), an outlined cell, a blank. */
 export const SPECIAL: Record<Exclude<VerdictClass, "valid">, Swatch & { text: string; title: string }> = {
@@ -39,7 +50,14 @@ export function labelColors(labels: readonly string[]): Map<string, Swatch> {
   return colors;
 }
 
-export type GridCell = { critic: string; cls: VerdictClass; text: string; swatch: Swatch; confidence: number | null; error: string | null };
+export type GridCell = {
+  critic: string;
+  cls: VerdictClass;
+  text: string;
+  swatch: Swatch;
+  confidence: number | null;
+  error: string | null;
+};
 export type GridRow = {
   id: string;
   expected: string | null;
@@ -68,9 +86,24 @@ export function verdictGrid(result: JudgeResult): VerdictGrid {
     const cells = critics.map((critic): GridCell => {
       const v = byCritic.get(critic);
       const cls = verdictClass(v);
-      if (cls === "valid") return { critic, cls, text: v!.kind, swatch: colors.get(v!.kind) ?? NEUTRAL, confidence: v!.confidence, error: null };
+      if (cls === "valid")
+        return {
+          critic,
+          cls,
+          text: v!.kind,
+          swatch: colors.get(v!.kind) ?? NEUTRAL,
+          confidence: v!.confidence,
+          error: null,
+        };
       const special = SPECIAL[cls];
-      return { critic, cls, text: cls === "off_vocabulary" ? v!.kind : special.text, swatch: { bg: special.bg, fg: special.fg }, confidence: v ? v.confidence : null, error: v ? v.error : null };
+      return {
+        critic,
+        cls,
+        text: cls === "off_vocabulary" ? v!.kind : special.text,
+        swatch: { bg: special.bg, fg: special.fg },
+        confidence: v ? v.confidence : null,
+        error: v ? v.error : null,
+      };
     });
     return {
       id: item.id,
@@ -95,7 +128,13 @@ export type LegendEntry = { key: string; text: string; cls: VerdictClass; swatch
 export function gridLegend(grid: VerdictGrid, labels: readonly string[]): LegendEntry[] {
   const colors = labelColors(labels);
   const count = (match: (c: GridCell) => boolean) => grid.rows.reduce((n, r) => n + r.cells.filter(match).length, 0);
-  const entries: LegendEntry[] = labels.map((label) => ({ key: label, text: label, cls: "valid", swatch: colors.get(label)!, count: count((c) => c.cls === "valid" && c.text === label) }));
+  const entries: LegendEntry[] = labels.map((label) => ({
+    key: label,
+    text: label,
+    cls: "valid",
+    swatch: colors.get(label)!,
+    count: count((c) => c.cls === "valid" && c.text === label),
+  }));
   for (const cls of ["error", "parse_fail", "off_vocabulary", "missing"] as const) {
     const n = count((c) => c.cls === cls);
     if (n === 0 && (cls === "off_vocabulary" || cls === "missing")) continue;
@@ -149,16 +188,30 @@ export function heatColor(alpha: number | null): Swatch {
   const t = Math.max(-1, Math.min(1, alpha));
   const target = t >= 0 ? [0x2f, 0x5f, 0xd0] : [0xb3, 0x26, 0x1e];
   const k = Math.abs(t);
-  const hex = target.map((c) => Math.round(255 + (c - 255) * k).toString(16).padStart(2, "0")).join("");
+  const hex = target
+    .map((c) =>
+      Math.round(255 + (c - 255) * k)
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("");
   return { bg: `#${hex}`, fg: k > 0.55 ? "#ffffff" : "#1d2330" };
 }
 
-export type PairCell = { a: string; b: string; alpha: number | null; rate: number | null; agree: number; items: number } | null;
+export type PairCell = {
+  a: string;
+  b: string;
+  alpha: number | null;
+  rate: number | null;
+  agree: number;
+  items: number;
+} | null;
 
 /** The pairwise table as a symmetric critics × critics matrix (null on the diagonal and for pairs the result lacks). */
 export function pairwiseMatrix(result: JudgeResult): { critics: string[]; cells: PairCell[][] } {
   const critics = criticNames(result);
-  const find = (a: string, b: string) => result.batch.pairwise.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
+  const find = (a: string, b: string) =>
+    result.batch.pairwise.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
   const cells = critics.map((a) =>
     critics.map((b): PairCell => {
       if (a === b) return null;
@@ -175,20 +228,41 @@ export type Card = { key: string; label: string; value: string; hint?: string };
 export function batchCards(result: JudgeResult): Card[] {
   const { counts, batch } = result;
   const cards: Card[] = [
-    { key: "alpha", label: "Batch alpha (nominal)", value: fixed(batch.alpha.alpha), hint: `${batch.alpha.pairable} pairable values over ${batch.alpha.units_used} items` },
+    {
+      key: "alpha",
+      label: "Batch alpha (nominal)",
+      value: fixed(batch.alpha.alpha),
+      hint: `${batch.alpha.pairable} pairable values over ${batch.alpha.units_used} items`,
+    },
     { key: "items", label: "Items", value: String(counts.items) },
     { key: "verdicts", label: "Verdicts", value: String(counts.verdicts), hint: `${counts.valid} valid` },
     { key: "errors", label: "Errors", value: String(counts.errors) },
     { key: "parse_failures", label: "Parse failures", value: String(counts.parse_failures) },
   ];
-  if (counts.off_vocabulary) cards.push({ key: "off_vocabulary", label: "Off-vocabulary", value: String(counts.off_vocabulary) });
+  if (counts.off_vocabulary)
+    cards.push({ key: "off_vocabulary", label: "Off-vocabulary", value: String(counts.off_vocabulary) });
   if (counts.missing) cards.push({ key: "missing", label: "Missing", value: String(counts.missing) });
-  cards.push({ key: "contested", label: "Contested", value: String(result.contested.count), hint: `below ${result.contested.threshold}` });
+  cards.push({
+    key: "contested",
+    label: "Contested",
+    value: String(result.contested.count),
+    hint: `below ${result.contested.threshold}`,
+  });
   if (result.accuracy) {
-    cards.push({ key: "accuracy", label: "Accuracy vs expected", value: percent(result.accuracy.rate), hint: `${result.accuracy.correct} of ${result.accuracy.items}` });
+    cards.push({
+      key: "accuracy",
+      label: "Accuracy vs expected",
+      value: percent(result.accuracy.rate),
+      hint: `${result.accuracy.correct} of ${result.accuracy.items}`,
+    });
   }
   const p = batch.patterns;
-  cards.push({ key: "patterns", label: "Unanimous / majority / split", value: `${p.unanimous} / ${p.majority} / ${p.no_majority}`, hint: p.no_valid ? `${p.no_valid} without a valid verdict` : undefined });
+  cards.push({
+    key: "patterns",
+    label: "Unanimous / majority / split",
+    value: `${p.unanimous} / ${p.majority} / ${p.no_majority}`,
+    hint: p.no_valid ? `${p.no_valid} without a valid verdict` : undefined,
+  });
   return cards;
 }
 

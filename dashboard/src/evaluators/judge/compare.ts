@@ -5,7 +5,10 @@ import type { JudgeRun, JudgeRunsComparison } from "@assay/sdk";
 /** The details worth a sentence each: how often the consensus changed, and the contested counts. */
 export function detailLines(c: Pick<JudgeRunsComparison, "details">): string[] {
   const d = c.details;
-  return [`The consensus changed on ${d.consensus_changes} of ${d.items} items.`, `Contested items: ${d.contested.base} in base, ${d.contested.head} in head.`];
+  return [
+    `The consensus changed on ${d.consensus_changes} of ${d.items} items.`,
+    `Contested items: ${d.contested.base} in base, ${d.contested.head} in head.`,
+  ];
 }
 
 /** What tells its runs apart in a picker: the critics and the number of items. */

@@ -1,7 +1,16 @@
 // The judge "New run" form's state and the request built from it: pure functions, no DOM, so the node
 // tests can check that the form left as it opens asks for exactly what the API does by default.
 import type { JudgeRunRequest } from "@assay/sdk";
-import { FormProblem, isSimulated, list, modelFields, num, put, simulatorChoice, type ModelChoice } from "../../components/request.ts";
+import {
+  FormProblem,
+  isSimulated,
+  list,
+  modelFields,
+  num,
+  put,
+  simulatorChoice,
+  type ModelChoice,
+} from "../../components/request.ts";
 
 export type CriticRow = {
   name: string;
@@ -67,7 +76,11 @@ export const DEFAULT_LABELS = "KEEP, REJECT, SPLIT, MERGE, UNCLEAR";
  * all simulated), one empty item, and the API's defaults for the rest.
  */
 export const JUDGE_DEFAULTS: JudgeFormState = {
-  critics: [newCritic("strict", { prompt: "strict-reviewer@1" }), newCritic("general"), newCritic("noisy", { noise: "0.5" })],
+  critics: [
+    newCritic("strict", { prompt: "strict-reviewer@1" }),
+    newCritic("general"),
+    newCritic("noisy", { noise: "0.5" }),
+  ],
   itemsFrom: "rows",
   items: [{ id: "q1", query: "", expected: "" }],
   jsonl: "",
@@ -102,7 +115,8 @@ export function parseItemsJsonl(text: string): JudgeItem[] {
     } catch (err) {
       throw new FormProblem(where, `not JSON (${(err as Error).message})`);
     }
-    if (!row || typeof row !== "object" || Array.isArray(row)) throw new FormProblem(where, "each line is a JSON object with a query");
+    if (!row || typeof row !== "object" || Array.isArray(row))
+      throw new FormProblem(where, "each line is a JSON object with a query");
     const r = row as Record<string, unknown>;
     if (typeof r.query !== "string" || !r.query) throw new FormProblem(where, "query must be non-empty text");
     const id = r.id ?? r.query_id ?? Array.from(r.query).slice(0, 80).join("");

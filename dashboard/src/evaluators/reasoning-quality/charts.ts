@@ -8,7 +8,18 @@ import { METRICS, type MetricKey } from "./metrics.ts";
 export { METRICS, type MetricKey };
 
 /** One colour per model, in the result's order (Tableau 10). */
-export const MODEL_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+export const MODEL_COLORS = [
+  "#4e79a7",
+  "#f28e2b",
+  "#e15759",
+  "#76b7b2",
+  "#59a14f",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#bab0ac",
+];
 
 export const modelColor = (i: number) => MODEL_COLORS[i % MODEL_COLORS.length];
 
@@ -19,7 +30,12 @@ export function four(x: number | null | undefined): string {
 
 /** `#rrggbb` with an alpha channel, for a translucent fill. */
 function translucent(hex: string, alpha: number): string {
-  return hex + Math.round(alpha * 255).toString(16).padStart(2, "0");
+  return (
+    hex +
+    Math.round(alpha * 255)
+      .toString(16)
+      .padStart(2, "0")
+  );
 }
 
 /** The metrics a result reports, in METRICS order (the result's `metric_keys`). */
@@ -47,7 +63,14 @@ export function radarChart(result: ReasoningQualityResult): ChartConfiguration<"
       })),
     },
     options: {
-      scales: { r: { min: 0, max: 1, ticks: { stepSize: 0.2, backdropColor: "transparent" }, pointLabels: { font: { size: 12 } } } },
+      scales: {
+        r: {
+          min: 0,
+          max: 1,
+          ticks: { stepSize: 0.2, backdropColor: "transparent" },
+          pointLabels: { font: { size: 12 } },
+        },
+      },
       plugins: { legend: { position: "bottom" } },
     },
   };
@@ -63,7 +86,11 @@ export function rankOf(result: ReasoningQualityResult, strategy: string, model: 
   return result.rankings[strategy]?.find((r) => r.model === model)?.rank ?? null;
 }
 
-export type StrategyRow = { strategy: string; weights: { [metric: string]: number }; cells: { model: string; q: number | null; rank: number | null; best: boolean }[] };
+export type StrategyRow = {
+  strategy: string;
+  weights: { [metric: string]: number };
+  cells: { model: string; q: number | null; rank: number | null; best: boolean }[];
+};
 
 /** Strategies × models: Q and rank in each cell, the rank-1 models marked. */
 export function strategyTable(result: ReasoningQualityResult): { models: string[]; rows: StrategyRow[] } {
@@ -79,7 +106,14 @@ export function strategyTable(result: ReasoningQualityResult): { models: string[
   return { models, rows };
 }
 
-export type ScoreCard = { model: string; color: string; q: number | null; rank: number | null; n: number; correctness: number };
+export type ScoreCard = {
+  model: string;
+  color: string;
+  q: number | null;
+  rank: number | null;
+  n: number;
+  correctness: number;
+};
 
 /** One card per model for a strategy, best first (the ranking's order, then the result's). */
 export function scoreCards(result: ReasoningQualityResult, strategy: string): ScoreCard[] {
@@ -102,7 +136,10 @@ export type DatasetRow = { dataset: string; model: string; n: number; metrics: (
  * The per-dataset breakdown under one strategy: a row per (dataset, model), datasets sorted by name, models
  * in the result's order. The API computes it only when a run has more than one dataset: empty otherwise.
  */
-export function perDatasetRows(result: ReasoningQualityResult, strategy: string): { datasets: string[]; rows: DatasetRow[] } {
+export function perDatasetRows(
+  result: ReasoningQualityResult,
+  strategy: string,
+): { datasets: string[]; rows: DatasetRow[] } {
   const datasets = [...new Set(result.models.flatMap((m) => Object.keys(m.per_dataset)))].sort();
   const metrics = metricsOf(result);
   const rows: DatasetRow[] = [];
@@ -110,14 +147,23 @@ export function perDatasetRows(result: ReasoningQualityResult, strategy: string)
     for (const m of result.models) {
       const d = m.per_dataset[dataset];
       if (!d) continue;
-      rows.push({ dataset, model: m.model, n: d.num_samples, metrics: metrics.map((k) => d.raw_metrics[k.key]), q: d.aggregated[strategy] ?? null });
+      rows.push({
+        dataset,
+        model: m.model,
+        n: d.num_samples,
+        metrics: metrics.map((k) => d.raw_metrics[k.key]),
+        q: d.aggregated[strategy] ?? null,
+      });
     }
   }
   return { datasets, rows };
 }
 
 /** Q per dataset under one strategy, as grouped bars: a group per dataset, a bar per model. */
-export function perDatasetChart(result: ReasoningQualityResult, strategy: string): ChartConfiguration<"bar", (number | null)[], string> {
+export function perDatasetChart(
+  result: ReasoningQualityResult,
+  strategy: string,
+): ChartConfiguration<"bar", (number | null)[], string> {
   const { datasets } = perDatasetRows(result, strategy);
   return {
     type: "bar",
@@ -157,7 +203,10 @@ export function notes(result: ReasoningQualityResult): string[] {
     if (x.ls_fallback) out.push(`${m.model}: LS fell back from ${x.ls_fallback.from} (${x.ls_fallback.reason}).`);
     if (x.ss_fallback) out.push(`${m.model}: SS fell back from ${x.ss_fallback.from} (${x.ss_fallback.reason}).`);
     if (x.rs_skipped) out.push(`${m.model}: no item had perturbations, so RS is left out.`);
-    if (m.generation_failed) out.push(`${m.model}: ${m.generation_failed} primary generation${m.generation_failed === 1 ? "" : "s"} failed (scored as wrong).`);
+    if (m.generation_failed)
+      out.push(
+        `${m.model}: ${m.generation_failed} primary generation${m.generation_failed === 1 ? "" : "s"} failed (scored as wrong).`,
+      );
     if (m.calls.failed) out.push(`${m.model}: ${m.calls.failed} of ${m.calls.made} calls failed.`);
   }
   return out;

@@ -13,11 +13,25 @@ export function RankChangesSection({ c }: { c: ReasoningQualityRunsComparison })
         <div class="table-wrap">
           <table class="cmp-ranks">
             <thead>
-              <tr><th scope="col">strategy</th><th scope="col">model</th><th scope="col" class="num">base rank</th><th scope="col" class="num">head rank</th></tr>
+              <tr>
+                <th scope="col">strategy</th>
+                <th scope="col">model</th>
+                <th scope="col" class="num">
+                  base rank
+                </th>
+                <th scope="col" class="num">
+                  head rank
+                </th>
+              </tr>
             </thead>
             <tbody>
               {ranks.map((r) => (
-                <tr key={`${r.strategy}/${r.model}`}><td>{r.strategy}</td><th scope="row">{r.model}</th><td class="num">{r.base ?? "–"}</td><td class="num">{r.head ?? "–"}</td></tr>
+                <tr key={`${r.strategy}/${r.model}`}>
+                  <td>{r.strategy}</td>
+                  <th scope="row">{r.model}</th>
+                  <td class="num">{r.base ?? "–"}</td>
+                  <td class="num">{r.head ?? "–"}</td>
+                </tr>
               ))}
             </tbody>
           </table>

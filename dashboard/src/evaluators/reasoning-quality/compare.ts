@@ -31,7 +31,9 @@ export type RankChange = { strategy: string; model: string; base: number | null;
 
 /** The rank changes (`details.rank_changes`: per strategy, the models whose rank moved), one row each. */
 export function rankChanges(c: Details): RankChange[] {
-  return Object.entries(c.details.rank_changes).flatMap(([strategy, list]) => list.map((r) => ({ strategy, model: r.model, base: r.base_rank, head: r.head_rank })));
+  return Object.entries(c.details.rank_changes).flatMap(([strategy, list]) =>
+    list.map((r) => ({ strategy, model: r.model, base: r.base_rank, head: r.head_rank })),
+  );
 }
 
 /** What tells its runs apart in a picker: its models. */

@@ -5,10 +5,23 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { listReasoningQualityDatasets, uploadReasoningQualityDataset, type Dataset } from "@assay/sdk";
 import { call, client } from "../../api.ts";
 import { NumberInput } from "./number-input.tsx";
-import { datasetNameOf, formatOfFile, previewDataset, uploadBody, UPLOAD_FORMATS, type DatasetChoice, type Preview, type UploadFormat } from "./request.ts";
+import {
+  datasetNameOf,
+  formatOfFile,
+  previewDataset,
+  uploadBody,
+  UPLOAD_FORMATS,
+  type DatasetChoice,
+  type Preview,
+  type UploadFormat,
+} from "./request.ts";
 
 type Source = "upload" | "existing" | "synthetic";
-type Upload = { state: "idle" } | { state: "uploading" } | { state: "done"; dataset: Dataset } | { state: "failed"; message: string };
+type Upload =
+  | { state: "idle" }
+  | { state: "uploading" }
+  | { state: "done"; dataset: Dataset }
+  | { state: "failed"; message: string };
 
 const SYNTHETIC_DEFAULTS = { seed: 42, num_reasoning: 20, num_adversarial: 10, num_robustness: 10 };
 
@@ -36,7 +49,13 @@ export function DatasetStep({ onChange }: { onChange: (choice: DatasetChoice) =>
       <div class="rq-choices" role="radiogroup" aria-label="Dataset source">
         {sources.map(([value, label]) => (
           <label key={value} class="check">
-            <input type="radio" name="rq-source" value={value} checked={source === value} onChange={() => setSource(value)} />
+            <input
+              type="radio"
+              name="rq-source"
+              value={value}
+              checked={source === value}
+              onChange={() => setSource(value)}
+            />
             {label}
           </label>
         ))}
@@ -46,18 +65,47 @@ export function DatasetStep({ onChange }: { onChange: (choice: DatasetChoice) =>
       {source !== "synthetic" && (
         <label class="rq-narrow">
           Items to use (blank: all)
-          <NumberInput min={1} max={10000} value={numSamples} onValue={(n) => setNumSamples(n !== null && n >= 1 ? Math.floor(n) : null)} />
+          <NumberInput
+            min={1}
+            max={10000}
+            value={numSamples}
+            onValue={(n) => setNumSamples(n !== null && n >= 1 ? Math.floor(n) : null)}
+          />
         </label>
       )}
       {source === "synthetic" && (
         <div class="rq-grid">
           <p class="hint rq-wide">
-            The original's generated items for a seed (in our own wording): reasoning, adversarial and robustness items, each with perturbations for RS.
+            The original's generated items for a seed (in our own wording): reasoning, adversarial and robustness items,
+            each with perturbations for RS.
           </p>
-          <NumberField label="Seed" value={synthetic.seed} min={0} onValue={(seed) => setSynthetic({ ...synthetic, seed })} />
-          <NumberField label="Reasoning items" value={synthetic.num_reasoning} min={0} max={1000} onValue={(n) => setSynthetic({ ...synthetic, num_reasoning: n })} />
-          <NumberField label="Adversarial items" value={synthetic.num_adversarial} min={0} max={1000} onValue={(n) => setSynthetic({ ...synthetic, num_adversarial: n })} />
-          <NumberField label="Robustness items" value={synthetic.num_robustness} min={0} max={1000} onValue={(n) => setSynthetic({ ...synthetic, num_robustness: n })} />
+          <NumberField
+            label="Seed"
+            value={synthetic.seed}
+            min={0}
+            onValue={(seed) => setSynthetic({ ...synthetic, seed })}
+          />
+          <NumberField
+            label="Reasoning items"
+            value={synthetic.num_reasoning}
+            min={0}
+            max={1000}
+            onValue={(n) => setSynthetic({ ...synthetic, num_reasoning: n })}
+          />
+          <NumberField
+            label="Adversarial items"
+            value={synthetic.num_adversarial}
+            min={0}
+            max={1000}
+            onValue={(n) => setSynthetic({ ...synthetic, num_adversarial: n })}
+          />
+          <NumberField
+            label="Robustness items"
+            value={synthetic.num_robustness}
+            min={0}
+            max={1000}
+            onValue={(n) => setSynthetic({ ...synthetic, num_robustness: n })}
+          />
         </div>
       )}
     </section>
@@ -90,7 +138,10 @@ function UploadPanel({ onUploaded }: { onUploaded: (ds: Dataset | null) => void 
     try {
       body = uploadBody(name.trim(), format, file.text, { perturbationsColumn: perturbations });
     } catch (e) {
-      return setUpload({ state: "failed", message: `Not uploaded: the file is not valid JSON (${(e as Error).message}).` });
+      return setUpload({
+        state: "failed",
+        message: `Not uploaded: the file is not valid JSON (${(e as Error).message}).`,
+      });
     }
     setUpload({ state: "uploading" });
     call(uploadReasoningQualityDataset({ client, body })).then(
@@ -121,12 +172,20 @@ function UploadPanel({ onUploaded }: { onUploaded: (ds: Dataset | null) => void 
       <div class="rq-grid">
         <label>
           Dataset file
-          <input type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => void choose(e.currentTarget)} />
+          <input
+            type="file"
+            accept=".csv,.json,text/csv,application/json"
+            onChange={(e) => void choose(e.currentTarget)}
+          />
         </label>
         <label>
           Format
           <select value={format} onChange={(e) => setFormat(e.currentTarget.value as UploadFormat)}>
-            {UPLOAD_FORMATS.map((f) => <option key={f.value} value={f.value}>{f.label}</option>)}
+            {UPLOAD_FORMATS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -136,31 +195,54 @@ function UploadPanel({ onUploaded }: { onUploaded: (ds: Dataset | null) => void 
       </div>
       {format === "csv" && (
         <label class="check">
-          <input type="checkbox" checked={perturbations} disabled={!hasPerturbationColumn && !perturbations} onChange={(e) => setPerturbations(e.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={perturbations}
+            disabled={!hasPerturbationColumn && !perturbations}
+            onChange={(e) => setPerturbations(e.currentTarget.checked)}
+          />
           <span>
             Read the <code>perturbations</code> column (a JSON array, or values separated by |)
           </span>
         </label>
       )}
       {format === "csv" && !hasPerturbationColumn && (
-        <p class="hint">A CSV maps only its question and answer columns, so RS (robustness) is skipped for its items; a JSON file can carry perturbations.</p>
+        <p class="hint">
+          A CSV maps only its question and answer columns, so RS (robustness) is skipped for its items; a JSON file can
+          carry perturbations.
+        </p>
       )}
       {preview && <PreviewTable preview={preview} />}
-      <p class="rq-upload-status" aria-live="polite" data-state={upload.state} data-dataset={upload.state === "done" ? upload.dataset.id : undefined}>
+      <p
+        class="rq-upload-status"
+        aria-live="polite"
+        data-state={upload.state}
+        data-dataset={upload.state === "done" ? upload.dataset.id : undefined}
+      >
         {upload.state === "uploading" && "Uploading…"}
         {upload.state === "done" && (
           <>
-            Uploaded <code>{upload.dataset.id}</code>: {upload.dataset.n_items} items, tagged {upload.dataset.datasets.join(", ")}.
+            Uploaded <code>{upload.dataset.id}</code>: {upload.dataset.n_items} items, tagged{" "}
+            {upload.dataset.datasets.join(", ")}.
           </>
         )}
       </p>
-      {upload.state === "failed" && <p role="alert" class="error">{upload.message}</p>}
+      {upload.state === "failed" && (
+        <p role="alert" class="error">
+          {upload.message}
+        </p>
+      )}
     </div>
   );
 }
 
 function PreviewTable({ preview }: { preview: Preview | { error: string } }) {
-  if ("error" in preview) return <p role="alert" class="error">{preview.error}</p>;
+  if ("error" in preview)
+    return (
+      <p role="alert" class="error">
+        {preview.error}
+      </p>
+    );
   return (
     <div class="rq-preview">
       <h3>Preview</h3>
@@ -172,11 +254,21 @@ function PreviewTable({ preview }: { preview: Preview | { error: string } }) {
       <div class="table-wrap">
         <table class="rq-preview-table">
           <thead>
-            <tr>{preview.columns.map((c, j) => <th key={j} scope="col">{c}</th>)}</tr>
+            <tr>
+              {preview.columns.map((c, j) => (
+                <th key={j} scope="col">
+                  {c}
+                </th>
+              ))}
+            </tr>
           </thead>
           <tbody>
             {preview.rows.map((r, i) => (
-              <tr key={i}>{preview.columns.map((_, j) => <td key={j}>{r[j] ?? ""}</td>)}</tr>
+              <tr key={i}>
+                {preview.columns.map((_, j) => (
+                  <td key={j}>{r[j] ?? ""}</td>
+                ))}
+              </tr>
             ))}
           </tbody>
         </table>
@@ -189,25 +281,52 @@ function ExistingPanel({ selected, onSelect }: { selected: Dataset | null; onSel
   const [datasets, setDatasets] = useState<Dataset[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    call(listReasoningQualityDatasets({ client, query: { limit: 100 } })).then((page) => setDatasets(page.data), (e: Error) => setError(e.message));
+    call(listReasoningQualityDatasets({ client, query: { limit: 100 } })).then(
+      (page) => setDatasets(page.data),
+      (e: Error) => setError(e.message),
+    );
   }, []);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!datasets) return <p>Loading…</p>;
   if (datasets.length === 0) return <p class="hint">No datasets uploaded yet.</p>;
   return (
     <label>
       Uploaded dataset
-      <select value={selected?.id ?? ""} onChange={(e) => onSelect(datasets.find((d) => d.id === e.currentTarget.value) ?? null)}>
+      <select
+        value={selected?.id ?? ""}
+        onChange={(e) => onSelect(datasets.find((d) => d.id === e.currentTarget.value) ?? null)}
+      >
         <option value="">choose one</option>
         {datasets.map((d) => (
-          <option key={d.id} value={d.id}>{d.name} ({d.format}, {d.n_items} items, {d.id})</option>
+          <option key={d.id} value={d.id}>
+            {d.name} ({d.format}, {d.n_items} items, {d.id})
+          </option>
         ))}
       </select>
     </label>
   );
 }
 
-export function NumberField({ label, value, min, max, step, onValue }: { label: string; value: number; min?: number; max?: number; step?: number; onValue: (v: number) => void }) {
+export function NumberField({
+  label,
+  value,
+  min,
+  max,
+  step,
+  onValue,
+}: {
+  label: string;
+  value: number;
+  min?: number;
+  max?: number;
+  step?: number;
+  onValue: (v: number) => void;
+}) {
   return (
     <label>
       {label}

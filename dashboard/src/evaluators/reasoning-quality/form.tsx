@@ -5,7 +5,15 @@ import { useMemo, useState } from "preact/hooks";
 import { createReasoningQualityRun } from "@assay/sdk";
 import { call, client } from "../../api.ts";
 import { href, navigate } from "../../route.ts";
-import { buildRunRequest, defaultModels, itemCount, plannedCalls, type DatasetChoice, type ModelRow, type RqForm } from "./request.ts";
+import {
+  buildRunRequest,
+  defaultModels,
+  itemCount,
+  plannedCalls,
+  type DatasetChoice,
+  type ModelRow,
+  type RqForm,
+} from "./request.ts";
 import { DatasetStep, NumberField } from "./dataset.tsx";
 import { NumberInput } from "./number-input.tsx";
 import { ModelsStep } from "./models.tsx";
@@ -22,7 +30,14 @@ export function ReasoningQualityForm() {
     preset: "paper-v8",
     custom: false,
     name: "custom",
-    weights: { correctness: 0.5, consistency: 0.5, robustness: 0.5, logical_coherence: 0.5, efficiency: 0.5, stability: 0.5 },
+    weights: {
+      correctness: 0.5,
+      consistency: 0.5,
+      robustness: 0.5,
+      logical_coherence: 0.5,
+      efficiency: 0.5,
+      stability: 0.5,
+    },
   });
   const [K, setK] = useState(3);
   const [P, setP] = useState(3);
@@ -47,7 +62,10 @@ export function ReasoningQualityForm() {
     seed,
     concurrency,
   };
-  const built = useMemo(() => buildRunRequest(form), [models, dataset, K, P, weights, matcher, ls, ss, seed, concurrency]);
+  const built = useMemo(
+    () => buildRunRequest(form),
+    [models, dataset, K, P, weights, matcher, ls, ss, seed, concurrency],
+  );
   const calls = plannedCalls(form);
   const items = itemCount(dataset);
   const ticked = models.filter((m) => m.enabled).length;
@@ -70,7 +88,8 @@ export function ReasoningQualityForm() {
     <form class="rq-form" onSubmit={submit} noValidate>
       <h1>New reasoning-quality run</h1>
       <p class="hint">
-        Six dimensions of reasoning per model (correctness, consistency, robustness, logical coherence, efficiency, stability), combined into Q under each weighting strategy.
+        Six dimensions of reasoning per model (correctness, consistency, robustness, logical coherence, efficiency,
+        stability), combined into Q under each weighting strategy.
       </p>
       <DatasetStep onChange={setDataset} />
       <ModelsStep models={models} onChange={setModels} />
@@ -108,7 +127,14 @@ export function ReasoningQualityForm() {
             <NumberField label="Simulator seed" value={seed} min={0} onValue={setSeed} />
             <label>
               Concurrency (empty: adaptive)
-              <NumberInput value={concurrency} min={1} max={100} step={1} placeholder="adaptive" onValue={setConcurrency} />
+              <NumberInput
+                value={concurrency}
+                min={1}
+                max={100}
+                step={1}
+                placeholder="adaptive"
+                onValue={setConcurrency}
+              />
             </label>
           </div>
         </details>
@@ -120,15 +146,30 @@ export function ReasoningQualityForm() {
             ? "Choose a dataset to see how many model calls the run makes."
             : `${calls.toLocaleString("en")} model calls: ${ticked} ${ticked === 1 ? "model" : "models"} × ${items} items × (K ${K} + P ${P}).`}
         </p>
-        {calls !== null && calls > MAX_UNITS && <p class="error">A run may make at most {MAX_UNITS.toLocaleString("en")} calls: use fewer items, models, K or P.</p>}
+        {calls !== null && calls > MAX_UNITS && (
+          <p class="error">
+            A run may make at most {MAX_UNITS.toLocaleString("en")} calls: use fewer items, models, K or P.
+          </p>
+        )}
         {built.problems.length > 0 && (
           <ul class="rq-problems">
-            {built.problems.map((p) => <li key={p}>{p}</li>)}
+            {built.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
           </ul>
         )}
-        <button type="submit" disabled={!built.body || submitting}>{submitting ? "Starting…" : "Run evaluation"}</button>
-        {error && <p role="alert" class="error">{error}</p>}
-        <p class="hint">The run's page follows its progress live; when it has ended it shows the score cards, the tables and the Excel report.</p>
+        <button type="submit" disabled={!built.body || submitting}>
+          {submitting ? "Starting…" : "Run evaluation"}
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <p class="hint">
+          The run's page follows its progress live; when it has ended it shows the score cards, the tables and the Excel
+          report.
+        </p>
       </section>
     </form>
   );

@@ -10,5 +10,10 @@ import { RankChangesSection } from "./compare-view.tsx";
 registerEvaluator<ReasoningQualityRun>({
   name: "reasoning-quality",
   title: "reasoning-quality",
-  runs: { Form: ReasoningQualityForm, View: ReasoningQualityView, summary, compare: { detailLines, metricModel, Section: RankChangesSection } },
+  runs: {
+    Form: ReasoningQualityForm,
+    View: ReasoningQualityView,
+    summary,
+    compare: { detailLines, metricModel, Section: RankChangesSection },
+  },
 });

@@ -91,7 +91,10 @@ export function formatOfFile(fileName: string): UploadFormat {
 
 /** A dataset name from a file name: without its extension, at most 100 characters (the API's limit). */
 export function datasetNameOf(fileName: string): string {
-  const base = fileName.replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "").trim();
+  const base = fileName
+    .replace(/^.*[\\/]/, "")
+    .replace(/\.[^.]*$/, "")
+    .trim();
   return (base || "upload").slice(0, 100);
 }
 
@@ -152,7 +155,8 @@ export type Preview = { columns: string[]; rows: string[][]; count: number; note
 
 const PREVIEW_ROWS = 5;
 
-const cellText = (v: unknown): string => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+const cellText = (v: unknown): string =>
+  v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
 
 /**
  * What a file holds, as the form shows it before uploading: its columns, its first rows and how many
@@ -172,7 +176,8 @@ export function previewDataset(text: string, format: UploadFormat, rows = PREVIE
     throw new Error(`Not valid JSON: ${(e as Error).message}`);
   }
   if (format === "mmlu") {
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("MMLU rows are an object: each subject maps to its rows.");
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new Error("MMLU rows are an object: each subject maps to its rows.");
     const all = Object.entries(parsed as Record<string, unknown>).flatMap(([subject, list]) =>
       Array.isArray(list) ? list.map((r) => ({ subject, ...(r as object) }) as Record<string, unknown>) : [],
     );
@@ -180,10 +185,13 @@ export function previewDataset(text: string, format: UploadFormat, rows = PREVIE
     return { columns, rows: all.slice(0, rows).map((r) => columns.map((c) => cellText(r[c]))), count: all.length };
   }
   if (!Array.isArray(parsed)) throw new Error(`Expected a JSON array of ${format === "json" ? "items" : "rows"}.`);
-  const columns = format === "json" ? ["id", "question", "answer", "type", "dataset", "perturbations"] : ["question", "answer"];
+  const columns =
+    format === "json" ? ["id", "question", "answer", "type", "dataset", "perturbations"] : ["question", "answer"];
   const shown = parsed.slice(0, rows).map((r) => {
     const row = (r && typeof r === "object" ? r : {}) as Record<string, unknown>;
-    return columns.map((c) => (c === "perturbations" && Array.isArray(row[c]) ? `${(row[c] as unknown[]).length}` : cellText(row[c])));
+    return columns.map((c) =>
+      c === "perturbations" && Array.isArray(row[c]) ? `${(row[c] as unknown[]).length}` : cellText(row[c]),
+    );
   });
   // Columns no shown row uses (an item without id or dataset) are left out of the preview.
   const used = columns.map((_, j) => shown.some((r) => r[j] !== ""));
@@ -191,13 +199,20 @@ export function previewDataset(text: string, format: UploadFormat, rows = PREVIE
     columns: columns.filter((_, j) => used[j]),
     rows: shown.map((r) => r.filter((_, j) => used[j])),
     count: parsed.length,
-    note: format === "json" && used[columns.indexOf("perturbations")] ? "perturbations: how many each item has" : undefined,
+    note:
+      format === "json" && used[columns.indexOf("perturbations")] ? "perturbations: how many each item has" : undefined,
   };
 }
 
 /** The body of `POST /v1/reasoning-quality/datasets` for a file's text (JSON formats are parsed here). */
-export function uploadBody(name: string, format: UploadFormat, text: string, opts: { perturbationsColumn?: boolean } = {}): DatasetUpload {
-  if (format === "csv") return { name, format, csv: text, ...(opts.perturbationsColumn ? { perturbations_column: true } : {}) };
+export function uploadBody(
+  name: string,
+  format: UploadFormat,
+  text: string,
+  opts: { perturbationsColumn?: boolean } = {},
+): DatasetUpload {
+  if (format === "csv")
+    return { name, format, csv: text, ...(opts.perturbationsColumn ? { perturbations_column: true } : {}) };
   const parsed = JSON.parse(text) as unknown;
   if (format === "json") return { name, format, items: parsed as unknown[] };
   return { name, format, rows: parsed as DatasetUpload["rows"] };
@@ -265,7 +280,9 @@ const NAME = /^.{1,100}$/s;
  * The request for `POST /v1/reasoning-quality/runs`, or what keeps the form from making one (each a
  * sentence for the page; the API's own validation still has the last word).
  */
-export function buildRunRequest(form: RqForm): { body: ReasoningQualityRunRequest; problems: [] } | { body: null; problems: string[] } {
+export function buildRunRequest(
+  form: RqForm,
+): { body: ReasoningQualityRunRequest; problems: [] } | { body: null; problems: string[] } {
   const problems: string[] = [];
   const models = form.models.filter((m) => m.enabled);
   if (models.length === 0) problems.push("Tick at least one model.");
@@ -275,16 +292,19 @@ export function buildRunRequest(form: RqForm): { body: ReasoningQualityRunReques
     if (!NAME.test(name)) problems.push("Every ticked model needs a name (up to 100 characters).");
     else if (names.has(name)) problems.push(`Two ticked models are named “${name}”: give each its own name.`);
     names.add(name);
-    if (m.kind === "connection" && (!m.connection || !m.model.trim())) problems.push(`Model “${name}” needs a saved connection and the model's name at that endpoint.`);
+    if (m.kind === "connection" && (!m.connection || !m.model.trim()))
+      problems.push(`Model “${name}” needs a saved connection and the model's name at that endpoint.`);
   }
-  if (form.dataset.kind === "uploaded" && !form.dataset.id) problems.push("Upload a dataset (or choose the synthetic generator).");
+  if (form.dataset.kind === "uploaded" && !form.dataset.id)
+    problems.push("Upload a dataset (or choose the synthetic generator).");
   let strategies: ReasoningQualityRunRequest["strategies"];
   if (form.custom) {
     const normalised = normaliseWeights(form.custom.weights);
     if (!normalised) problems.push("Give at least one metric a weight above 0.");
     const name = form.custom.name.trim();
     if (!/^.{1,50}$/s.test(name)) problems.push("Name the custom strategy (up to 50 characters).");
-    else if (name in PRESETS[form.preset].strategies) problems.push(`“${name}” is a strategy of the preset: give the custom one another name.`);
+    else if (name in PRESETS[form.preset].strategies)
+      problems.push(`“${name}” is a strategy of the preset: give the custom one another name.`);
     if (normalised) strategies = { [name]: { ...normalised } };
   }
   if (problems.length) return { body: null, problems: [...new Set(problems)] };
@@ -292,8 +312,17 @@ export function buildRunRequest(form: RqForm): { body: ReasoningQualityRunReques
   const body: ReasoningQualityRunRequest = {
     models: models.map((m) =>
       m.kind === "sim"
-        ? { name: m.name.trim(), model: "sim:reasoner", simulator: { accuracy: m.accuracy, verbosity: m.verbosity, variation: m.variation } }
-        : { name: m.name.trim(), model: m.model.trim(), provider: { connection: m.connection }, temperature: m.temperature },
+        ? {
+            name: m.name.trim(),
+            model: "sim:reasoner",
+            simulator: { accuracy: m.accuracy, verbosity: m.verbosity, variation: m.variation },
+          }
+        : {
+            name: m.name.trim(),
+            model: m.model.trim(),
+            provider: { connection: m.connection },
+            temperature: m.temperature,
+          },
     ),
     datasets: [
       form.dataset.kind === "uploaded"

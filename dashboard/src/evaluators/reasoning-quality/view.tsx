@@ -32,7 +32,11 @@ export function ReasoningQualityView({ run }: { run: Run }) {
         <div class="strategy-pick">
           <label for="rq-strategy">Strategy</label>
           <select id="rq-strategy" value={chosen} onChange={(e) => setStrategy(e.currentTarget.value)}>
-            {strategies.map((s) => <option key={s} value={s}>{s}</option>)}
+            {strategies.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </div>
         <ScoreCards result={result} strategy={chosen} />
@@ -52,7 +56,9 @@ function Reports({ runId }: { runId: string }) {
       <ul class="downloads">
         {reportLinks(runId).map((l) => (
           <li key={l.key}>
-            <a href={l.href} download={l.filename} data-report={l.key}>{l.label}</a>
+            <a href={l.href} download={l.filename} data-report={l.key}>
+              {l.label}
+            </a>
           </li>
         ))}
       </ul>
@@ -83,29 +89,47 @@ function RadarSection({ result }: { result: ReasoningQualityResult }) {
     <section aria-labelledby="rq-radar">
       <h2 id="rq-radar">Six metrics</h2>
       <div class="radar-layout">
-      <ChartCanvas config={config} label="Radar of each model's six metrics" height={380} />
-      <div class="table-wrap">
-        <table data-table="metrics">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              {metrics.map((m) => <th scope="col" class="num" key={m.key} title={m.name}>{m.abbr}</th>)}
-              <th scope="col" class="num">N</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.models.map((m, i) => (
-              <tr key={m.model} data-model={m.model}>
-                <th scope="row"><span class="swatch" style={{ background: modelColor(i) }} aria-hidden="true" />{m.model}</th>
-                {metrics.map((k) => <td class="num" key={k.key} data-metric={k.key}>{four(m.raw_metrics[k.key])}</td>)}
-                <td class="num" data-col="n">{m.metadata.num_samples}</td>
+        <ChartCanvas config={config} label="Radar of each model's six metrics" height={380} />
+        <div class="table-wrap">
+          <table data-table="metrics">
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                {metrics.map((m) => (
+                  <th scope="col" class="num" key={m.key} title={m.name}>
+                    {m.abbr}
+                  </th>
+                ))}
+                <th scope="col" class="num">
+                  N
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {result.models.map((m, i) => (
+                <tr key={m.model} data-model={m.model}>
+                  <th scope="row">
+                    <span class="swatch" style={{ background: modelColor(i) }} aria-hidden="true" />
+                    {m.model}
+                  </th>
+                  {metrics.map((k) => (
+                    <td class="num" key={k.key} data-metric={k.key}>
+                      {four(m.raw_metrics[k.key])}
+                    </td>
+                  ))}
+                  <td class="num" data-col="n">
+                    {m.metadata.num_samples}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </div>
-      </div>
-      <p class="hint">{metrics.map((m) => `${m.abbr} ${m.name.toLowerCase()}`).join(" · ")}; 0–1, higher is better, — where a metric was left out.</p>
+      <p class="hint">
+        {metrics.map((m) => `${m.abbr} ${m.name.toLowerCase()}`).join(" · ")}; 0–1, higher is better, — where a metric
+        was left out.
+      </p>
     </section>
   );
 }
@@ -116,22 +140,35 @@ function StrategySection({ result, chosen }: { result: ReasoningQualityResult; c
   return (
     <section aria-labelledby="rq-strategies">
       <h2 id="rq-strategies">Q by strategy</h2>
-      <p class="hint">The composite Q of each model under each weighting strategy, with its rank (ties share a rank).</p>
+      <p class="hint">
+        The composite Q of each model under each weighting strategy, with its rank (ties share a rank).
+      </p>
       <div class="table-wrap">
         <table data-table="strategies">
           <thead>
             <tr>
               <th scope="col">Strategy</th>
-              {models.map((m) => <th scope="col" class="num" key={m}>{m}</th>)}
+              {models.map((m) => (
+                <th scope="col" class="num" key={m}>
+                  {m}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={row.strategy} data-strategy={row.strategy} class={row.strategy === chosen ? "chosen" : undefined}>
+              <tr
+                key={row.strategy}
+                data-strategy={row.strategy}
+                class={row.strategy === chosen ? "chosen" : undefined}
+              >
                 <th scope="row">{row.strategy}</th>
                 {row.cells.map((c) => (
                   <td key={c.model} class={`num${c.best ? " best" : ""}`} data-model={c.model}>
-                    <span data-col="q">{four(c.q)}</span> <span class="rank" data-col="rank">#{c.rank ?? "—"}</span>
+                    <span data-col="q">{four(c.q)}</span>{" "}
+                    <span class="rank" data-col="rank">
+                      #{c.rank ?? "—"}
+                    </span>
                   </td>
                 ))}
               </tr>
@@ -146,14 +183,22 @@ function StrategySection({ result, chosen }: { result: ReasoningQualityResult; c
             <thead>
               <tr>
                 <th scope="col">Strategy</th>
-                {metrics.map((m) => <th scope="col" class="num" key={m.key} title={m.name}>{m.abbr}</th>)}
+                {metrics.map((m) => (
+                  <th scope="col" class="num" key={m.key} title={m.name}>
+                    {m.abbr}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {rows.map((row) => (
                 <tr key={row.strategy}>
                   <th scope="row">{row.strategy}</th>
-                  {metrics.map((m) => <td class="num" key={m.key}>{row.weights[m.key] === undefined ? "—" : Number(row.weights[m.key].toFixed(4))}</td>)}
+                  {metrics.map((m) => (
+                    <td class="num" key={m.key}>
+                      {row.weights[m.key] === undefined ? "—" : Number(row.weights[m.key].toFixed(4))}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -172,7 +217,10 @@ function PerDatasetSection({ result, strategy }: { result: ReasoningQualityResul
     <section aria-labelledby="rq-datasets">
       <h2 id="rq-datasets">Per dataset</h2>
       {datasets.length === 0 ? (
-        <p class="hint" data-empty="per-dataset">This run has one dataset ({result.models[0]?.metadata.datasets.join(", ") || "none"}): its breakdown is the table above.</p>
+        <p class="hint" data-empty="per-dataset">
+          This run has one dataset ({result.models[0]?.metadata.datasets.join(", ") || "none"}): its breakdown is the
+          table above.
+        </p>
       ) : (
         <>
           <div class="dataset-chart">
@@ -184,9 +232,17 @@ function PerDatasetSection({ result, strategy }: { result: ReasoningQualityResul
                 <tr>
                   <th scope="col">Dataset</th>
                   <th scope="col">Model</th>
-                  <th scope="col" class="num">N</th>
-                  <th scope="col" class="num">Q ({strategy})</th>
-                  {metrics.map((m) => <th scope="col" class="num" key={m.key} title={m.name}>{m.abbr}</th>)}
+                  <th scope="col" class="num">
+                    N
+                  </th>
+                  <th scope="col" class="num">
+                    Q ({strategy})
+                  </th>
+                  {metrics.map((m) => (
+                    <th scope="col" class="num" key={m.key} title={m.name}>
+                      {m.abbr}
+                    </th>
+                  ))}
                 </tr>
               </thead>
               <tbody>
@@ -194,9 +250,17 @@ function PerDatasetSection({ result, strategy }: { result: ReasoningQualityResul
                   <tr key={`${r.dataset}/${r.model}`} data-dataset={r.dataset} data-model={r.model}>
                     <th scope="row">{r.dataset}</th>
                     <td>{r.model}</td>
-                    <td class="num" data-col="n">{r.n}</td>
-                    <td class="num q" data-col="q">{four(r.q)}</td>
-                    {r.metrics.map((x, i) => <td class="num" key={metrics[i].key} data-metric={metrics[i].key}>{four(x)}</td>)}
+                    <td class="num" data-col="n">
+                      {r.n}
+                    </td>
+                    <td class="num q" data-col="q">
+                      {four(r.q)}
+                    </td>
+                    {r.metrics.map((x, i) => (
+                      <td class="num" key={metrics[i].key} data-metric={metrics[i].key}>
+                        {four(x)}
+                      </td>
+                    ))}
                   </tr>
                 ))}
               </tbody>
@@ -216,11 +280,19 @@ function Notes({ result }: { result: ReasoningQualityResult }) {
       <h2 id="rq-notes">How it was measured</h2>
       {first && (
         <p class="hint">
-          N {first.metadata.num_samples} items, K {first.metadata.consistency_runs} runs, P {first.metadata.robustness_perturbations} perturbations;
-          matcher {first.extensions.cq_matcher}, LS {first.extensions.ls_method}, SS {first.extensions.ss_method}, tokens counted by {first.extensions.token_count_method}, preset {first.extensions.preset_version}.
+          N {first.metadata.num_samples} items, K {first.metadata.consistency_runs} runs, P{" "}
+          {first.metadata.robustness_perturbations} perturbations; matcher {first.extensions.cq_matcher}, LS{" "}
+          {first.extensions.ls_method}, SS {first.extensions.ss_method}, tokens counted by{" "}
+          {first.extensions.token_count_method}, preset {first.extensions.preset_version}.
         </p>
       )}
-      {list.length > 0 && <ul class="notes">{list.map((n) => <li key={n}>{n}</li>)}</ul>}
+      {list.length > 0 && (
+        <ul class="notes">
+          {list.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

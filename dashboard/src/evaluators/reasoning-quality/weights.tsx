@@ -18,7 +18,11 @@ export function WeightsStep({ value, onChange }: { value: WeightsState; onChange
         <label class="rq-preset-pick">
           Preset
           <select value={preset} onChange={(e) => set({ preset: e.currentTarget.value as PresetName })}>
-            {(Object.keys(PRESETS) as PresetName[]).map((p) => <option key={p} value={p}>{PRESETS[p].title}</option>)}
+            {(Object.keys(PRESETS) as PresetName[]).map((p) => (
+              <option key={p} value={p}>
+                {PRESETS[p].title}
+              </option>
+            ))}
           </select>
         </label>
       </div>
@@ -30,14 +34,22 @@ export function WeightsStep({ value, onChange }: { value: WeightsState; onChange
             <thead>
               <tr>
                 <th scope="col">Strategy</th>
-                {METRICS.map((m) => <th key={m.key} scope="col" class="num" title={m.label}>{m.short}</th>)}
+                {METRICS.map((m) => (
+                  <th key={m.key} scope="col" class="num" title={m.label}>
+                    {m.short}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {Object.entries(table).map(([s, w]) => (
                 <tr key={s}>
                   <th scope="row">{s}</th>
-                  {METRICS.map((m) => <td key={m.key} class="num">{fmt(w[m.key], 3)}</td>)}
+                  {METRICS.map((m) => (
+                    <td key={m.key} class="num">
+                      {fmt(w[m.key], 3)}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -71,35 +83,62 @@ export function WeightsStep({ value, onChange }: { value: WeightsState; onChange
                 }}
               >
                 <option value="">a preset strategy…</option>
-                {Object.keys(table).map((s) => <option key={s} value={s}>{s}</option>)}
+                {Object.keys(table).map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
               </select>
             </label>
           </div>
           <table class="rq-sliders">
-            <caption class="hint">Move a slider or type a weight; the weights used are each over their sum, so they add up to 1.</caption>
+            <caption class="hint">
+              Move a slider or type a weight; the weights used are each over their sum, so they add up to 1.
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Metric</th>
                 <th scope="col">Weight</th>
-                <th scope="col" class="num">Normalised</th>
+                <th scope="col" class="num">
+                  Normalised
+                </th>
               </tr>
             </thead>
             <tbody>
               {METRICS.map((m) => {
                 const share = normalised?.[m.key] ?? 0;
-                const setWeight = (v: number) => Number.isFinite(v) && v >= 0 && set({ weights: { ...weights, [m.key]: v } });
+                const setWeight = (v: number) =>
+                  Number.isFinite(v) && v >= 0 && set({ weights: { ...weights, [m.key]: v } });
                 return (
                   <tr key={m.key}>
                     <th scope="row">
                       {m.label} <span class="hint">{m.short}</span>
                     </th>
                     <td class="rq-slider">
-                      <input type="range" min={0} max={1} step={0.05} value={Math.min(1, weights[m.key])} aria-label={`${m.label} weight slider`} onInput={(e) => setWeight(e.currentTarget.valueAsNumber)} />
-                      <NumberInput min={0} step={0.05} value={weights[m.key]} aria-label={`${m.label} weight`} onValue={(n) => n !== null && setWeight(n)} />
+                      <input
+                        type="range"
+                        min={0}
+                        max={1}
+                        step={0.05}
+                        value={Math.min(1, weights[m.key])}
+                        aria-label={`${m.label} weight slider`}
+                        onInput={(e) => setWeight(e.currentTarget.valueAsNumber)}
+                      />
+                      <NumberInput
+                        min={0}
+                        step={0.05}
+                        value={weights[m.key]}
+                        aria-label={`${m.label} weight`}
+                        onValue={(n) => n !== null && setWeight(n)}
+                      />
                     </td>
                     <td class="num">
-                      <output data-metric={m.key} data-value={normalised ? String(share) : ""}>{normalised ? fmt(share, 3) : "–"}</output>
-                      <span class="rq-share" aria-hidden="true"><span style={{ width: `${(share * 100).toFixed(1)}%` }} /></span>
+                      <output data-metric={m.key} data-value={normalised ? String(share) : ""}>
+                        {normalised ? fmt(share, 3) : "–"}
+                      </output>
+                      <span class="rq-share" aria-hidden="true">
+                        <span style={{ width: `${(share * 100).toFixed(1)}%` }} />
+                      </span>
                     </td>
                   </tr>
                 );
@@ -108,12 +147,21 @@ export function WeightsStep({ value, onChange }: { value: WeightsState; onChange
             <tfoot>
               <tr>
                 <th scope="row">Sum</th>
-                <td class="num">{fmt(METRICS.reduce((s, m) => s + weights[m.key], 0), 3)}</td>
+                <td class="num">
+                  {fmt(
+                    METRICS.reduce((s, m) => s + weights[m.key], 0),
+                    3,
+                  )}
+                </td>
                 <td class="num">{normalised ? "1.000" : "–"}</td>
               </tr>
             </tfoot>
           </table>
-          {!normalised && <p role="alert" class="error">Give at least one metric a weight above 0.</p>}
+          {!normalised && (
+            <p role="alert" class="error">
+              Give at least one metric a weight above 0.
+            </p>
+          )}
         </div>
       )}
     </section>

@@ -49,32 +49,60 @@ export function AutoStages({ run }: { run: RplRunT }) {
         This run is stage {run.config.stage ?? "?"} of an Auto-RPL run
         {chain.length > 1 && (
           <>
-            ; the controller went on to <a href={href.run(last.id)}>stage {last.config.stage ?? chain.length}</a> ({last.status})
+            ; the controller went on to <a href={href.run(last.id)}>stage {last.config.stage ?? chain.length}</a> (
+            {last.status})
           </>
         )}
         .
       </p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {auto && <AutoDetail auto={auto} runOfStage={runOfStage} currentId={run.id} />}
     </section>
   );
 }
 
-function AutoDetail({ auto, runOfStage, currentId }: { auto: RplAuto; runOfStage: Map<number, RplRunT>; currentId: string }) {
+function AutoDetail({
+  auto,
+  runOfStage,
+  currentId,
+}: {
+  auto: RplAuto;
+  runOfStage: Map<number, RplRunT>;
+  currentId: string;
+}) {
   const config = useMemo(() => stagesConfig(auto), [auto]);
   const { gates, start, ceilings, policy } = auto.controller;
   return (
     <>
       <p class="hint">
-        Policy {policy}: from (T, K, R) = ({start.T}, {start.K}, {start.R}) up to ({ceilings.T}, {ceilings.K}, {ceilings.R}), escalating while a gate fails:
-        CI width ≤ {gates.ci_width_max}, stability ≥ {gates.stability_min}, imbalance ≤ {gates.imbalance_max}.
+        Policy {policy}: from (T, K, R) = ({start.T}, {start.K}, {start.R}) up to ({ceilings.T}, {ceilings.K},{" "}
+        {ceilings.R}), escalating while a gate fails: CI width ≤ {gates.ci_width_max}, stability ≥ {gates.stability_min}
+        , imbalance ≤ {gates.imbalance_max}.
       </p>
       {auto.final && (
         <div class="cards" data-final>
-          <div class="card"><div class="label">final decision</div><div class="value rpl-small">{auto.final.decision}</div></div>
-          <div class="card"><div class="label">final prob_true</div><div class="value">{pct(auto.final.prob_true_rpl)}</div></div>
-          <div class="card"><div class="label">final 95% CI</div><div class="value">{pct(auto.final.ci95[0])} – {pct(auto.final.ci95[1])}</div></div>
-          <div class="card"><div class="label">reason</div><div class="value rpl-small">{auto.final.reason}</div></div>
+          <div class="card">
+            <div class="label">final decision</div>
+            <div class="value rpl-small">{auto.final.decision}</div>
+          </div>
+          <div class="card">
+            <div class="label">final prob_true</div>
+            <div class="value">{pct(auto.final.prob_true_rpl)}</div>
+          </div>
+          <div class="card">
+            <div class="label">final 95% CI</div>
+            <div class="value">
+              {pct(auto.final.ci95[0])} – {pct(auto.final.ci95[1])}
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">reason</div>
+            <div class="value rpl-small">{auto.final.reason}</div>
+          </div>
         </div>
       )}
       <ChartCanvas config={config} label="auto stages" height={240} />
@@ -83,13 +111,27 @@ function AutoDetail({ auto, runOfStage, currentId }: { auto: RplAuto; runOfStage
           <thead>
             <tr>
               <th scope="col">stage</th>
-              <th scope="col" class="num">T · K · R</th>
-              <th scope="col" class="num">prob_true</th>
-              <th scope="col" class="num">95% CI</th>
-              <th scope="col" class="num">CI width</th>
-              <th scope="col" class="num">stability</th>
-              <th scope="col" class="num">imbalance</th>
-              <th scope="col" class="num">cache hits</th>
+              <th scope="col" class="num">
+                T · K · R
+              </th>
+              <th scope="col" class="num">
+                prob_true
+              </th>
+              <th scope="col" class="num">
+                95% CI
+              </th>
+              <th scope="col" class="num">
+                CI width
+              </th>
+              <th scope="col" class="num">
+                stability
+              </th>
+              <th scope="col" class="num">
+                imbalance
+              </th>
+              <th scope="col" class="num">
+                cache hits
+              </th>
               <th scope="col">decision</th>
             </tr>
           </thead>
@@ -102,12 +144,20 @@ function AutoDetail({ auto, runOfStage, currentId }: { auto: RplAuto; runOfStage
                   <th scope="row">
                     {r && r.id !== currentId ? <a href={href.run(r.id)}>{s.stage_id}</a> : s.stage_id}
                   </th>
-                  <td class="num">{s.T} · {s.K} · {s.R}</td>
+                  <td class="num">
+                    {s.T} · {s.K} · {s.R}
+                  </td>
                   <td class="num">{pct(s.prob_true_rpl)}</td>
-                  <td class="num">{pct(s.ci95[0])} – {pct(s.ci95[1])}</td>
+                  <td class="num">
+                    {pct(s.ci95[0])} – {pct(s.ci95[1])}
+                  </td>
                   <td class={`num ${failing.includes("ci_width") ? "rpl-fail" : ""}`}>{pct(s.ci_width)}</td>
-                  <td class={`num ${failing.includes("stability") ? "rpl-fail" : ""}`}>{s.stability_score.toFixed(3)}</td>
-                  <td class={`num ${failing.includes("imbalance") ? "rpl-fail" : ""}`}>{s.imbalance_ratio.toFixed(2)}</td>
+                  <td class={`num ${failing.includes("stability") ? "rpl-fail" : ""}`}>
+                    {s.stability_score.toFixed(3)}
+                  </td>
+                  <td class={`num ${failing.includes("imbalance") ? "rpl-fail" : ""}`}>
+                    {s.imbalance_ratio.toFixed(2)}
+                  </td>
                   <td class="num">{pct(s.cache_hit_rate)}</td>
                   <td>
                     <code>{s.decision}</code>

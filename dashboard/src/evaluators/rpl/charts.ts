@@ -76,7 +76,11 @@ export function jitter(j: number, n: number): number {
 
 /** Both y axes cover the means, the samples, the center and its CI, with a margin of a tenth. */
 export function logitRange(points: readonly TemplatePoint[], result: RplResult): { min: number; max: number } {
-  const ys = [result.diagnostics.ell_hat, ...result.diagnostics.ci_logit, ...points.flatMap((p) => [p.mean, ...p.logits])];
+  const ys = [
+    result.diagnostics.ell_hat,
+    ...result.diagnostics.ci_logit,
+    ...points.flatMap((p) => [p.mean, ...p.logits]),
+  ];
   const lo = Math.min(...ys);
   const hi = Math.max(...ys);
   const pad = Math.max((hi - lo) / 10, 0.05);
@@ -120,13 +124,21 @@ type Pt = { x: number; y: number; label?: string };
  * scale read as probabilities. Datasets, in order: the CI band's lower and upper edge (filled between),
  * the trimmed center, the samples (small, grey), the template means (large dots).
  */
-export function templateStripConfig(result: RplResult, points: readonly TemplatePoint[]): ChartConfiguration<"scatter", Pt[]> {
+export function templateStripConfig(
+  result: RplResult,
+  points: readonly TemplatePoint[],
+): ChartConfiguration<"scatter", Pt[]> {
   const { ell_hat, ci_logit } = result.diagnostics;
   const { min, max } = logitRange(points, result);
   const x0 = -0.5;
   const x1 = points.length - 0.5;
-  const line = (y: number): Pt[] => [{ x: x0, y }, { x: x1, y }];
-  const samples: Pt[] = points.flatMap((p, i) => p.logits.map((y, j) => ({ x: i + jitter(j, p.logits.length), y, label: templateLabel(p, i) })));
+  const line = (y: number): Pt[] => [
+    { x: x0, y },
+    { x: x1, y },
+  ];
+  const samples: Pt[] = points.flatMap((p, i) =>
+    p.logits.map((y, j) => ({ x: i + jitter(j, p.logits.length), y, label: templateLabel(p, i) })),
+  );
   const means: Pt[] = points.map((p, i) => ({ x: i, y: p.mean, label: templateLabel(p, i) }));
   const edge = { showLine: true, pointRadius: 0, pointHoverRadius: 0, borderWidth: 1, borderColor: COLORS.band };
   return {
@@ -135,9 +147,26 @@ export function templateStripConfig(result: RplResult, points: readonly Template
       datasets: [
         { ...edge, label: "CI lower", data: line(ci_logit[0]) },
         { ...edge, label: "95% CI of the center", data: line(ci_logit[1]), fill: "-1", backgroundColor: COLORS.band },
-        { label: "trimmed center", data: line(ell_hat), showLine: true, pointRadius: 0, pointHoverRadius: 0, borderColor: COLORS.accent, borderWidth: 2, borderDash: [6, 4] },
+        {
+          label: "trimmed center",
+          data: line(ell_hat),
+          showLine: true,
+          pointRadius: 0,
+          pointHoverRadius: 0,
+          borderColor: COLORS.accent,
+          borderWidth: 2,
+          borderDash: [6, 4],
+        },
         { label: "samples", data: samples, pointRadius: 3, backgroundColor: COLORS.muted, borderColor: COLORS.muted },
-        { label: "template mean", data: means, pointRadius: 7, pointHoverRadius: 8, backgroundColor: COLORS.accent, borderColor: "#fff", borderWidth: 2 },
+        {
+          label: "template mean",
+          data: means,
+          pointRadius: 7,
+          pointHoverRadius: 8,
+          backgroundColor: COLORS.accent,
+          borderColor: "#fff",
+          borderWidth: 2,
+        },
       ],
     },
     options: {
@@ -163,10 +192,19 @@ export function templateStripConfig(result: RplResult, points: readonly Template
           afterBuildTicks: (axis) => {
             axis.ticks = points.map((_, i) => ({ value: i }));
           },
-          ticks: { autoSkip: true, maxRotation: 0, callback: (v) => (points[Number(v)] ? templateLabel(points[Number(v)], Number(v)) : "") },
+          ticks: {
+            autoSkip: true,
+            maxRotation: 0,
+            callback: (v) => (points[Number(v)] ? templateLabel(points[Number(v)], Number(v)) : ""),
+          },
           title: { display: true, text: "template (prompt bank paraphrase)" },
         },
-        y: { min, max, title: { display: true, text: "logit" }, ticks: { includeBounds: false, callback: (v) => Number(v).toFixed(2) } },
+        y: {
+          min,
+          max,
+          title: { display: true, text: "logit" },
+          ticks: { includeBounds: false, callback: (v) => Number(v).toFixed(2) },
+        },
         y1: {
           position: "right",
           min,
@@ -186,7 +224,10 @@ export function templateStripConfig(result: RplResult, points: readonly Template
 /** p and its CI on the whole probability axis, 0 to 1 (a narrow CI shows as a short bar, as it is). */
 export function probabilityConfig(result: RplResult): ChartConfiguration<"scatter"> {
   const { prob_true_rpl: p, ci95 } = result.aggregates;
-  return pointIntervalConfig({ estimate: p, lo: ci95[0], hi: ci95[1] }, { name: "prob_true_rpl", intervalName: "95% CI" });
+  return pointIntervalConfig(
+    { estimate: p, lo: ci95[0], hi: ci95[1] },
+    { name: "prob_true_rpl", intervalName: "95% CI" },
+  );
 }
 
 /** The headline cards, in the order shown: label, text, and the API field it comes from. */
@@ -198,12 +239,31 @@ export function rplCards(result: RplResult): Card[] {
   return [
     { label: "prob_true (RPL)", value: pct(a.prob_true_rpl), field: "aggregates.prob_true_rpl" },
     { label: "95% CI", value: `${pct(a.ci95[0])} – ${pct(a.ci95[1])}`, field: "aggregates.ci95" },
-    { label: "CI width", value: pct(a.ci_width), field: "aggregates.ci_width", tone: q.gate_precision_ok ? "ok" : "bad" },
-    { label: "stability", value: `${a.stability_score.toFixed(3)} (${a.stability_band})`, field: "aggregates.stability_score", tone: q.gate_stability_ok ? "ok" : "bad" },
-    { label: "compliance", value: pct(a.rpl_compliance_rate), field: "aggregates.rpl_compliance_rate", tone: q.gate_compliance_ok ? "ok" : "bad" },
+    {
+      label: "CI width",
+      value: pct(a.ci_width),
+      field: "aggregates.ci_width",
+      tone: q.gate_precision_ok ? "ok" : "bad",
+    },
+    {
+      label: "stability",
+      value: `${a.stability_score.toFixed(3)} (${a.stability_band})`,
+      field: "aggregates.stability_score",
+      tone: q.gate_stability_ok ? "ok" : "bad",
+    },
+    {
+      label: "compliance",
+      value: pct(a.rpl_compliance_rate),
+      field: "aggregates.rpl_compliance_rate",
+      tone: q.gate_compliance_ok ? "ok" : "bad",
+    },
     { label: "cache hit rate", value: pct(a.cache_hit_rate), field: "aggregates.cache_hit_rate" },
     { label: "PQS", value: String(q.pqs), field: "quality.pqs" },
-    { label: "templates · imbalance", value: `${result.aggregation.n_templates} · ${result.aggregation.imbalance_ratio.toFixed(2)}`, field: "aggregation.imbalance_ratio" },
+    {
+      label: "templates · imbalance",
+      value: `${result.aggregation.n_templates} · ${result.aggregation.imbalance_ratio.toFixed(2)}`,
+      field: "aggregation.imbalance_ratio",
+    },
   ];
 }
 
@@ -241,10 +301,36 @@ export function stagesConfig(auto: RplAuto): ChartConfiguration<"line"> {
     data: {
       labels,
       datasets: [
-        { label: "CI width", data: auto.stages.map((s) => s.ci_width), borderColor: COLORS.accent, backgroundColor: COLORS.accent, pointRadius: 5 },
-        { label: `CI width gate (≤ ${ci_width_max})`, data: flat(ci_width_max), borderColor: COLORS.accent, borderDash: [6, 4], pointRadius: 0, borderWidth: 1 },
-        { label: "stability", data: auto.stages.map((s) => s.stability_score), borderColor: COLORS.ok, backgroundColor: COLORS.ok, pointRadius: 5 },
-        { label: `stability gate (≥ ${stability_min})`, data: flat(stability_min), borderColor: COLORS.ok, borderDash: [6, 4], pointRadius: 0, borderWidth: 1 },
+        {
+          label: "CI width",
+          data: auto.stages.map((s) => s.ci_width),
+          borderColor: COLORS.accent,
+          backgroundColor: COLORS.accent,
+          pointRadius: 5,
+        },
+        {
+          label: `CI width gate (≤ ${ci_width_max})`,
+          data: flat(ci_width_max),
+          borderColor: COLORS.accent,
+          borderDash: [6, 4],
+          pointRadius: 0,
+          borderWidth: 1,
+        },
+        {
+          label: "stability",
+          data: auto.stages.map((s) => s.stability_score),
+          borderColor: COLORS.ok,
+          backgroundColor: COLORS.ok,
+          pointRadius: 5,
+        },
+        {
+          label: `stability gate (≥ ${stability_min})`,
+          data: flat(stability_min),
+          borderColor: COLORS.ok,
+          borderDash: [6, 4],
+          pointRadius: 0,
+          borderWidth: 1,
+        },
       ],
     },
     options: {

@@ -1,7 +1,15 @@
 // The rpl "New run" form's state and the request built from it: pure functions, no DOM, so the node
 // tests can check that the form left as it opens asks for exactly what the API does by default.
 import type { RplRunRequest } from "@assay/sdk";
-import { isSimulated, list, modelFields, num, put, simulatorChoice, type ModelChoice } from "../../components/request.ts";
+import {
+  isSimulated,
+  list,
+  modelFields,
+  num,
+  put,
+  simulatorChoice,
+  type ModelChoice,
+} from "../../components/request.ts";
 
 export type RplFormState = {
   claim: string;

@@ -4,7 +4,17 @@
 import { useMemo } from "preact/hooks";
 import type { RplResult, RplSample, Run } from "@assay/sdk";
 import { ChartCanvas } from "../../components/chart.tsx";
-import { invalidReasons, logit3, pct, probabilityConfig, rplCards, sigmoid, templateLabel, templatePoints, templateStripConfig } from "./charts.ts";
+import {
+  invalidReasons,
+  logit3,
+  pct,
+  probabilityConfig,
+  rplCards,
+  sigmoid,
+  templateLabel,
+  templatePoints,
+  templateStripConfig,
+} from "./charts.ts";
 import { useAllSamples } from "../../components/samples.ts";
 import { AutoStages } from "./auto.tsx";
 import "./view.css";
@@ -41,8 +51,9 @@ function Result({ run, result }: { run: RplRunT; result: RplResult }) {
         </div>
         <ChartCanvas config={probability} label="prob_true with 95% CI" height={90} />
         <p class="hint">
-          {result.model} under {result.sampling.K} template slots × {result.sampling.R} replicates ({result.prompt_version_name});
-          stability band {result.aggregates.stability_band} ({result.aggregates.is_stable ? "CI width within 0.20" : "CI wider than 0.20"}).
+          {result.model} under {result.sampling.K} template slots × {result.sampling.R} replicates (
+          {result.prompt_version_name}); stability band {result.aggregates.stability_band} (
+          {result.aggregates.is_stable ? "CI width within 0.20" : "CI wider than 0.20"}).
         </p>
       </section>
 
@@ -50,27 +61,43 @@ function Result({ run, result }: { run: RplRunT; result: RplResult }) {
         <h2 id="rpl-templates">Templates</h2>
         <ChartCanvas config={strip} label="template mean logits" height={340} />
         <p class="hint">
-          Each large dot is a template's mean logit, the grey points its samples. The dashed line is the {Math.round(result.aggregation.trim * 100)}%-trimmed
-          center ({logit3(d.ell_hat)}, p = {pct(sigmoid(d.ell_hat))}) and the band its clustered-bootstrap 95% CI
-          ({logit3(d.ci_logit[0])} to {logit3(d.ci_logit[1])}, B = {result.aggregation.B}). Template IQR {logit3(result.aggregation.template_iqr_logit)}.
+          Each large dot is a template's mean logit, the grey points its samples. The dashed line is the{" "}
+          {Math.round(result.aggregation.trim * 100)}%-trimmed center ({logit3(d.ell_hat)}, p ={" "}
+          {pct(sigmoid(d.ell_hat))}) and the band its clustered-bootstrap 95% CI ({logit3(d.ci_logit[0])} to{" "}
+          {logit3(d.ci_logit[1])}, B = {result.aggregation.B}). Template IQR{" "}
+          {logit3(result.aggregation.template_iqr_logit)}.
         </p>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
         <div class="table-wrap">
           <table class="rpl-templates">
             <thead>
               <tr>
                 <th scope="col">template</th>
-                <th scope="col" class="num">samples</th>
-                <th scope="col" class="num">mean logit</th>
-                <th scope="col" class="num">p</th>
+                <th scope="col" class="num">
+                  samples
+                </th>
+                <th scope="col" class="num">
+                  mean logit
+                </th>
+                <th scope="col" class="num">
+                  p
+                </th>
               </tr>
             </thead>
             <tbody>
               {points.map((p, i) => (
                 <tr key={p.key} data-template={p.key}>
-                  <th scope="row" title={p.key}>{templateLabel(p, i)}</th>
+                  <th scope="row" title={p.key}>
+                    {templateLabel(p, i)}
+                  </th>
                   <td class="num">{p.count}</td>
-                  <td class="num" data-field="mean">{logit3(p.mean)}</td>
+                  <td class="num" data-field="mean">
+                    {logit3(p.mean)}
+                  </td>
                   <td class="num">{pct(sigmoid(p.mean))}</td>
                 </tr>
               ))}
@@ -82,12 +109,25 @@ function Result({ run, result }: { run: RplRunT; result: RplResult }) {
       <section aria-labelledby="rpl-quality">
         <h2 id="rpl-quality">Quality</h2>
         <ul class="rpl-gates">
-          <Gate ok={result.quality.gate_compliance_ok} name="compliance" detail={`${pct(result.aggregates.rpl_compliance_rate)} of samples were valid JSON with a prob_true`} />
-          <Gate ok={result.quality.gate_stability_ok} name="stability" detail={`score ${result.aggregates.stability_score.toFixed(3)}, IQR ${logit3(d.stability_iqr_logit)} logits`} />
-          <Gate ok={result.quality.gate_precision_ok} name="precision" detail={`CI width ${pct(result.aggregates.ci_width)}`} />
+          <Gate
+            ok={result.quality.gate_compliance_ok}
+            name="compliance"
+            detail={`${pct(result.aggregates.rpl_compliance_rate)} of samples were valid JSON with a prob_true`}
+          />
+          <Gate
+            ok={result.quality.gate_stability_ok}
+            name="stability"
+            detail={`score ${result.aggregates.stability_score.toFixed(3)}, IQR ${logit3(d.stability_iqr_logit)} logits`}
+          />
+          <Gate
+            ok={result.quality.gate_precision_ok}
+            name="precision"
+            detail={`CI width ${pct(result.aggregates.ci_width)}`}
+          />
         </ul>
         <p class="hint">
-          {d.valid_count} valid of {d.attempted} attempted ({d.planned_units} planned); {d.cache_hits} from the cache. PQS {result.quality.pqs} ({result.quality.pqs_version}).
+          {d.valid_count} valid of {d.attempted} attempted ({d.planned_units} planned); {d.cache_hits} from the cache.
+          PQS {result.quality.pqs} ({result.quality.pqs_version}).
         </p>
         {invalid.length > 0 && (
           <div class="table-wrap">
@@ -95,7 +135,9 @@ function Result({ run, result }: { run: RplRunT; result: RplResult }) {
               <thead>
                 <tr>
                   <th scope="col">invalid reason</th>
-                  <th scope="col" class="num">samples</th>
+                  <th scope="col" class="num">
+                    samples
+                  </th>
                 </tr>
               </thead>
               <tbody>

@@ -11,7 +11,16 @@ import { histogramChart } from "./charts.ts";
 
 type State =
   | { phase: "idle" }
-  | { phase: "scoring" | "done" | "failed"; file: string; total: number; requests: number; sent: number; scored: Scored[]; refused: Refused[]; error?: string };
+  | {
+      phase: "scoring" | "done" | "failed";
+      file: string;
+      total: number;
+      requests: number;
+      sent: number;
+      scored: Scored[];
+      refused: Refused[];
+      error?: string;
+    };
 
 const LOWEST = 10;
 const REFUSED_SHOWN = 20;
@@ -25,17 +34,41 @@ export function BatchUpload({ idfTable }: { idfTable: string }) {
     const { pairs, errors } = parseJsonl(await file.text());
     const refused: Refused[] = errors.map((e) => ({ line: e.line, message: e.message }));
     const chunks = chunk(pairs);
-    let s: Extract<State, { file: string }> = { phase: "scoring", file: file.name, total: pairs.length, requests: chunks.length, sent: 0, scored: [], refused };
+    let s: Extract<State, { file: string }> = {
+      phase: "scoring",
+      file: file.name,
+      total: pairs.length,
+      requests: chunks.length,
+      sent: 0,
+      scored: [],
+      refused,
+    };
     setState(s);
-    if (pairs.length === 0) return setState({ ...s, phase: "failed", error: "The file has no pairs: one JSON object {prompt, response, id?} per line." });
+    if (pairs.length === 0)
+      return setState({
+        ...s,
+        phase: "failed",
+        error: "The file has no pairs: one JSON object {prompt, response, id?} per line.",
+      });
     for (const lines of chunks) {
       try {
-        const answer = await call(scoreVrtyBatch({ client, body: { pairs: lines.map((l) => l.pair), idf_table: idfTable } }));
+        const answer = await call(
+          scoreVrtyBatch({ client, body: { pairs: lines.map((l) => l.pair), idf_table: idfTable } }),
+        );
         const got = collect(lines, answer.results);
-        s = { ...s, sent: s.sent + lines.length, scored: [...s.scored, ...got.scored], refused: [...s.refused, ...got.refused] };
+        s = {
+          ...s,
+          sent: s.sent + lines.length,
+          scored: [...s.scored, ...got.scored],
+          refused: [...s.refused, ...got.refused],
+        };
         setState(s);
       } catch (e) {
-        return setState({ ...s, phase: "failed", error: `Lines ${lines[0].line}–${lines[lines.length - 1].line}: ${(e as Error).message}` });
+        return setState({
+          ...s,
+          phase: "failed",
+          error: `Lines ${lines[0].line}–${lines[lines.length - 1].line}: ${(e as Error).message}`,
+        });
       }
     }
     setState({ ...s, phase: "done", refused: [...s.refused].sort((a, b) => a.line - b.line) });
@@ -45,11 +78,17 @@ export function BatchUpload({ idfTable }: { idfTable: string }) {
     <section aria-labelledby="vrty-batch">
       <h2 id="vrty-batch">Score a batch</h2>
       <p class="hint">
-        A JSONL file, one pair per line: <code>{'{"prompt": "…", "response": "…", "id": "optional"}'}</code>. It is sent in requests of at most 1,000 pairs.
+        A JSONL file, one pair per line: <code>{'{"prompt": "…", "response": "…", "id": "optional"}'}</code>. It is sent
+        in requests of at most 1,000 pairs.
       </p>
       <label class="vrty-file">
         Batch file (JSONL)
-        <input type="file" accept=".jsonl,.ndjson,.json,.txt,application/x-ndjson" onChange={(e) => void run(e.currentTarget)} disabled={state.phase === "scoring"} />
+        <input
+          type="file"
+          accept=".jsonl,.ndjson,.json,.txt,application/x-ndjson"
+          onChange={(e) => void run(e.currentTarget)}
+          disabled={state.phase === "scoring"}
+        />
       </label>
       {state.phase !== "idle" && <BatchResult state={state} />}
     </section>
@@ -63,7 +102,9 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
   const summary = summarise(composites);
   const worst = useMemo(() => lowest(state.scored, (s) => s.result.composite, LOWEST), [state.scored]);
   const download = () => {
-    const lines = state.scored.map((s) => JSON.stringify({ line: s.line, ...(s.id === undefined ? {} : { id: s.id }), ...s.result }));
+    const lines = state.scored.map((s) =>
+      JSON.stringify({ line: s.line, ...(s.id === undefined ? {} : { id: s.id }), ...s.result }),
+    );
     const url = URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "application/x-ndjson" }));
     const a = document.createElement("a");
     a.href = url;
@@ -78,7 +119,11 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
           ? `Scoring ${state.file}: ${state.sent.toLocaleString("en")} of ${state.total.toLocaleString("en")} pairs sent (${state.requests} ${state.requests === 1 ? "request" : "requests"})…`
           : `${state.file}: ${state.total.toLocaleString("en")} pairs in ${state.requests} ${state.requests === 1 ? "request" : "requests"}.`}
       </p>
-      {state.error && <p role="alert" class="error">{state.error}</p>}
+      {state.error && (
+        <p role="alert" class="error">
+          {state.error}
+        </p>
+      )}
       <div class="cards">
         <Card label="scored" value={String(composites.length)} name="count" />
         <Card label="refused" value={String(state.refused.length)} name="refused" />
@@ -95,7 +140,12 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
             <div class="table-wrap">
               <table data-histogram>
                 <thead>
-                  <tr><th scope="col">composite</th><th scope="col" class="num">pairs</th></tr>
+                  <tr>
+                    <th scope="col">composite</th>
+                    <th scope="col" class="num">
+                      pairs
+                    </th>
+                  </tr>
                 </thead>
                 <tbody>
                   {bins.map((b) => (
@@ -113,13 +163,25 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
             <table class="vrty-lowest">
               <thead>
                 <tr>
-                  <th scope="col" class="num">line</th>
+                  <th scope="col" class="num">
+                    line
+                  </th>
                   <th scope="col">id</th>
-                  <th scope="col" class="num">composite</th>
-                  <th scope="col" class="num dim" title="relevance">rel.</th>
-                  <th scope="col" class="num dim" title="coherence">coh.</th>
-                  <th scope="col" class="num dim" title="completeness">compl.</th>
-                  <th scope="col" class="num dim" title="conciseness">conc.</th>
+                  <th scope="col" class="num">
+                    composite
+                  </th>
+                  <th scope="col" class="num dim" title="relevance">
+                    rel.
+                  </th>
+                  <th scope="col" class="num dim" title="coherence">
+                    coh.
+                  </th>
+                  <th scope="col" class="num dim" title="completeness">
+                    compl.
+                  </th>
+                  <th scope="col" class="num dim" title="conciseness">
+                    conc.
+                  </th>
                   <th scope="col">prompt → response</th>
                 </tr>
               </thead>
@@ -128,14 +190,20 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
                   <tr key={s.line} data-line={s.line}>
                     <td class="num">{s.line}</td>
                     <td>{s.id ?? ""}</td>
-                    <td class="num composite" data-value={String(s.result.composite)}>{s.result.composite.toFixed(4)}</td>
+                    <td class="num composite" data-value={String(s.result.composite)}>
+                      {s.result.composite.toFixed(4)}
+                    </td>
                     <td class="num dim">{s.result.relevance.toFixed(3)}</td>
                     <td class="num dim">{s.result.coherence.toFixed(3)}</td>
                     <td class="num dim">{s.result.completeness.toFixed(3)}</td>
                     <td class="num dim">{s.result.conciseness.toFixed(3)}</td>
                     <td class="text">
-                      <span class="prompt" title={s.prompt}>{excerpt(s.prompt)}</span>
-                      <span class="response" title={s.response}>{excerpt(s.response)}</span>
+                      <span class="prompt" title={s.prompt}>
+                        {excerpt(s.prompt)}
+                      </span>
+                      <span class="response" title={s.response}>
+                        {excerpt(s.response)}
+                      </span>
                     </td>
                   </tr>
                 ))}
@@ -144,7 +212,9 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
           </div>
           {state.phase === "done" && (
             <p>
-              <button type="button" class="secondary" onClick={download}>Download the scores (JSONL)</button>
+              <button type="button" class="secondary" onClick={download}>
+                Download the scores (JSONL)
+              </button>
             </p>
           )}
         </>
@@ -155,7 +225,13 @@ function BatchResult({ state }: { state: Extract<State, { file: string }> }) {
           <div class="table-wrap">
             <table class="vrty-refused">
               <thead>
-                <tr><th scope="col" class="num">line</th><th scope="col">id</th><th scope="col">why</th></tr>
+                <tr>
+                  <th scope="col" class="num">
+                    line
+                  </th>
+                  <th scope="col">id</th>
+                  <th scope="col">why</th>
+                </tr>
               </thead>
               <tbody>
                 {state.refused.slice(0, REFUSED_SHOWN).map((r) => (
@@ -179,7 +255,9 @@ function Card({ label, value, name, raw }: { label: string; value: string; name:
   return (
     <div class="card" data-stat={name}>
       <div class="label">{label}</div>
-      <div class="value" data-value={raw === undefined ? value : String(raw)}>{value}</div>
+      <div class="value" data-value={raw === undefined ? value : String(raw)}>
+        {value}
+      </div>
     </div>
   );
 }

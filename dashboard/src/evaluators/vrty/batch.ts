@@ -20,7 +20,10 @@ export function parseJsonl(text: string): Parsed {
       pairs.push({ line: i + 1, pair: JSON.parse(raw) });
     } catch (e) {
       // The parser's own "(line 1 column 2)" counts within the line: the file's line is given apart.
-      errors.push({ line: i + 1, message: `not JSON (${(e as Error).message.replace(/ \(line \d+ column \d+\)$/, "")})` });
+      errors.push({
+        line: i + 1,
+        message: `not JSON (${(e as Error).message.replace(/ \(line \d+ column \d+\)$/, "")})`,
+      });
     }
   });
   return { pairs, errors };
@@ -32,7 +35,11 @@ const encoder = new TextEncoder();
  * Consecutive chunks of at most `maxPairs` whose request body stays under `maxBytes` (its JSON, with
  * room for the envelope). A single pair larger than that still goes alone: the API answers for it.
  */
-export function chunk<T extends { pair: unknown }>(lines: readonly T[], maxPairs = MAX_PAIRS, maxBytes = MAX_BODY_BYTES): T[][] {
+export function chunk<T extends { pair: unknown }>(
+  lines: readonly T[],
+  maxPairs = MAX_PAIRS,
+  maxBytes = MAX_BODY_BYTES,
+): T[][] {
   const envelope = 64; // {"pairs":[…],"idf_table":"…"} around the pairs
   const out: T[][] = [];
   let current: T[] = [];
@@ -55,14 +62,23 @@ export type Scored = { line: number; id?: string; prompt: string; response: stri
 export type Refused = { line: number; id?: string; message: string };
 
 /** One chunk's answer matched to its lines by `index`: the scored pairs and the refused ones. */
-export function collect(lines: readonly Line[], results: readonly VrtyBatchItem[]): { scored: Scored[]; refused: Refused[] } {
+export function collect(
+  lines: readonly Line[],
+  results: readonly VrtyBatchItem[],
+): { scored: Scored[]; refused: Refused[] } {
   const scored: Scored[] = [];
   const refused: Refused[] = [];
   for (const r of results) {
     const l = lines[r.index];
     const pair = (l.pair && typeof l.pair === "object" ? l.pair : {}) as { prompt?: unknown; response?: unknown };
     if (r.result) {
-      scored.push({ line: l.line, id: r.id, prompt: String(pair.prompt ?? ""), response: String(pair.response ?? ""), result: r.result });
+      scored.push({
+        line: l.line,
+        id: r.id,
+        prompt: String(pair.prompt ?? ""),
+        response: String(pair.response ?? ""),
+        result: r.result,
+      });
     } else {
       const fields = r.error?.errors?.map((e) => `${e.path}: ${e.message}`).join("; ");
       refused.push({ line: l.line, id: r.id, message: fields || r.error?.detail || "refused" });

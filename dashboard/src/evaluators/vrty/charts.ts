@@ -23,7 +23,14 @@ export function dimensionsChart(r: VrtyResult): ChartConfiguration<"bar"> {
     type: "bar",
     data: {
       labels,
-      datasets: [{ label: "score", data: values, backgroundColor: values.map((_, i) => (i === values.length - 1 ? COMPOSITE : ACCENT)), borderRadius: 3 }],
+      datasets: [
+        {
+          label: "score",
+          data: values,
+          backgroundColor: values.map((_, i) => (i === values.length - 1 ? COMPOSITE : ACCENT)),
+          borderRadius: 3,
+        },
+      ],
     },
     options: {
       indexAxis: "y",
@@ -38,7 +45,15 @@ export function histogramChart(bins: readonly Bin[]): ChartConfiguration<"bar"> 
     type: "bar",
     data: {
       labels: bins.map((b) => b.label),
-      datasets: [{ label: "pairs", data: bins.map((b) => b.count), backgroundColor: ACCENT, categoryPercentage: 1, barPercentage: 0.95 }],
+      datasets: [
+        {
+          label: "pairs",
+          data: bins.map((b) => b.count),
+          backgroundColor: ACCENT,
+          categoryPercentage: 1,
+          barPercentage: 0.95,
+        },
+      ],
     },
     options: {
       scales: {

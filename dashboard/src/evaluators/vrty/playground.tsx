@@ -61,27 +61,47 @@ export function Playground({ idfTable }: { idfTable: string }) {
         </label>
       </div>
       <p class="vrty-state hint" aria-live="polite" data-state={pending ? "scoring" : result ? "scored" : "idle"}>
-        {!prompt.trim() || !response.trim() ? "Type a prompt and a response to score them." : pending ? "Scoring…" : result ? `vrty ${result.vrty_version}, IDF table ${result.idf_sha256.slice(0, 12)}…` : ""}
+        {!prompt.trim() || !response.trim()
+          ? "Type a prompt and a response to score them."
+          : pending
+            ? "Scoring…"
+            : result
+              ? `vrty ${result.vrty_version}, IDF table ${result.idf_sha256.slice(0, 12)}…`
+              : ""}
       </p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {result && chart && (
         <div class={`vrty-result${pending ? " stale" : ""}`}>
           <div class="cards">
             <div class="card composite" data-dim="composite">
               <div class="label">composite</div>
-              <div class="value" data-value={String(result.composite)}>{result.composite.toFixed(4)}</div>
+              <div class="value" data-value={String(result.composite)}>
+                {result.composite.toFixed(4)}
+              </div>
             </div>
             {DIMENSIONS.map((d) => (
               <div class="card" key={d} data-dim={d}>
-                <div class="label">{d} <span title="weight in the composite">×{result.weights[d]}</span></div>
-                <div class="value" data-value={String(result[d])}>{result[d].toFixed(4)}</div>
+                <div class="label">
+                  {d} <span title="weight in the composite">×{result.weights[d]}</span>
+                </div>
+                <div class="value" data-value={String(result[d])}>
+                  {result[d].toFixed(4)}
+                </div>
               </div>
             ))}
           </div>
           <ChartCanvas config={chart} label="vrty dimensions and composite" height={190} />
           <h3>Explanations</h3>
           <ul class="vrty-explanations">
-            {DIMENSIONS.map((d) => <li key={d} data-dim={d}>{result.explanations[d]}</li>)}
+            {DIMENSIONS.map((d) => (
+              <li key={d} data-dim={d}>
+                {result.explanations[d]}
+              </li>
+            ))}
           </ul>
         </div>
       )}

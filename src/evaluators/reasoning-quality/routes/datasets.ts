@@ -1,12 +1,28 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../routes/router.ts";
-import { IdParam, jsonBody, jsonResponse, pageOf, PageQuery, problems, bodyProblems, tenantSecurity } from "../../../routes/openapi.ts";
+import {
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  pageOf,
+  PageQuery,
+  problems,
+  bodyProblems,
+  tenantSecurity,
+} from "../../../routes/openapi.ts";
 import { jsonBody as guardJson } from "../../../middleware/json-body.ts";
 import { LIMITS } from "../../../limits.ts";
 import { ApiError } from "../../../errors.ts";
 import { newId } from "../../../ids.ts";
 import { sha256Hex } from "../../../crypto.ts";
-import { datasetItems, datasetToWire, deleteDataset, getDataset, insertDataset, listDatasets } from "../../../db/datasets.ts";
+import {
+  datasetItems,
+  datasetToWire,
+  deleteDataset,
+  getDataset,
+  insertDataset,
+  listDatasets,
+} from "../../../db/datasets.ts";
 import {
   isDatasetFieldError,
   loadGsm8k,
@@ -21,7 +37,11 @@ const FORMATS = ["json", "csv", "gsm8k", "mmlu", "strategyqa"] as const;
 
 const UploadRequest = z
   .strictObject({
-    name: z.string().min(1).max(100).openapi({ description: "Also the `dataset` tag of items that carry none (for the per-dataset breakdown)" }),
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ description: "Also the `dataset` tag of items that carry none (for the per-dataset breakdown)" }),
     format: z.enum(FORMATS).openapi({
       description:
         "`json`: `items` as [{id?, question, answer, type?, dataset?, perturbations?}]. `csv`: `csv` text with a header row and the columns question, answer (and perturbations with `perturbations_column`). `gsm8k`: `rows` as GSM8K's [{question, answer}] (the gold is the number after ####). `strategyqa`: `rows` as [{question, answer: true/false}]. `mmlu`: `rows` as {subject: [{question, choices, answer: index}]}",
@@ -29,11 +49,27 @@ const UploadRequest = z
     items: z.array(z.unknown()).optional(),
     csv: z.string().optional(),
     rows: z.union([z.array(z.unknown()), z.record(z.string(), z.array(z.unknown()))]).optional(),
-    num_samples: z.number().int().min(1).max(LIMITS.datasetItems).optional().openapi({ description: "Keep this many items, drawn with the seed (benchmarks: their sampling, reproduced exactly)" }),
-    seed: z.number().int().min(0).max(2 ** 53 - 1).default(42),
-    perturbations_column: z.boolean().default(false).openapi({ description: "csv: read a `perturbations` column (a JSON array, or values separated by |)" }),
+    num_samples: z.number().int().min(1).max(LIMITS.datasetItems).optional().openapi({
+      description: "Keep this many items, drawn with the seed (benchmarks: their sampling, reproduced exactly)",
+    }),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 53 - 1)
+      .default(42),
+    perturbations_column: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "csv: read a `perturbations` column (a JSON array, or values separated by |)" }),
   })
-  .openapi("DatasetUpload", { example: { name: "arith", format: "json", items: [{ question: "What is 2 + 3?", answer: "5", perturbations: ["Add 2 and 3.", "What do 2 and 3 sum to?"] }] } });
+  .openapi("DatasetUpload", {
+    example: {
+      name: "arith",
+      format: "json",
+      items: [{ question: "What is 2 + 3?", answer: "5", perturbations: ["Add 2 and 3.", "What do 2 and 3 sum to?"] }],
+    },
+  });
 
 const DatasetSchema = z
   .object({
@@ -48,7 +84,9 @@ const DatasetSchema = z
   })
   .openapi("Dataset");
 
-const DatasetDetail = DatasetSchema.extend({ items: z.array(z.record(z.string(), z.unknown())) }).openapi("DatasetDetail");
+const DatasetDetail = DatasetSchema.extend({ items: z.array(z.record(z.string(), z.unknown())) }).openapi(
+  "DatasetDetail",
+);
 
 // The engine names fields as `items[3].answer`; the API's paths are dotted (`items.3.answer`).
 const apiPath = (field: string) => field.replace(/\[(\d+)\]/g, ".$1");
@@ -61,7 +99,8 @@ function parseUpload(body: z.infer<typeof UploadRequest>): DatasetItem[] {
   };
   const list = (): unknown[] => {
     const rows = need("rows", body.rows);
-    if (!Array.isArray(rows)) throw ApiError.validation([{ path: "rows", message: `must be an array for format ${body.format}` }]);
+    if (!Array.isArray(rows))
+      throw ApiError.validation([{ path: "rows", message: `must be an array for format ${body.format}` }]);
     return rows;
   };
   try {
@@ -69,14 +108,19 @@ function parseUpload(body: z.infer<typeof UploadRequest>): DatasetItem[] {
       case "json":
         return parseCustomJson(need("items", body.items), { ...sampling, name: body.name });
       case "csv":
-        return parseCsvDataset(need("csv", body.csv), { ...sampling, name: body.name, perturbationsColumn: body.perturbations_column });
+        return parseCsvDataset(need("csv", body.csv), {
+          ...sampling,
+          name: body.name,
+          perturbationsColumn: body.perturbations_column,
+        });
       case "gsm8k":
         return loadGsm8k(list(), { ...sampling, numSamples: body.num_samples ?? list().length });
       case "strategyqa":
         return loadStrategyQa(list(), { ...sampling, numSamples: body.num_samples ?? list().length });
       case "mmlu": {
         const bySubject = need("rows", body.rows);
-        if (Array.isArray(bySubject)) throw ApiError.validation([{ path: "rows", message: "must map each subject to its rows for format mmlu" }]);
+        if (Array.isArray(bySubject))
+          throw ApiError.validation([{ path: "rows", message: "must map each subject to its rows for format mmlu" }]);
         const subjects = Object.keys(bySubject);
         const total = subjects.reduce((n, s) => n + bySubject[s].length, 0);
         return loadMmlu(bySubject, { ...sampling, subjects, numSamples: body.num_samples ?? total });
@@ -86,7 +130,8 @@ function parseUpload(body: z.infer<typeof UploadRequest>): DatasetItem[] {
     if (isDatasetFieldError(err)) {
       const field = apiPath(err.field);
       const root = body.format === "json" ? "items" : body.format === "csv" ? "csv" : "rows";
-      const path = field === root || field.startsWith(`${root}.`) || field.startsWith(`${root} `) ? field : `${root}.${field}`;
+      const path =
+        field === root || field.startsWith(`${root}.`) || field.startsWith(`${root} `) ? field : `${root}.${field}`;
       throw ApiError.validation([{ path, message: err.message.slice(err.field.length + 2) }]);
     }
     throw err;
@@ -112,7 +157,11 @@ export const datasetRoutes = createRouter()
       const body = c.req.valid("json");
       const items = parseUpload(body);
       if (items.length > LIMITS.datasetItems) {
-        throw new ApiError({ status: 422, type: "limit-exceeded", detail: `The dataset has ${items.length} items; a dataset may have at most ${LIMITS.datasetItems}.` });
+        throw new ApiError({
+          status: 422,
+          type: "limit-exceeded",
+          detail: `The dataset has ${items.length} items; a dataset may have at most ${LIMITS.datasetItems}.`,
+        });
       }
       const tagged = items.map((it) => ({ ...it, dataset: it.dataset ?? body.name }));
       const json = JSON.stringify(tagged);
@@ -160,7 +209,10 @@ export const datasetRoutes = createRouter()
     async (c) => {
       const row = await getDataset(c.var.db, c.var.tenantId, c.req.valid("param").dataset_id);
       if (!row) throw ApiError.notFound("The dataset");
-      return c.json({ ...datasetToWire(row), items: await datasetItems<Record<string, unknown>>(c.var.db, row.id) }, 200);
+      return c.json(
+        { ...datasetToWire(row), items: await datasetItems<Record<string, unknown>>(c.var.db, row.id) },
+        200,
+      );
     },
   )
   .openapi(
@@ -175,7 +227,8 @@ export const datasetRoutes = createRouter()
       responses: { 204: { description: "Deleted" }, ...problems(401, 404) },
     }),
     async (c) => {
-      if (!(await deleteDataset(c.var.db, c.var.tenantId, c.req.valid("param").dataset_id))) throw ApiError.notFound("The dataset");
+      if (!(await deleteDataset(c.var.db, c.var.tenantId, c.req.valid("param").dataset_id)))
+        throw ApiError.notFound("The dataset");
       return c.body(null, 204);
     },
   );

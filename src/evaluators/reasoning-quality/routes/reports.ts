@@ -19,7 +19,12 @@ async function reportOf(bucket: R2Bucket, db: Db, tenantId: string, runId: strin
   const run: RunRow | undefined = await getRun(db, tenantId, runId);
   if (!run || run.evaluator !== reasoningQuality.name) throw ApiError.notFound("The reasoning-quality run");
   const result = await resultOf(bucket, reasoningQuality, run);
-  if (!result) throw new ApiError({ status: 409, type: "conflict", detail: `Run '${runId}' is ${run.status}; its report exists once it has ended.` });
+  if (!result)
+    throw new ApiError({
+      status: 409,
+      type: "conflict",
+      detail: `Run '${runId}' is ${run.status}; its report exists once it has ended.`,
+    });
   const duration = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
   return { run_id: run.id, created_at: run.createdAt.toISOString(), duration_seconds: duration, models: result.models };
 }
@@ -37,17 +42,37 @@ const report = (path: string, operationId: string, summary: string, type: string
     security: tenantSecurity,
     middleware: heavyRead,
     request: { params: RunParam },
-    responses: { 200: { description: summary, content: { [type]: { schema: body(binary) } } }, ...problems(401, 404, 409, 429) },
+    responses: {
+      200: { description: summary, content: { [type]: { schema: body(binary) } } },
+      ...problems(401, 404, 409, 429),
+    },
   });
 
 /** reasoning-quality's routes at /v1/runs: the reports of one of its runs (`/v1/runs/{run_id}/report.csv` …). */
 export const reportRoutes = createRouter()
-  .openapi(report("/{run_id}/report.csv", "getReasoningQualityReportCsv", "One row per model × strategy: Q, rank and the six raw metrics", "text/csv"), async (c) => {
-    const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
-    return c.body(reportCsv(r), 200, { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${r.run_id}.csv"` });
-  })
   .openapi(
-    report("/{run_id}/report.xlsx", "getReasoningQualityReportXlsx", "The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", true),
+    report(
+      "/{run_id}/report.csv",
+      "getReasoningQualityReportCsv",
+      "One row per model × strategy: Q, rank and the six raw metrics",
+      "text/csv",
+    ),
+    async (c) => {
+      const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+      return c.body(reportCsv(r), 200, {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${r.run_id}.csv"`,
+      });
+    },
+  )
+  .openapi(
+    report(
+      "/{run_id}/report.xlsx",
+      "getReasoningQualityReportXlsx",
+      "The original's workbook: raw metrics, aggregated scores, per-dataset breakdown, metadata",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      true,
+    ),
     async (c) => {
       const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
       const bytes = await reportXlsx(r);
@@ -57,7 +82,15 @@ export const reportRoutes = createRouter()
       });
     },
   )
-  .openapi(report("/{run_id}/radar.svg", "getReasoningQualityRadar", "One polygon per model over the six dimensions", "image/svg+xml"), async (c) => {
-    const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
-    return c.body(radarSvg(r), 200, { "Content-Type": "image/svg+xml; charset=utf-8" });
-  });
+  .openapi(
+    report(
+      "/{run_id}/radar.svg",
+      "getReasoningQualityRadar",
+      "One polygon per model over the six dimensions",
+      "image/svg+xml",
+    ),
+    async (c) => {
+      const r = await reportOf(c.env.RESULTS, c.var.db, c.var.tenantId, c.req.valid("param").run_id);
+      return c.body(radarSvg(r), 200, { "Content-Type": "image/svg+xml; charset=utf-8" });
+    },
+  );
