@@ -3,7 +3,7 @@
 // is worked out by hand from the items' labels, not read from a run.
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
-import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
+import { byName, comparison, wilsonLimits } from "./compare-helpers.ts";
 
 // 12 items: 4 REJECT, 4 KEEP, 2 SPLIT, 2 MERGE.
 const EXPECTED = [

@@ -5,7 +5,7 @@
 // comparison itself.
 import { describe, expect, it } from "vitest";
 import { newTenant, problem, send, startRq, waitForRun, type RunJson } from "./helpers.ts";
-import { byName, comparison, type Comparison } from "./compare-helpers.ts";
+import { byName, comparison } from "./compare-helpers.ts";
 
 const METRICS = ["correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability"];
 // 30 items: 20 reasoning, 10 robustness (both kinds have paraphrases, so RS is measured).

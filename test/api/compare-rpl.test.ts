@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { registerScenario } from "../support/fake-openai.ts";
 import { moverDifference } from "../../src/engines/stats/index.ts";
 import { newTenant, problem, send, waitForRun, type RunJson } from "./helpers.ts";
-import { byName, comparison, wilsonLimits, type Comparison } from "./compare-helpers.ts";
+import { byName, comparison, wilsonLimits } from "./compare-helpers.ts";
 
 async function rplRun(key: string, body: Record<string, unknown>): Promise<RunJson> {
   const res = await send("POST", "/v1/rpl/runs", key, { B: 200, ...body });

@@ -11,7 +11,7 @@ import { insertSamples } from "../../src/db/runs.ts";
 import { samples, suites } from "../../src/db/schema.ts";
 import { Store } from "../../src/runs/coordinator/store.ts";
 import type { RunCoordinator } from "../../src/runs/coordinator/run-coordinator.ts";
-import { invocation, PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
+import { invocation, type PlatformLimitError, platformLimitOf, resetHighWater } from "../../src/platform/invocation.ts";
 import { PLATFORM_LIMITS } from "../../src/platform/limits.ts";
 import { guardedSql } from "../../src/platform/sql-guard.ts";
 import { ADMIN_TOKEN, insertRunRow, newTenant, send } from "./helpers.ts";

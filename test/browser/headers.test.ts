@@ -126,7 +126,7 @@ describe("security headers on everything this origin serves", () => {
     // Signed in, only reads. The admin reads fail the operator-token check on purpose, from an address of
     // their own so they are not counted against the one every e2e file shares.
     const probe = { ...auth, ...ownAddress() };
-    for (const { method, path } of ops.filter((o) => o.method === "GET")) seen.push(await see("GET", path, probe));
+    for (const { path } of ops.filter((o) => o.method === "GET")) seen.push(await see("GET", path, probe));
     const stream = await see("GET", `/v1/runs/${run}/events`, { ...auth, Accept: "text/event-stream" });
     const ndjson = await see("GET", `/v1/runs/${run}/samples`, { ...auth, Accept: "application/x-ndjson" });
     expect(stream.type).toMatch(/^text\/event-stream/);

@@ -39,7 +39,11 @@ describe("assay admin", () => {
     // The key belongs to the new tenant, which has nothing yet.
     const keys = await asTenant(secret, "/v1/keys");
     expect(keys.status).toBe(200);
-    const [only, ...others] = keys.body?.data as { tenant_id: string; name: string; prefix: string }[];
+    const [only, ...others] = (keys.body as { data: unknown }).data as {
+      tenant_id: string;
+      name: string;
+      prefix: string;
+    }[];
     expect(others).toEqual([]);
     expect(only).toMatchObject({ tenant_id: tenantId![1], name: "default" });
     expect(secret.startsWith(only.prefix)).toBe(true);

@@ -125,7 +125,7 @@ describe("assay chain-determinism eval", () => {
     const lines = out.stdout.split("\n");
     const at = lines.indexOf(`Chain-divergence rate for sim:agent:`);
     expect(lines.slice(at - 1, at + 6)).toEqual(rateLines(result));
-    expect(lines.filter((l) => /^  \[\d\/3\] /.test(l))).toHaveLength(3);
+    expect(lines.filter((l) => /^ {2}\[\d\/3\] /.test(l))).toHaveLength(3);
   });
 
   it("on an OpenAI-compatible endpoint, with the key from OPENAI_API_KEY (never printed)", async () => {

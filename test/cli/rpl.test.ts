@@ -82,7 +82,7 @@ const started = (stderr: string) => [...stderr.matchAll(/^run (run_\w+) started:
 
 const lines = (text: string) => text.split("\n").filter(Boolean);
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("assay rpl run", () => {
   it("runs a Heretix config and prints its row, as the API's result gives it", async () => {
@@ -213,7 +213,7 @@ model: sim:rpl
     expect(printed).toHaveLength(1 + stages.length + 1);
     stages.forEach((s, i) => {
       expect(printed[1 + i]).toMatch(
-        new RegExp(`^  ${s.stage_id}  T=${s.T} K=${s.K} R=${s.R}  p=.* -> ${s.decision} \\(${escape(s.reason)}`),
+        new RegExp(`^  ${s.stage_id}  T=${s.T} K=${s.K} R=${s.R}  p=.* -> ${s.decision} \\(${escapeRegExp(s.reason)}`),
       );
     });
     expect(printed.at(-1)).toBe(heretixRow(last));
@@ -318,7 +318,7 @@ simulator: {latency_ms: 2000}
     writeFileSync(bad, 'claim: "unclosed\nK: [1,\n');
     const badYaml = await assay(["rpl", "run", "--config", bad]);
     expect(badYaml.code).toBe(1);
-    expect(badYaml.stderr).toMatch(new RegExp(`^assay: ${escape(bad)} is not valid YAML: [^\\n]+\\n$`));
+    expect(badYaml.stderr).toMatch(new RegExp(`^assay: ${escapeRegExp(bad)} is not valid YAML: [^\\n]+\\n$`));
 
     const missing = await assay(["rpl", "run", "--config", join(dir, "nope.yaml")]);
     expect(missing.code).toBe(1);
@@ -340,7 +340,7 @@ simulator: {latency_ms: 2000}
     const unknownKey = await assay(["rpl", "run", "--config", unknown]);
     expect(unknownKey.code).toBe(1);
     expect(unknownKey.stderr).toMatch(
-      new RegExp(`^assay: ${escape(unknown)}: unknown key 'temperature' \\(known: claim, [^\\n]+\\)\\n$`),
+      new RegExp(`^assay: ${escapeRegExp(unknown)}: unknown key 'temperature' \\(known: claim, [^\\n]+\\)\\n$`),
     );
 
     // A value is checked by the API, whose 400 names the field.

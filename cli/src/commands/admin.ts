@@ -3,7 +3,7 @@
 // a new deployment gets its first tenant and key. The token is read from the environment, never from a
 // flag, so it stays out of shell history and `ps`; a new key's secret is printed once, as the API
 // returns it once.
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { createClient } from "@assay/sdk/client";
 import {
   adminCreateKey,

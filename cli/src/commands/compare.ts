@@ -1,7 +1,7 @@
 // `assay compare BASE HEAD`: did the change make things better or worse? GET /v1/compare's metrics as a
 // table (each change with its interval, p and verdict), the overall verdict, the items that flipped and
 // the evaluator's own details; `--fail-on-regression` turns a regressed verdict into exit 3 for CI.
-import { Command } from "commander";
+import type { Command } from "commander";
 import {
   compareRuns,
   type Comparison,

@@ -1,6 +1,6 @@
 // `assay datasets upload|list`: reasoning-quality datasets (the original's JSON items, the web UI's CSV,
 // or GSM8K / MMLU / StrategyQA rows), stored on the server for `assay rq run` and the API.
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { listReasoningQualityDatasets, uploadReasoningQualityDataset, type Dataset } from "@assay/sdk";
 import { usageError } from "../errors.ts";
 import { printJson, table } from "../output.ts";

@@ -1,7 +1,7 @@
 // `assay providers add|list|delete`: the tenant's saved provider connections (/v1/providers), which runs
 // name instead of sending a key. The key is read from an environment variable, never from a flag, so it
 // never lands in the shell's history or in `ps`; the server never shows it again.
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import {
   createProviderConnection,
   deleteProviderConnection,

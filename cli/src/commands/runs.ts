@@ -1,6 +1,6 @@
 // `assay runs list|get|watch|cancel|delete|samples|events`: any run, whatever its evaluator.
 import { createInterface } from "node:readline/promises";
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { cancelRun, deleteRun, listRuns, listSamples, type Run } from "@assay/sdk";
 import { eachItem } from "@assay/sdk/pages";
 import { CliError, EXIT, usageError } from "../errors.ts";

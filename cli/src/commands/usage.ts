@@ -1,5 +1,5 @@
 // `assay usage` and `assay settings`: what the tenant stores, and how long its ended runs are kept.
-import { Command } from "commander";
+import type { Command } from "commander";
 import { getSettings, getUsage, putSettings, type Settings, type Usage } from "@assay/sdk";
 import { usageError } from "../errors.ts";
 import { printJson } from "../output.ts";

@@ -40,7 +40,7 @@ export function StoragePage() {
         </p>
       )}
       {usage && (
-        <div class="cards" aria-label="Usage">
+        <section class="cards" aria-label="Usage">
           <div class="card">
             <div class="label">Runs</div>
             <div class="value" data-usage="runs">
@@ -65,7 +65,7 @@ export function StoragePage() {
               {bytes(usage.bytes.d1)} / {bytes(usage.bytes.r2)}
             </div>
           </div>
-        </div>
+        </section>
       )}
       {usage && <QuotaTable quotas={usage.quotas} />}
       {settings && <RetentionForm settings={settings} onSaved={setSettings} />}

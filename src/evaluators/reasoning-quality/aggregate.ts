@@ -118,7 +118,7 @@ export async function aggregateRq(
     inputs.forEach((x, k) => {
       if (!lsMethods[k].ls_fallback) x.ls = { method: (config.ls as { fallback: "lexical" | "none" }).fallback };
     });
-    lsMethods.forEach((e, k) => (e.ls_fallback ??= { from: "model", reason: why }));
+    lsMethods.forEach((e) => (e.ls_fallback ??= { from: "model", reason: why }));
   }
 
   // SS: the embeddings are asked for model by model; after a failure the rest use the fallback at once.

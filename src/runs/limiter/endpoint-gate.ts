@@ -201,7 +201,7 @@ export function limiterGate(
       slot.since = now();
       note(grant.limit, grant.inFlight);
       return permitOf(slot);
-    } catch (err) {
+    } catch {
       // Its lease runs out at the limiter; the attempt asks for a new one (or gives up, if canceled).
       drop(slot);
       if (signal?.aborted) throw signal.reason;

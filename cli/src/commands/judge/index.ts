@@ -1,5 +1,5 @@
 // `assay judge run|contested`: a cross-judge panel over a batch of items, and the human-review queue.
-import { Command } from "commander";
+import type { Command } from "commander";
 import {
   createJudgeRun,
   listContestedItems,

@@ -1,6 +1,6 @@
 // `assay rq run --config config.yaml`: the original's `llm-eval --config config.yaml` with the assay server
 // behind it; `assay rq report RUN`: the outputs folder of a run that was detached.
-import { Command } from "commander";
+import type { Command } from "commander";
 import {
   createReasoningQualityRun,
   uploadReasoningQualityDataset,

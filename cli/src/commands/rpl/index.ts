@@ -1,6 +1,6 @@
 // `assay rpl run|compare`: Heretix's `heretix run --config run.yaml` with the assay API behind it, and
 // the comparison of runs that differ in model or prompt version.
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import {
   cancelRun,
   compareRplRuns,

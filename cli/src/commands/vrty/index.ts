@@ -1,6 +1,6 @@
 // `assay vrty`: vrty's command line (score one pair, print its JSON) and `assay vrty batch` (a JSONL file
 // of pairs), scored by the server or, with --local, in-process by the same engine: no server, no network.
-import { Command } from "commander";
+import type { Command } from "commander";
 import { scoreVrty, scoreVrtyBatch, type VrtyBatchItem, type VrtyResult } from "@assay/sdk";
 import { defaultIdf, score } from "../../../../src/engines/vrty/index.ts";
 import { VrtyBatchPair, VrtyScoreRequest } from "../../../../src/evaluators/vrty/schemas.ts";

@@ -109,7 +109,7 @@ function VerdictGridSection({ result }: { result: JudgeResult }) {
               <tr key={row.id} data-item={row.id} class={row.contested ? "contested" : undefined}>
                 <th scope="row">
                   {row.contested && (
-                    <span class="flag" title="contested" aria-label="contested">
+                    <span class="flag" title="contested" role="img" aria-label="contested">
                       ⚑{" "}
                     </span>
                   )}
