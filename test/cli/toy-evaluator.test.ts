@@ -19,11 +19,17 @@ const TOY_VERBS = join(ROOT, "test/fixtures/toy-sum/cli/index.ts");
 const OUT_DIR = join(ROOT, "cli/dist/toy-sum");
 const BIN = join(OUT_DIR, "assay.js");
 
-/** The command list with the toy's verbs added as a new evaluator's would be: its import and its name in the list. */
+/**
+ * The command list with the toy's verbs added as a new evaluator's would be: its import beside the others and its
+ * name in the list, one line each (the list is one name a line, as the formatter keeps it).
+ */
 function withToy(source: string): string {
-  const list = /^(export const COMMANDS: Register\[\] = \[.*)\];$/m;
-  if (!list.test(source)) throw new Error(`${LIST}: no one-line COMMANDS list to add to`);
-  return `import { register as toySum } from ${JSON.stringify(TOY_VERBS)};\n` + source.replace(list, "$1, toySum];");
+  const imports = /^(import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";\n)(?!import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";)/m;
+  const end = /^(export const COMMANDS: Register\[\] = \[\n(?: {2}\w+,\n)+)(\];)$/m;
+  if (!imports.test(source) || !end.test(source)) throw new Error(`${LIST}: no evaluator imports or COMMANDS list to add to`);
+  return source
+    .replace(imports, `$1import { register as toySum } from ${JSON.stringify(TOY_VERBS)};\n`)
+    .replace(end, "$1  toySum,\n$2");
 }
 
 const addToy: Plugin = {
@@ -53,13 +59,14 @@ afterAll(async () => {
 });
 
 describe("a sixth evaluator in the CLI: one folder and one line", () => {
-  it("the change to the CLI's own code is one import and one name in the command list", () => {
+  it("the change to the CLI's own code is its import and its name in the command list, a line each", () => {
     const before = readFileSync(LIST, "utf8").split("\n");
     const after = withToy(readFileSync(LIST, "utf8")).split("\n");
-    expect(after.length).toBe(before.length + 1);
-    expect(after.slice(1).filter((line, i) => line !== before[i])).toEqual([
-      expect.stringMatching(/^export const COMMANDS: Register\[\] = \[.*, toySum\];$/),
-    ]);
+    expect(after.length).toBe(before.length + 2);
+    const added = after.filter((line) => !before.includes(line));
+    expect(added).toEqual([`import { register as toySum } from ${JSON.stringify(TOY_VERBS)};`, "  toySum,"]);
+    // Nothing else moved: taking the two lines out gives the shipped file back.
+    expect(after.filter((line) => !added.includes(line))).toEqual(before);
   });
 
   it("`assay toy-sum 1 2 3.5` creates a toy run, follows it and prints its sum", async () => {
