@@ -47,11 +47,13 @@ const env = () => ({ ASSAY_URL: toy.base });
 const headers = { Authorization: "Bearer assay_sk_local_dev_key" };
 
 beforeAll(async () => {
-  const [server] = await Promise.all([
-    startToyServer(),
+  // Both at once, and both settled before a failure is thrown: a server that started while the build
+  // failed is still stopped by afterAll.
+  const [server, built] = await Promise.allSettled([
+    startToyServer().then((s) => (toy = s)),
     build({ ...options, outfile: BIN, sourcemap: false, plugins: [addToy] }),
   ]);
-  toy = server;
+  for (const r of [server, built]) if (r.status === "rejected") throw r.reason;
 });
 afterAll(async () => {
   await toy?.stop();
