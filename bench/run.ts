@@ -9,7 +9,7 @@ import { benchChainDeterminismRun } from "./chain-determinism-run.ts";
 import { MEMORY_DIR, type StateIn } from "../scripts/wrangler-dev.ts";
 import { benchRplAggregate } from "./rpl-aggregate.ts";
 import { benchJudgeAlpha } from "./judge-alpha.ts";
-import { benchRqMetrics } from "./rq-metrics.ts";
+import { benchRqMetrics } from "./reasoning-quality-metrics.ts";
 import { benchCompareScale, printCompareScale } from "./compare-scale.ts";
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";

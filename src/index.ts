@@ -22,7 +22,7 @@ export default {
       app.fetch(request, countedEnv(env), ctx),
     ),
   queue: (batch, env, ctx) => invocation(`queue ${batch.queue}`, () => handleQueue(batch, countedEnv(env), ctx)),
-  // Every minute (wrangler.jsonc "triggers"): lost starts, retention and deletions (runs/housekeeping.ts).
+  // Every minute (wrangler.jsonc "triggers"): lost starts, retention and deletions (runs/lifetime/housekeeping.ts).
   scheduled: (_controller, env, ctx) =>
     invocation("scheduled", () => ctx.waitUntil(housekeeping(countedEnv(env), openDb(env.DB)))),
 } satisfies ExportedHandler<Env, QueueMessage>;

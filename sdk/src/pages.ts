@@ -1,6 +1,7 @@
 // Written by hand (scripts/generate-sdk.ts keeps it): walking the API's cursor-paged lists. Every list
 // answers `{ data, has_more, next_cursor }` and takes the previous page's `next_cursor` as `after`
-// (README "Pagination"); the CLI and the dashboard page through lists with these two, never a loop of their own.
+// (docs/keys.md); the CLI and the dashboard page through lists with these two, never a loop of
+// their own.
 
 /** One page of any of the API's lists. */
 export type Page<T> = { data: T[]; has_more: boolean; next_cursor: string | null };

@@ -79,7 +79,7 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
 
 /**
  * Deletes sessions expired before `now`, at most `perStatement` rows a statement and `statements`
- * statements (the cron's step, runs/housekeeping.ts): a backlog drains over ticks within the D1 budget
+ * statements (the cron's step, runs/lifetime/housekeeping.ts): a backlog drains over ticks within the D1 budget
  * of one invocation. Returns how many went.
  */
 export async function deleteExpiredSessions(

@@ -36,8 +36,10 @@ export const evaluators = {
 
   /**
    * Adds a plug-in beside the built-in ones (a test's, or a deployment's own). Register it before
-   * `createApp()` makes the app, so its routes are mounted; the coordinator and lanes find it by name
-   * from then on. A name already taken by another plug-in is an error.
+   * `createApp()` makes the app, so its routes are mounted, and before src/app.ts is first imported if
+   * its runs should have variants of their own in the document's `Run`, `Sample` and `Comparison` (those
+   * unions are built when their modules load; test/fixtures/toy-sum/worker.ts registers first for this).
+   * The coordinator and lanes find it by name from then on. A name already taken is an error.
    */
   register(plugin: AnyPlugin): void {
     const existing = plugins.get(plugin.name);

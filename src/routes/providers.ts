@@ -1,7 +1,7 @@
 /**
  * Saved provider connections: a tenant stores an OpenAI-compatible endpoint and its key once, under a
  * name, and runs name it (`provider: {connection: "<name>"}`) instead of sending the key each time
- * (evaluators/connections.ts resolves it when a run is created). The key is encrypted under SECRETS_KEY
+ * (runs/plugin/connections.ts resolves it when a run is created). The key is encrypted under SECRETS_KEY
  * and never returned: a connection shows its URL, whether it has a key, and the key's last four
  * characters (only for keys of 16 characters or more, of which four say little).
  */

@@ -8,7 +8,6 @@ import { send } from "./helpers.ts";
 export type Metric = MetricComparison;
 
 /** The API's comparison (the SDK's type), with `details` open: each evaluator's tests read their own. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Comparison = Omit<ApiComparison, "details"> & { details: any };
 
 export function compare(key: string, base: string, head: string, query = ""): Promise<Response> {

@@ -1,4 +1,4 @@
-// Issue 24: a sixth evaluator is one folder and one line in the CLI too. The toy evaluator's verbs
+// Issue 24: a sixth evaluator is one folder, its import and its entry in the CLI too. The toy evaluator's verbs
 // (test/fixtures/toy-sum/cli/) are built into the CLI by the package's own build options, with the one
 // change a new evaluator makes to the CLI's code: its `register` added to the command list
 // (cli/src/commands/index.ts). Everything else is the CLI as shipped; the result runs against a
@@ -24,9 +24,11 @@ const BIN = join(OUT_DIR, "assay.js");
  * name in the list, one line each (the list is one name a line, as the formatter keeps it).
  */
 function withToy(source: string): string {
-  const imports = /^(import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";\n)(?!import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";)/m;
+  const imports =
+    /^(import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";\n)(?!import \{ register as \w+ \} from "\.\/[\w-]+\/index\.ts";)/m;
   const end = /^(export const COMMANDS: Register\[\] = \[\n(?: {2}\w+,\n)+)(\];)$/m;
-  if (!imports.test(source) || !end.test(source)) throw new Error(`${LIST}: no evaluator imports or COMMANDS list to add to`);
+  if (!imports.test(source) || !end.test(source))
+    throw new Error(`${LIST}: no evaluator imports or COMMANDS list to add to`);
   return source
     .replace(imports, `$1import { register as toySum } from ${JSON.stringify(TOY_VERBS)};\n`)
     .replace(end, "$1  toySum,\n$2");
@@ -60,7 +62,7 @@ afterAll(async () => {
   rmSync(OUT_DIR, { recursive: true, force: true });
 });
 
-describe("a sixth evaluator in the CLI: one folder and one line", () => {
+describe("a sixth evaluator in the CLI: one folder, its import and its entry", () => {
   it("the change to the CLI's own code is its import and its name in the command list, a line each", () => {
     const before = readFileSync(LIST, "utf8").split("\n");
     const after = withToy(readFileSync(LIST, "utf8")).split("\n");

@@ -398,7 +398,11 @@ describe("assay vrty batch", () => {
 
     // What the API refuses in any body (and so would refuse the whole request for) is this pair's error alone.
     expect(items[1]).toMatchObject({ index: 1, error: { status: 400, title: "Malformed JSON", errors: [] } });
-    expect(items[1].error.detail).toMatch(/^Line 2 is not valid JSON: /);
+    // The server's strict reader's wording (src/json/strict-json.ts), the same with and without --local: the
+    // line is 25 characters, so its end is column 26.
+    expect(items[1].error.detail).toBe(
+      "Line 2 is not valid JSON: unexpected end of input where ',' or '}' was expected at column 26.",
+    );
     const dupApi = await apiBatch('{"pairs":[{"id":"twice","prompt":"a","prompt":"b","response":"c"}]}');
     expect(dupApi.status).toBe(400);
     expect(dupApi.json.errors).toEqual([{ path: "pairs.0.prompt", message: "duplicate key" }]);

@@ -43,10 +43,14 @@ function tree(files: Record<string, string>): string {
  */
 function cruise(dir: string): { status: number | null; violations: string[] } {
   const run = (...extra: string[]) => {
-    const r = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src", "cli/src"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    const r = spawnSync(
+      process.execPath,
+      [DEPCRUISE, "--config", CONFIG, ...extra, "src", "sdk/src", "cli/src", "dashboard/src"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
     if (r.error) throw r.error;
     return r;
   };
@@ -99,6 +103,8 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
       "src/evaluators/two/index.ts": "export const two = 2;\n",
       "cli/src/commands/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
       "cli/src/commands/two/index.ts": "export const two = 2;\n",
+      "dashboard/src/evaluators/one/index.ts": 'import { two } from "../two/index.ts";\nexport const one = two;\n',
+      "dashboard/src/evaluators/two/index.ts": "export const two = 2;\n",
       // Of an evaluator, the CLI may bundle vrty's request schemas, never the routes beside them.
       "src/evaluators/vrty/routes.ts": leaf,
       "cli/src/v.ts": 'import { x } from "../../src/evaluators/vrty/routes.ts";\nexport const v = x;\n',
@@ -126,6 +132,7 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
         "cli-is-a-client: cli/src/c.ts → src/evaluators/e.ts",
         "evaluators-are-independent: src/evaluators/one/index.ts → src/evaluators/two/index.ts",
         "evaluators-are-independent: cli/src/commands/one/index.ts → cli/src/commands/two/index.ts",
+        "evaluators-are-independent: dashboard/src/evaluators/one/index.ts → dashboard/src/evaluators/two/index.ts",
         "cli-is-a-client: cli/src/v.ts → src/evaluators/vrty/routes.ts",
       ].sort(),
     );
@@ -155,6 +162,9 @@ describe("the layer check (dependency-cruiser, .dependency-cruiser.cjs)", { time
         'import { x as r } from "../../routes/router.ts";\nimport { x as o } from "../../routes/openapi.ts";\nimport { x as j } from "../../middleware/json-body.ts";\nimport { x as s } from "../../runs/results/result.ts";\nexport const routes = [r, o, j, s];\n',
       "src/evaluators/toy/routes/reports.ts":
         'import { x } from "../../../routes/router.ts";\nexport const reports = x;\n',
+      // The dashboard's evaluator folders may use their own files (and the SDK).
+      "dashboard/src/evaluators/toy/view.ts": "export const view = 1;\n",
+      "dashboard/src/evaluators/toy/index.ts": 'import { view } from "./view.ts";\nexport const toy = view;\n',
       // ... and its own folder's files.
       "src/evaluators/toy/units.ts": 'import { toy } from "./index.ts";\nexport const u = toy;\n',
       "src/runs/coordinator/coordinator.ts":

@@ -3,7 +3,7 @@
  * item through the engine's `judgeCritic` (request, parsing) and stores the verdict; the aggregate
  * votes per item and measures agreement over the whole batch (src/engines/judge).
  *
- * API decisions beyond the library (README "judge"):
+ * API decisions beyond the library (docs/evaluators/judge.md):
  * - a label outside the run's vocabulary is kept in the verdict but marked with error
  *   "off_vocabulary", so it is counted apart from votes, like ERROR and PARSE_FAIL;
  * - contested items (the human-review queue): agreement_pct or the item's alpha below the threshold,

@@ -68,7 +68,7 @@ export class RunCoordinator extends DurableObject<Env> {
       lifecycle: this.lifecycle,
       outbox: this.outbox,
       alarm: this.alarms,
-      // Handed in, not imported by finish.ts: runs/create.ts imports this file (for StartRun), and the
+      // Handed in, not imported by finish.ts: runs/creation/create.ts imports this file (for StartRun), and the
       // one cycle that makes is known to the layer check (.dependency-cruiser-known-violations.json).
       createRun: async (tenantId, run) => (await createRun(this.env, openDb(this.env.DB), tenantId, run)).run,
     });

@@ -50,7 +50,7 @@ export const ConnectionName = z
 /**
  * `provider` of every model a run request names (the run's model, a judge critic, a reasoning-quality
  * model and its backends): an endpoint given inline, or a saved connection by name, which stands for its
- * `base_url` and `api_key` (evaluators/connections.ts resolves it). Either `base_url` or `connection`
+ * `base_url` and `api_key` (connections.ts resolves it). Either `base_url` or `connection`
  * is needed, except for a judge critic whose `vendor` gives the URL.
  */
 export const Provider = z

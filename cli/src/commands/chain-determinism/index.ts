@@ -27,7 +27,7 @@ import {
   type SuiteInfo,
 } from "./harness.ts";
 import { readSuiteFile, suiteRequest } from "./suite-file.ts";
-import { addSuiteVerbs, getSuite, uploadSuite } from "../suites.ts";
+import { addSuiteVerbs, getSuite, uploadSuite } from "./suites.ts";
 import { armForRuns } from "../../interrupt.ts";
 import { runId } from "../../args.ts";
 

@@ -20,7 +20,7 @@ import { ModelsStep } from "./models.tsx";
 import { WeightsStep, type WeightsState } from "./weights.tsx";
 import "./form.css";
 
-/** The API's limit on a run's units (README "Limits"): models × items × (K + P). */
+/** The API's limit on a run's units (docs/limits.md): models × items × (K + P). */
 const MAX_UNITS = 10_000;
 
 export function ReasoningQualityForm() {

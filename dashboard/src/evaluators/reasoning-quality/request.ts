@@ -29,7 +29,7 @@ const CONFIG_ONLY = {
 export type PresetName = "paper-v8" | "1.1.4";
 
 /**
- * The API's presets (README "reasoning-quality": `preset`), strategy → weights, as the engine holds them
+ * The API's presets (docs/evaluators/reasoning-quality.md: `preset`), strategy → weights, as the engine holds them
  * (src/engines/reasoning-quality/aggregate.ts `PRESETS`; the node test checks the two agree). Shown in
  * the form, and a starting point for the custom sliders.
  */
@@ -267,7 +267,7 @@ export function itemCount(d: DatasetChoice): number | null {
   return d.numSamples ? Math.min(d.numSamples, d.nItems) : d.nItems;
 }
 
-/** Model calls the run plans: K + P per item and model (README "reasoning-quality"). */
+/** Model calls the run plans: K + P per item and model (docs/evaluators/reasoning-quality.md). */
 export function plannedCalls(form: Pick<RqForm, "models" | "dataset" | "K" | "P">): number | null {
   const n = itemCount(form.dataset);
   if (n === null) return null;

@@ -3,7 +3,7 @@
 // and 16 MiB per request, and the answers put back together in file order. Pure.
 import type { VrtyBatchItem, VrtyResult } from "@assay/sdk";
 
-/** The API's limits for one batch request (README "Limits"). */
+/** The API's limits for one batch request (docs/limits.md). */
 export const MAX_PAIRS = 1000;
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 // Time of the reasoning-quality metrics and aggregation from stored records at the paper's scale
 // (spec reasoning-quality.md §1.5, §8): 975 items × K = 3 runs × P = 3 perturbations × 7 models, lexical
 // LS and Jaccard SS, Q under every strategy of the default preset, per dataset over 4 datasets.
-// Target ≤ 1 s in plain Node. Run directly: `npx node bench/rq-metrics.ts`.
+// Target ≤ 1 s in plain Node. Run directly: `npx node bench/reasoning-quality-metrics.ts`.
 import { evaluateRecords, type ItemRecord } from "../src/engines/reasoning-quality/index.ts";
 import { defaultRng } from "../src/engines/stats/index.ts";
 

@@ -2,10 +2,10 @@
 // or GSM8K / MMLU / StrategyQA rows), stored on the server for `assay rq run` and the API.
 import { type Command, Option } from "commander";
 import { listReasoningQualityDatasets, uploadReasoningQualityDataset, type Dataset } from "@assay/sdk";
-import { usageError } from "../errors.ts";
-import { printJson, table } from "../output.ts";
-import { FORMATS, formatOf, nameOf, uploadBody, type Format } from "./reasoning-quality/dataset-file.ts";
-import { call, session } from "../session.ts";
+import { usageError } from "../../errors.ts";
+import { printJson, table } from "../../output.ts";
+import { FORMATS, formatOf, nameOf, uploadBody, type Format } from "./dataset-file.ts";
+import { call, session } from "../../session.ts";
 
 const positiveInt =
   (flag: string, max = Number.MAX_SAFE_INTEGER) =>

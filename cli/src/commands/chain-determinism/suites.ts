@@ -11,17 +11,10 @@ import {
   type SuiteDetail,
 } from "@assay/sdk";
 import { allPages } from "@assay/sdk/pages";
-import { usageError } from "../errors.ts";
-import { printJson, table } from "../output.ts";
-import { call, session, type Session } from "../session.ts";
-import {
-  readStubs,
-  readSuiteFile,
-  readSystemPrompt,
-  readTools,
-  suiteRequest,
-  type Registry,
-} from "./chain-determinism/suite-file.ts";
+import { usageError } from "../../errors.ts";
+import { printJson, table } from "../../output.ts";
+import { call, session, type Session } from "../../session.ts";
+import { readStubs, readSuiteFile, readSystemPrompt, readTools, suiteRequest, type Registry } from "./suite-file.ts";
 
 export const suiteId = (raw: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw usageError(`not a suite id: "${raw}"`);
