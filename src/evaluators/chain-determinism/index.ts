@@ -10,7 +10,7 @@ import { chainDeterminismComparer } from "./compare.ts";
 import { createChainDeterminismRun } from "./create.ts";
 import { ChainDeterminismRunRequest, type ChainDeterminismBody } from "./request.ts";
 import { chainDeterminismRoutes } from "./routes.ts";
-import { ChainDeterminismPublicConfig, ChainDeterminismOutput, ChainDeterminismResult } from "./schemas.ts";
+import { ChainDeterminismPublicConfig, ChainDeterminismOutput, ChainDeterminismResult, NAME } from "./schemas.ts";
 import { execute, failureRow, plan, turnCost, type ChainDeterminismRunConfig, type Output } from "./units.ts";
 
 export { DEFAULT_SUITE, loadSuite } from "./suites.ts";
@@ -18,7 +18,7 @@ export type { ChainDeterminismRunConfig, ReplayRow } from "./units.ts";
 export type { ChainDeterminismResult } from "./schemas.ts";
 
 export const chainDeterminism = {
-  name: "chain-determinism" as const,
+  name: NAME,
   schemas: {
     request: ChainDeterminismRunRequest,
     config: ChainDeterminismPublicConfig,

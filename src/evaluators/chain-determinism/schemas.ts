@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ModelSettingsSchema, UsageSchema } from "../../runs/plugin/run-fields.ts";
 
+/** The plug-in's name: its `POST /v1/chain-determinism/runs` and the `evaluator` of its runs (index.ts and its routes read it here). */
+export const NAME = "chain-determinism" as const;
+
 /** A JSON value as the model or the harness wrote it (tool arguments, a final answer). */
 const Json = z.unknown();
 

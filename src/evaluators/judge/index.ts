@@ -15,7 +15,7 @@ import { judgeComparer } from "./compare.ts";
 import { createJudgeRun } from "./create.ts";
 import { JudgeRunRequest, type JudgeBody } from "./request.ts";
 import { judgeRoutes } from "./routes.ts";
-import { JudgeOutput, JudgePublicConfig, JudgeResult } from "./schemas.ts";
+import { JudgeOutput, JudgePublicConfig, JudgeResult, NAME } from "./schemas.ts";
 import { execute, failureOutput, plan, unitCost, type JudgeRunConfig } from "./units.ts";
 
 export { aggregateJudge, contestedReasons, readableAlpha } from "./aggregate.ts";
@@ -37,7 +37,7 @@ export {
 export { DEFAULT_LABELS } from "./request.ts";
 
 export const judge = {
-  name: "judge" as const,
+  name: NAME,
   schemas: { request: JudgeRunRequest, config: JudgePublicConfig, result: JudgeResult, output: JudgeOutput },
   route: {
     operationId: "createJudgeRun",

@@ -7,11 +7,11 @@ import { getRun, getSamples } from "../../db/runs.ts";
 import { resultOf } from "../../runs/results/result.ts";
 import { aggregateJudge, contestedReasons } from "./aggregate.ts";
 import { CRITIC_PROMPTS, DEFAULT_CRITIC_PROMPT } from "./prompts.ts";
-import { JudgeVerdict, type JudgeOutput } from "./schemas.ts";
+import { JudgeVerdict, NAME, type JudgeOutput } from "./schemas.ts";
 import { unitId } from "./units.ts";
 
 // The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
-const judge = { name: "judge", aggregate: aggregateJudge };
+const judge = { name: NAME, aggregate: aggregateJudge };
 
 const ContestedItem = z
   .object({

@@ -2,6 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { PairedOutcomesSchema } from "../../runs/plugin/compare.ts";
 import { orNull, UsageSchema } from "../../runs/plugin/run-fields.ts";
 
+/** The plug-in's name: its `POST /v1/judge/runs` and the `evaluator` of its runs (index.ts and its routes read it here). */
+export const NAME = "judge" as const;
+
 /** What a verdict records about its prompt, so a result says exactly which words produced it. */
 const PromptRef = z
   .object({

@@ -17,7 +17,7 @@ import { createRqRun } from "./create.ts";
 import { ReasoningQualityRunRequest, type RqBody } from "./request.ts";
 import { datasetRoutes } from "./routes/datasets.ts";
 import { reportRoutes } from "./routes/reports.ts";
-import { RqOutput, RqPublicConfig, RqResult } from "./schemas.ts";
+import { NAME, RqOutput, RqPublicConfig, RqResult } from "./schemas.ts";
 import { execute, failureOutput, plan, unitConfig, unitCost, type RqRunConfig } from "./units.ts";
 
 export { aggregateRq } from "./aggregate.ts";
@@ -25,7 +25,7 @@ export { modelSecret, type RqRunConfig, type RqModel } from "./units.ts";
 export type { RqModelResult, RqOutput, RqResult } from "./schemas.ts";
 
 export const reasoningQuality = {
-  name: "reasoning-quality" as const,
+  name: NAME,
   schemas: { request: ReasoningQualityRunRequest, config: RqPublicConfig, result: RqResult, output: RqOutput },
   route: {
     operationId: "createReasoningQualityRun",

@@ -3,6 +3,9 @@ import { METRIC_KEYS } from "../../engines/reasoning-quality/index.ts";
 import { PairedOutcomesSchema } from "../../runs/plugin/compare.ts";
 import { UsageSchema } from "../../runs/plugin/run-fields.ts";
 
+/** The plug-in's name: its `POST /v1/reasoning-quality/runs` and the `evaluator` of its runs (index.ts and its routes read it here). */
+export const NAME = "reasoning-quality" as const;
+
 const Fallback = z.object({ from: z.enum(["model", "embeddings"]), reason: z.string() });
 
 export const RqRawMetrics = z

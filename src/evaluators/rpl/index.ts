@@ -27,7 +27,7 @@ import { rplComparer } from "./compare.ts";
 import { createRplRun, type RplStoredConfig } from "./create.ts";
 import { RplRunRequest, type RplBody } from "./request.ts";
 import { rplRoutes } from "./routes.ts";
-import { RplPublicConfig, RplOutput, RplResult } from "./schemas.ts";
+import { NAME, RplPublicConfig, RplOutput, RplResult } from "./schemas.ts";
 import { execute, invalidRow, plan, unitCost } from "./units.ts";
 
 export { planRpl, providerModeOf, type RplRunConfig, type RplPlan, type RplPlanSlot } from "./plan.ts";
@@ -35,7 +35,7 @@ export { rplUnitId, type RplInvalidReason } from "./units.ts";
 export type { RplOutput, RplResult } from "./schemas.ts";
 
 export const rpl = {
-  name: "rpl" as const,
+  name: NAME,
   schemas: { request: RplRunRequest, config: RplPublicConfig, result: RplResult, output: RplOutput },
   route: {
     operationId: "createRplRun",

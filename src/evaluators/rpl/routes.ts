@@ -6,10 +6,11 @@ import { ApiError } from "../../errors.ts";
 import { compareRuns, ParityError, type ComparedRun } from "../../engines/rpl/index.ts";
 import { getRun } from "../../db/runs.ts";
 import { aggregate } from "./aggregate.ts";
+import { NAME } from "./schemas.ts";
 import { resultOf } from "../../runs/results/result.ts";
 
 // The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
-const rpl = { name: "rpl", aggregate };
+const rpl = { name: NAME, aggregate };
 const EVALUATOR = rpl.name;
 
 const CompareQuery = z.object({

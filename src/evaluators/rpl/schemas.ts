@@ -2,6 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { COMPARABLE } from "../../engines/rpl/index.ts";
 import { ModelSettingsSchema } from "../../runs/plugin/run-fields.ts";
 
+/** The plug-in's name: its `POST /v1/rpl/runs` and the `evaluator` of its runs (index.ts and its routes read it here). */
+export const NAME = "rpl" as const;
+
 const Interval = z.tuple([z.number(), z.number()]);
 const Stage = z.object({ T: z.number().int(), K: z.number().int(), R: z.number().int() });
 

@@ -7,10 +7,11 @@ import { getRun, type RunRow } from "../../../db/runs.ts";
 import type { Db } from "../../../db/client.ts";
 import { radarSvg, reportCsv, reportXlsx, type RqReport } from "../../../reports/reasoning-quality/index.ts";
 import { aggregateRq } from "../aggregate.ts";
+import { NAME } from "../schemas.ts";
 import { resultOf } from "../../../runs/results/result.ts";
 
 // The plug-in (index.ts) mounts these routes, so they name its runs by its name rather than import it.
-const reasoningQuality = { name: "reasoning-quality", aggregate: aggregateRq };
+const reasoningQuality = { name: NAME, aggregate: aggregateRq };
 
 const RunParam = IdParam("run_id", "run_0mhx3k2q1abcdefghij");
 
