@@ -1,12 +1,25 @@
 // Starts `wrangler dev` on a fresh local state (for the benchmarks and the README test), and stops it
 // with its workerd children.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureDevVars, OFFLINE_ENV, prepareLocalDb } from "./dev-setup.ts";
 
 const root = join(import.meta.dirname, "..");
+
+/** A port free on 127.0.0.1 right now, for a server to listen on. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 /** `state`: the folder of its local state (D1's SQLite file is under it), removed by `stop`. */
 export type DevServer = { base: string; state: string; stop(): Promise<void> };

@@ -3,21 +3,9 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
-import { startWranglerDev } from "../../scripts/wrangler-dev.ts";
+import { freePort, startWranglerDev } from "../../scripts/wrangler-dev.ts";
 import { startFakeOpenAI } from "../support/fake-openai.ts";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The query budget of one event-stream connection in these tests: a few polls each. */
 export const EVENT_STREAM_E2E_QUERIES = 12;

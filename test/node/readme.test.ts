@@ -6,26 +6,14 @@
 // curl is wrapped with --fail-with-body, so a block whose request gets a 4xx or 5xx fails.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
+import { freePort, startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
 import { OFFLINE_ENV } from "../../scripts/dev-setup.ts";
 import { codeBlocks, docPages, type Block } from "../support/doc-pages.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

@@ -2,22 +2,10 @@
 // the CLI's and the dashboard's proof that a sixth evaluator is one folder and one line in each. The
 // shared e2e server stays exactly what production deploys.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
+import { freePort, startWranglerDev, type DevServer } from "../../scripts/wrangler-dev.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts it (local state in memory); its output goes to test-artifacts/wrangler-dev-toy.txt. */
 export async function startToyServer(): Promise<DevServer> {
