@@ -109,7 +109,8 @@ class Fault:
 class Seen:
     method: str
     path: str
-    headers: Dict[str, str]
+    #: The request's headers, looked up without regard to case (as HTTP names are).
+    headers: "http.client.HTTPMessage"
     faulted: bool
 
 
@@ -179,7 +180,7 @@ class FaultProxy:
         body = handler.rfile.read(length) if length else None
         fault = self._take_fault(f"{handler.command} {handler.path}")
         with self._lock:
-            self.seen.append(Seen(handler.command, handler.path, dict(handler.headers.items()), fault is not None))
+            self.seen.append(Seen(handler.command, handler.path, handler.headers, fault is not None))
         if fault is not None and fault.hang:
             self._closing.wait()
             return
