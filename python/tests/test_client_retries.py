@@ -9,7 +9,7 @@ import time
 import unittest
 from typing import List
 
-from support import Fault, FaultProxy, admin_client, client, fresh_tenant
+from support import Fault, FaultProxy, admin_client, client, fresh_tenant, present
 
 from assay_client import AssayError
 from assay_client._retry import parse_retry_after
@@ -132,7 +132,7 @@ class ParseRetryAfter(unittest.TestCase):
         now = time.time()
         date = email.utils.formatdate(now + 30, usegmt=True)
         # An HTTP date has whole seconds: 30 s ahead, less the fraction of the current second.
-        self.assertAlmostEqual(parse_retry_after(date, now=now), 30.0, delta=1.0)
+        self.assertAlmostEqual(present(parse_retry_after(date, now=now)), 30.0, delta=1.0)
         self.assertEqual(parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now), 0.0)
         self.assertIsNone(parse_retry_after("soon"))
         self.assertIsNone(parse_retry_after(None))
