@@ -13,25 +13,14 @@ import urllib.request
 from typing import Any, Callable, Dict, Mapping, Optional, cast
 
 from ._retry import backoff, delay_for_status, parse_retry_after
+from ._version import __version__
 from .errors import AssayError, AssayTimeoutError, status_phrase
 
 # Transport failures: nothing (or not all) came back. Whether they are retried depends on the request.
 _CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout, OSError)
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return version("assay-client")
-        except PackageNotFoundError:
-            return "dev"
-    except ImportError:  # pragma: no cover - the stdlib has it from 3.8
-        return "dev"
-
-
-USER_AGENT = f"assay-client-python/{_version()}"
+USER_AGENT = f"assay-client-python/{__version__}"
 
 
 class Transport:
