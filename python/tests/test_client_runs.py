@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from typing import Any, Dict, List
 
-from support import FaultProxy, client, fresh_tenant, present
+from support import Fault, FaultProxy, client, fresh_tenant, present
 
 from assay_client import AssayError, AssayTimeoutError, RunEvent
 
@@ -173,6 +173,23 @@ class Events(unittest.TestCase):
         self.assertEqual(done, sorted(done))
         self.assertEqual(seen[-1].event, "final")
         self.assertEqual(seen[-1].data["progress"]["done"], 8)
+
+    def test_wait_polls_the_run_when_the_event_stream_cannot_be_had(self) -> None:
+        c = client()
+        run = c.chain_determinism.create({"model": "sim:agent", "n_queries": 1, "n_replays": 2})
+        expected = c.runs.wait(run)
+        with FaultProxy() as proxy:
+            path = f"GET /v1/runs/{run['id']}/events"
+            proxy.fail(path, *[Fault(status=503) for _ in range(3)])
+            waiting = client(base_url=proxy.url, max_retries=2)
+            waiting._http.sleep = lambda seconds: None  # the 503s' backoff is not what this test is about
+            seen: List[RunEvent] = []
+            final = waiting.runs.wait(run["id"], on_progress=seen.append)
+            self.assertEqual(len(proxy.requests(path)), 3)  # the stream, refused on every attempt
+            reads = [r for r in proxy.requests("GET ") if r.path == f"/v1/runs/{run['id']}"]
+            self.assertEqual(len(reads), 1)  # then one read of the run, already ended
+        self.assertEqual(final, expected)
+        self.assertEqual([e.event for e in seen], ["final"])
 
     def test_wait_times_out_naming_the_run_and_cancel_ends_it(self) -> None:
         c = client()
