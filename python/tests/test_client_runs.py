@@ -162,6 +162,19 @@ class Events(unittest.TestCase):
         # After the final event's id: nothing more (the server's 204).
         self.assertEqual(list(c.runs.events(run["id"], last_event_id=events[-1].id)), [])
 
+    def test_a_key_revoked_while_following_ends_the_events_with_a_401(self) -> None:
+        c = client()
+        made = c.keys.create({"name": "py-events"})
+        run = c.chain_determinism.create(slow_run(20))
+        events = client(api_key=made["key"]).runs.events(run["id"])
+        next(events)
+        c.keys.revoke(made["id"])
+        with self.assertRaises(AssayError) as caught:
+            for _ in events:
+                pass
+        self.assertEqual(caught.exception.status, 401)
+        c.runs.cancel(run["id"])
+
     def test_wait_reports_increasing_progress(self) -> None:
         c = client()
         run = c.chain_determinism.create(slow_run(8))
