@@ -107,13 +107,8 @@ class Runs:
         """Every sample of the run, in write order, as ``Sample`` objects (typed per evaluator), one page
         of ``limit`` in memory at a time; ``after`` resumes after a page's ``next_cursor``."""
         path = f"/v1/runs/{quote(run_id)}/samples"
-        size = limit or PAGE
-
-        def page(cursor: Optional[str]) -> Mapping[str, Any]:
-            return self._http.json("GET", path, query={"limit": size, "after": cursor}, safe=True)
-
-        first = after
-        return each_item(lambda cursor: page(cursor if cursor is not None else first))
+        query = {"limit": limit or PAGE}
+        return each_item(lambda cursor: self._http.json("GET", path, query={**query, "after": cursor}, safe=True), after)
 
     @operation("listSamples")
     def export(self, run_id: str, *, after: Optional[str] = None) -> Iterator[Dict[str, Any]]:
