@@ -14,19 +14,20 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, cast
 
 try:
     import assay_client  # noqa: F401  (installed, or on PYTHONPATH)
 except ImportError:  # run from a checkout: the package's source is beside the tests
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from assay_client import Client  # noqa: E402
+from assay_client import AssayError, Client  # noqa: E402
 
 #: The local dev server's operator token (.dev.vars.example); valid on no other server.
 LOCAL_ADMIN_TOKEN = "assay-local-admin-token"
@@ -96,6 +97,95 @@ def register_scenario(scenario: Dict[str, Any]) -> str:
 def scenario_id(prefix: str) -> str:
     """A scenario id (a model name) no other test uses."""
     return f"py-{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def _scenario_call(method: str, path: str) -> Dict[str, Any]:
+    origin = fake_openai_url().rsplit("/v1", 1)[0]
+    request = urllib.request.Request(origin + "/_scenarios/" + path, data=b"" if method == "POST" else None, method=method)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def scenario_stats(scenario: str) -> Dict[str, Any]:
+    """What the fake endpoint sees of a scenario's requests now (``received``, ``in_flight``, ``held``)."""
+    return _scenario_call("GET", f"{scenario}/stats")
+
+
+def release_scenario(scenario: str) -> None:
+    """Answers the requests a ``hold_after`` scenario holds, and holds no more."""
+    _scenario_call("POST", f"{scenario}/release")
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
+    """Returns once ``condition()`` holds, checking it again and again. ``timeout`` only bounds the
+    wait (a condition that never comes fails the test, naming ``what``); nothing here assumes how long
+    anything takes."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what} after {timeout} s")
+        time.sleep(0.05)
+
+
+class HeldRun:
+    """A chain-determinism run on the fake model endpoint whose every model request is held (the
+    scenario's ``hold_after: 0``) until ``release()``: it cannot end, whatever the machine's speed,
+    before the test allows it. ``close()`` (give it to ``addCleanup``) cancels the run if it has not
+    ended and releases what is held, so nothing is left running."""
+
+    def __init__(self, c: Client, name: str, n_replays: int = 4) -> None:
+        self.client = c
+        self.model = register_scenario({"id": scenario_id(name), "agent": {"calls": 1}, "hold_after": 0})
+        body = {"model": self.model, "provider": {"base_url": fake_openai_url()}, "n_queries": 1, "n_replays": n_replays, "concurrency": 1}
+        self.run = c.chain_determinism.create(body)
+        self.id: str = self.run["id"]
+
+    def wait_held(self) -> None:
+        """Returns once the run's first model request is being held: the run is under way, and stuck."""
+        wait_until(lambda: scenario_stats(self.model)["held"] >= 1, f"a held request of run {self.id}")
+
+    def release(self) -> None:
+        release_scenario(self.model)
+
+    def close(self) -> None:
+        try:
+            self.client.runs.cancel(self.id)
+        except AssayError as error:
+            if error.status not in (404, 409):  # 409: it had ended; 404: the test deleted it
+                raise
+        self.release()
+
+
+class Background(Generic[T]):
+    """Runs ``work`` in a thread of its own, so a test can wait on what the server does meanwhile;
+    ``join`` bounds the wait for its end, so a regression that never returns fails instead of hanging."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self.result: Optional[T] = None
+        self.error: Optional[BaseException] = None
+        self._work = work
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.result = self._work()
+        except BaseException as error:  # handed to the test, which asserts on it
+            self.error = error
+
+    def join(self, timeout: float = 120.0) -> None:
+        """Returns once ``work`` has returned (``result``) or raised (``error``); fails past ``timeout``."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise AssertionError(f"still running after {timeout} s")
+
+
+class Follower(Background[None]):
+    """Follows an iterator (a run's events) in the background, keeping its ``items`` as they come."""
+
+    def __init__(self, events: Iterator[Any]) -> None:
+        self.items: List[Any] = []
+        super().__init__(lambda: self.items.extend(events))
 
 
 # --- a fault proxy --------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ from __future__ import annotations
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import List
 
-from support import Fault, FaultProxy, client, fresh_tenant, present
+from support import Background, Fault, FaultProxy, Follower, HeldRun, client, fresh_tenant, present, wait_until
 
 from assay_client import AssayError, AssayTimeoutError, RunEvent
 
@@ -33,11 +33,6 @@ RQ = {
     "K": 2,
     "P": 2,
 }
-
-
-def slow_run(n_replays: int = 40) -> Dict[str, Any]:
-    """A chain-determinism run that takes a while (each simulated call waits), to catch it running."""
-    return {"model": "sim:agent", "n_queries": 1, "n_replays": n_replays, "simulator": {"latency_ms": 300}, "concurrency": 1}
 
 
 class EachEvaluator(unittest.TestCase):
@@ -137,10 +132,21 @@ class Paging(unittest.TestCase):
 class Events(unittest.TestCase):
     def test_events_cross_reconnects_each_once_in_order_to_the_final_state(self) -> None:
         c = client()
-        run = c.chain_determinism.create(slow_run(12))
+        held = HeldRun(c, "reconnects", n_replays=12)
+        self.addCleanup(held.close)
+        run = held.run
+        path = f"GET /v1/runs/{run['id']}/events"
         with FaultProxy() as proxy:
-            events = list(client(base_url=proxy.url).runs.events(run["id"]))
-            connections = proxy.requests(f"GET /v1/runs/{run['id']}/events")
+            follower = Follower(client(base_url=proxy.url).runs.events(run["id"]))
+            # The run cannot end while its model requests are held: let it go only once the server has
+            # closed the first connection and the client has come back (the e2e server's small query
+            # budget closes every connection after a few polls).
+            wait_until(lambda: len(proxy.requests(path)) >= 2, "a second connection to the event stream")
+            held.release()
+            follower.join()
+            connections = proxy.requests(path)
+        self.assertIsNone(follower.error)
+        events = follower.items
         ids = [e.id for e in events]
         self.assertEqual(len(ids), len(set(ids)))
         self.assertEqual(events[-1].event, "final")
@@ -165,23 +171,38 @@ class Events(unittest.TestCase):
     def test_a_key_revoked_while_following_ends_the_events_with_a_401(self) -> None:
         c = client()
         made = c.keys.create({"name": "py-events"})
-        run = c.chain_determinism.create(slow_run(20))
-        events = client(api_key=made["key"]).runs.events(run["id"])
-        next(events)
+        # A run that cannot end on its own: only the revocation can end the stream.
+        held = HeldRun(c, "revoked")
+        self.addCleanup(held.close)
+        follower = Follower(client(api_key=made["key"]).runs.events(held.id))
+        wait_until(lambda: len(follower.items) >= 1, "the first event with the key still active")
         c.keys.revoke(made["id"])
-        with self.assertRaises(AssayError) as caught:
-            for _ in events:
-                pass
-        self.assertEqual(caught.exception.status, 401)
-        c.runs.cancel(run["id"])
+        follower.join()  # the server ends the stream within its re-check bound (docs/events.md)
+        error = follower.error
+        self.assertIsInstance(error, AssayError)
+        self.assertEqual(error.status if isinstance(error, AssayError) else None, 401)
+        self.assertNotIn("final", [e.event for e in follower.items])
+        # It was the key that ended the stream, not the run's end.
+        self.assertNotIn(c.runs.get(held.id)["status"], ("succeeded", "failed", "canceled"))
 
     def test_wait_reports_increasing_progress(self) -> None:
         c = client()
-        run = c.chain_determinism.create(slow_run(8))
+        held = HeldRun(c, "progress", n_replays=8)
+        self.addCleanup(held.close)
         seen: List[RunEvent] = []
-        final = c.runs.wait(run["id"], on_progress=seen.append)
+
+        def on_progress(event: RunEvent) -> None:
+            # The run is held, so the first progress it reports is short of the end; only then does
+            # the test let it finish, so wait must report at least one more.
+            if not seen:
+                held.release()
+            seen.append(event)
+
+        final = c.runs.wait(held.id, timeout=120, on_progress=on_progress)  # the timeout only bounds it
         self.assertEqual(final["status"], "succeeded")
         done = [e.data["done"] for e in seen if e.event == "progress"]
+        self.assertEqual(seen[0].event, "progress")
+        self.assertLess(done[0], 8)
         self.assertGreater(len(done), 1)
         self.assertEqual(done, sorted(done))
         self.assertEqual(seen[-1].event, "final")
@@ -206,13 +227,19 @@ class Events(unittest.TestCase):
 
     def test_wait_times_out_naming_the_run_and_cancel_ends_it(self) -> None:
         c = client()
-        run = c.chain_determinism.create(slow_run(40))
-        with self.assertRaises(AssayTimeoutError) as caught:
-            c.runs.wait(run["id"], timeout=1.0)
-        self.assertEqual(caught.exception.run_id, run["id"])
-        self.assertIn(run["id"], str(caught.exception))
+        held = HeldRun(c, "timeout")
+        self.addCleanup(held.close)
+        run = held.run
+        held.wait_held()  # under way, and it cannot end until released: the wait below must time out
+        waiting = Background(lambda: c.runs.wait(run["id"], timeout=1.0))
+        waiting.join()  # bounds the wait should wait() ever ignore its timeout
+        timed_out = waiting.error
+        self.assertIsInstance(timed_out, AssayTimeoutError)
+        self.assertEqual(timed_out.run_id if isinstance(timed_out, AssayTimeoutError) else None, run["id"])
+        self.assertIn(run["id"], str(timed_out))
         canceled = c.runs.cancel(run["id"])
         self.assertEqual(canceled["id"], run["id"])
+        held.release()  # the held request is answered; the run stays canceled
         final = c.runs.wait(run["id"])
         self.assertEqual(final["status"], "canceled")
         with self.assertRaises(AssayError) as again:
