@@ -39,9 +39,10 @@ def provider_from_env(
     the rest. Without a key the provider has only `base_url` (a local server may take none).
     """
     env = os.environ if env is None else env
+    openrouter = False
     if base_url is None:
         if env.get("OPENROUTER_API_KEY") and not env.get("OPENAI_API_KEY"):
-            base_url = openrouter_base_url(env)
+            base_url, openrouter = openrouter_base_url(env), True
         else:
             base_url = env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
     if api_key_env:
@@ -49,7 +50,7 @@ def provider_from_env(
         if not key:
             raise ConfigError(f"{api_key_env} is not set (named by api_key_env)")
         return {"base_url": base_url, "api_key": key}
-    if "openrouter" in base_url or base_url == env.get("OPENROUTER_BASE_URL"):
+    if openrouter or "openrouter" in base_url:
         key = env.get("OPENROUTER_API_KEY")
     else:
         key = env.get("OPENAI_API_KEY") or env.get("OPENROUTER_API_KEY")
