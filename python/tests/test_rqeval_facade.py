@@ -85,18 +85,19 @@ class Run(unittest.TestCase):
             {"name": "GPT", "type": "openai", "params": {"model_id": openai_model, "api_key_env": "OPENAI_API_KEY", "max_tokens": 64}},
             {"name": "DeepSeek", "type": "deepseek", "params": {"model_id": deepseek_model}},
             {"name": "Claude", "type": "anthropic", "params": {"model_id": "claude-never-called"}},
+            {"name": "Named", "type": "openai", "params": {"model_id": "named-never-called", "api_key_env": "RQ_UNSET_KEY"}},
         ]
         env = clean_env(OPENAI_API_KEY="sk-rq-openai-1111", DEEPSEEK_API_KEY="sk-rq-deepseek-2222", **every_vendor_at_the_fake())
         with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, env, clear=True):
             summary = rqeval.run(config(models), out_dir=tmp, log=lambda _: None)
-        self.assertEqual(summary["skipped_models"], ["Claude"])
+        self.assertEqual(summary["skipped_models"], ["Claude", "Named"])
         self.assertEqual([m["model"] for m in summary["results"]], ["GPT", "DeepSeek"])
         self.assertEqual([m["name"] for m in api_get(f"/v1/runs/{summary['run_id']}")["config"]["models"]], ["GPT", "DeepSeek"])
         for scenario, tail in ((openai_model, "1111"), (deepseek_model, "2222")):
             requests = recorded_requests(scenario)
             self.assertGreater(len(requests), 0)
             self.assertTrue(all(r["headers"]["authorization"] == f"***{tail}" for r in requests))
-        self.assertEqual(recorded_requests("claude-never-called"), [])
+        self.assertEqual(recorded_requests("claude-never-called") + recorded_requests("named-never-called"), [])
 
     def test_a_dataset_file_is_uploaded(self) -> None:
         items = [{"id": f"q{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i), "type": "reasoning"} for i in range(3)]
