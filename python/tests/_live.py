@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import unittest
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -70,7 +71,7 @@ def register_scenario(scenario: Mapping[str, Any]) -> None:
 
 
 def recorded_requests(scenario: str) -> List[Dict[str, Any]]:
-    return json.loads(_request("GET", f"{_origin()}/_scenarios/{urllib.request.quote(scenario, safe='')}/requests"))["requests"]
+    return json.loads(_request("GET", f"{_origin()}/_scenarios/{urllib.parse.quote(scenario, safe='')}/requests"))["requests"]
 
 
 def api_bytes(path: str, accept: str = "application/json") -> bytes:

@@ -113,6 +113,7 @@ def same(a: Any, b: Any) -> bool:
 @unittest.skipIf(yaml is None, "PyYAML (the oracle) is not importable on this Python")
 class FallbackAgreesWithPyYAML(unittest.TestCase):
     def check(self, where: str, text: str) -> None:
+        assert yaml is not None
         with self.subTest(where=where):
             expected = yaml.safe_load(text)
             self.assertTrue(same(parse_subset(text), expected), f"{where}: {parse_subset(text)!r} != {expected!r}")
