@@ -97,6 +97,13 @@ class Eval(unittest.TestCase):
         self.assertEqual(cm.exception.status, 400)
         self.assertEqual([e.get("path") for e in cm.exception.errors], ["n_replays"])
 
+    def test_the_command_without_a_key_exits_2_as_the_harness(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run_shell("python -m assay_client.chain_determinism eval --model gpt-4o", Path(tmp), clean_env())
+        self.assertEqual(out.returncode, 2)
+        self.assertEqual(out.stderr, "error: no model key: set OPENAI_API_KEY or OPENROUTER_API_KEY (a sim:* model needs none)\n")
+        self.assertEqual(out.stdout, "")
+
 
 @needs_server
 class QuickStart(unittest.TestCase):

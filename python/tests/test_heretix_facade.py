@@ -105,6 +105,21 @@ class HeretixRun(unittest.TestCase):
         self.assertEqual(run["config"]["prompt_version"], f"{name}@{name}_2026-01-02")
         self.assertEqual(api_get(f"/v1/prompts/{name}/{name}_2026-01-02")["kind"], "rpl")
 
+    def test_several_prompt_versions_are_an_ab_group(self) -> None:
+        names = [scenario_id("py_ab").replace("-", "_") for _ in range(2)]
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, clean_env(HERETIX_PROMPTS_DIR=tmp), clear=True):
+            for n in names:
+                (Path(tmp) / f"{n}.yaml").write_text(BANK.replace("VERSION", f"{n}_v1"))
+            cfg = {"claim": "A/B (py).", "model": "sim:rpl", "prompt_version": names, "K": 4, "R": 2, "B": 1000}
+            results = heretix.run_versions(cfg)
+            with self.assertRaisesRegex(ConfigError, "names 2 prompt versions: use heretix.run_versions"):
+                heretix.run(cfg)
+        runs = [api_get(f"/v1/runs/{r['execution_id']}") for r in results]
+        self.assertEqual([r["config"]["prompt_version"] for r in runs], [f"{n}@{n}_v1" for n in names])
+        self.assertEqual(len({r["config"]["group_id"] for r in runs}), 1)
+        for r in results:
+            self.assertEqual({k: v for k, v in r.items() if k != "execution_id"}, stored_result(r["execution_id"]))
+
 
 BANK = """version: VERSION
 system: |
