@@ -113,7 +113,7 @@ def _elapsed(run: Mapping[str, Any]) -> float:
 def _replays(client: Any, run: Mapping[str, Any]) -> List[Dict[str, Any]]:
     """The run's per-replay rows (the harness's `--runs-out` rows), grouped by query in suite order,
     each query's replays by run_idx."""
-    rows = list(client.runs.samples(run["id"]))
+    rows = list(client.runs.export(run["id"]))
     order: List[str] = []
     for r in rows:
         if r["query_id"] not in order:

@@ -172,9 +172,11 @@ def run_versions(
         listed = [versions] if isinstance(versions, str) else list(versions)
         resolved = _resolve_versions(c, listed, config, env)
         body["prompt_version"] = resolved[0] if isinstance(versions, str) else resolved
-    created = c.rpl.create(body)
-    # A list of versions answers a group (one run per version); one version, the run itself.
-    runs = created["runs"] if created.get("object") == "run_group" else [created]
+    # A list of versions makes a group (one run per version); one version, the run itself.
+    if isinstance(body.get("prompt_version"), list):
+        runs: List[Any] = list(c.rpl.create_group(body)["runs"])
+    else:
+        runs = [c.rpl.create(body)]
     results = []
     for r in runs:
         if on_start is not None:

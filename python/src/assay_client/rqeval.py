@@ -311,7 +311,7 @@ def run(
     c = client if client is not None else Client()
     datasets = list(p.datasets)
     for index, body in p.uploads:
-        ds = c.reasoning_quality.datasets.create(body)
+        ds = c.reasoning_quality.datasets.upload(body)
         datasets[index] = {"id": ds["id"]}
         say(f"  OK {body['name']:<20} [{body['format']}] -- {ds['n_items']:>5} items (uploaded as {ds['id']})")
     created = c.reasoning_quality.create({**p.request, "models": p.models, "datasets": datasets})
