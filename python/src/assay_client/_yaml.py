@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["YamlError", "load_yaml", "parse_subset"]
 
@@ -213,14 +213,16 @@ class _Flow:
     """A recursive-descent reader of one flow collection (`[..]` or `{..}`) in `s`."""
 
     def __init__(self, s: str, line: int) -> None:
-        self.s, self.i, self.line = s, 0, line
+        self.s: str = s
+        self.i: int = 0
+        self.line: int = line
 
-    def _ws(self) -> None:
+    def skip_blanks(self) -> None:
         while self.i < len(self.s) and self.s[self.i] in " \t\n":
             self.i += 1
 
     def value(self) -> Any:
-        self._ws()
+        self.skip_blanks()
         c = self.s[self.i : self.i + 1]
         if c == "[":
             return self._seq()
@@ -250,31 +252,31 @@ class _Flow:
         self.i += 1
         out: List[Any] = []
         while True:
-            self._ws()
+            self.skip_blanks()
             if self.s[self.i : self.i + 1] == "]":
                 self.i += 1
                 return out
             out.append(self.value())
-            self._ws()
+            self.skip_blanks()
             c = self.s[self.i : self.i + 1]
             if c == ",":
                 self.i += 1
             elif c != "]":
                 raise YamlError(self.line, f"expected ',' or ']' in a flow list, found {c or 'the end'!r}")
 
-    def _map(self) -> dict:
+    def _map(self) -> Dict[Any, Any]:
         self.i += 1
-        out: dict = {}
+        out: Dict[Any, Any] = {}
         while True:
-            self._ws()
+            self.skip_blanks()
             if self.s[self.i : self.i + 1] == "}":
                 self.i += 1
                 return out
             key = self.value()
-            self._ws()
+            self.skip_blanks()
             if self.s[self.i : self.i + 1] == ":":
                 self.i += 1
-                self._ws()
+                self.skip_blanks()
                 value = None if self.s[self.i : self.i + 1] in (",", "}") else self.value()
             else:
                 value = None
@@ -282,7 +284,7 @@ class _Flow:
                 out[key] = value
             except TypeError:
                 raise YamlError(self.line, "a collection cannot be a mapping key") from None
-            self._ws()
+            self.skip_blanks()
             c = self.s[self.i : self.i + 1]
             if c == ",":
                 self.i += 1
@@ -315,8 +317,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         if text.startswith("\ufeff"):
             text = text[1:]
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        self.i = 0
+        self.lines: List[str] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.i: int = 0
 
     # A line that holds structure: not blank, not only a comment.
     def _significant(self, i: int) -> bool:
@@ -404,8 +406,8 @@ class _Parser:
             raise YamlError(self.i + 1, "unexpected indentation")
         return out
 
-    def _map(self, indent: int) -> dict:
-        out: dict = {}
+    def _map(self, indent: int) -> Dict[Any, Any]:
+        out: Dict[Any, Any] = {}
         while True:
             self._skip()
             if self.i >= len(self.lines) or self._at_marker() or self._indent(self.i) != indent:
@@ -462,7 +464,7 @@ class _Parser:
                 self.i += 1
             flow = _Flow(text, lineno)
             value = flow.value()
-            flow._ws()
+            flow.skip_blanks()
             if flow.i != len(text):
                 raise YamlError(lineno, f"unexpected text after a flow collection: {text[flow.i:]!r}")
             return value

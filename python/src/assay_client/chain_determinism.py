@@ -31,9 +31,12 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ._model_keys import ConfigError, provider_from_env
+
+if TYPE_CHECKING:
+    from .client import Client
 
 __all__ = ["ConfigError", "eval", "run_request", "summary_of", "main"]
 
@@ -125,10 +128,10 @@ def _replays(client: Any, run: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
 def _unique_sequences(rows: Iterable[Mapping[str, Any]]) -> int:
     # The harness's console key: (name, json.dumps(args or {}, sort_keys=True)) per call, ok replays only.
-    keys = set()
+    keys: Set[Tuple[Tuple[Any, str], ...]] = set()
     for r in rows:
         if not r.get("error_category"):
-            seq = r.get("tool_call_sequence") or []
+            seq: List[Dict[str, Any]] = r.get("tool_call_sequence") or []
             keys.add(tuple((c.get("name"), json.dumps(c.get("args", {}), sort_keys=True)) for c in seq))
     return len(keys)
 
@@ -137,7 +140,7 @@ def _run(
     client: Any,
     body: Dict[str, Any],
     timeout_wait: Optional[float],
-    on_start: Optional[Any] = None,
+    on_start: Optional[Callable[[Mapping[str, Any]], None]] = None,
 ) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     created = client.chain_determinism.create(body)
     if on_start is not None:
@@ -161,7 +164,7 @@ def eval(  # noqa: A001 - the harness's verb
     *,
     suite: str = "default",
     seed: Optional[int] = None,
-    client: Any = None,
+    client: Optional["Client"] = None,
     wait_timeout: Optional[float] = None,
 ) -> Dict[str, Any]:
     """Replays each of the first `n_queries` queries `n_replays` times against `model` and returns the
@@ -197,7 +200,10 @@ def _write(summary: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], out: O
 
 def _header(run: Mapping[str, Any]) -> str:
     cfg = run["config"]
-    label = lambda name: f"    {name + ':':<13}"  # noqa: E731 - `total calls:` is the widest label
+
+    def label(name: str) -> str:
+        return f"    {name + ':':<13}"  # `total calls:` is the widest label
+
     return "\n".join(
         [
             "==> chain-determinism-harness eval (assay)",
@@ -248,7 +254,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             concurrency=a.concurrency, base_url=a.base_url, timeout=a.timeout, suite=a.suite, seed=a.seed,
         )  # fmt: skip
         c = Client()
-        run, rows = _run(c, body, None, on_start=lambda r: print(_header(r), flush=True))
+
+        def started(run: Mapping[str, Any]) -> None:
+            print(_header(run), flush=True)
+
+        run, rows = _run(c, body, None, on_start=started)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2  # the harness's exit for a missing key

@@ -32,10 +32,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
 
 from ._model_keys import ConfigError, provider_from_env
 from ._yaml import load_yaml
+
+if TYPE_CHECKING:
+    from .client import Client
 
 __all__ = ["ConfigError", "DEFAULT_MODEL", "load_config", "request_body", "run", "run_versions", "main"]
 
@@ -68,6 +71,7 @@ def load_config(config: Config) -> Dict[str, Any]:
         data = json.loads(text) if where.lower().endswith(".json") else load_yaml(text)
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of settings (claim, model, K, R, …), got {type(data).__name__}")
+    data = cast(Dict[str, Any], data)
     known = set(HERETIX_KEYS) | set(ASSAY_KEYS)
     for key in list(data):
         if key in UNSUPPORTED:
@@ -126,7 +130,7 @@ def _prompt_dirs(config: Config, env: Mapping[str, str]) -> List[Path]:
 def _resolve_versions(client: Any, versions: Sequence[str], config: Config, env: Mapping[str, str]) -> List[str]:
     """Each prompt version as the API names it: a Heretix prompt YAML found locally is pushed (its
     `version` is the bank's full version string, as Heretix hashes it) and named `name@version`."""
-    out = []
+    out: List[str] = []
     for v in versions:
         found = None if "@" in v else next((d / f"{v}.yaml" for d in _prompt_dirs(config, env) if (d / f"{v}.yaml").is_file()), None)
         if found is None:
@@ -135,16 +139,17 @@ def _resolve_versions(client: Any, versions: Sequence[str], config: Config, env:
         bank = load_yaml(found.read_text(encoding="utf-8"))
         if not isinstance(bank, dict) or "version" not in bank:
             raise ConfigError(f"{found}: a Heretix prompt YAML needs version, system, user_template, paraphrases")
+        bank = cast(Dict[str, Any], bank)
         fields = {k: bank[k] for k in ("system", "user_template", "paraphrases", "schema", "description") if k in bank}
         pushed = client.prompts.create({"kind": "rpl", "name": v, "version": str(bank["version"]), **fields})
-        out.append(pushed["ref"])
+        out.append(str(pushed["ref"]))
     return out
 
 
 def run_versions(
     config: Config,
     *,
-    client: Any = None,
+    client: Optional["Client"] = None,
     claim: Optional[str] = None,
     model: Optional[str] = None,
     prompt_version: Union[str, Sequence[str], None] = None,
@@ -166,7 +171,7 @@ def run_versions(
     if prompt_version is not None:
         cfg["prompt_version"] = prompt_version
     body = request_body(cfg, env)
-    c = client if client is not None else Client()
+    c: Any = client if client is not None else Client()  # its answers are read as plain dicts here
     versions = body.get("prompt_version")
     if versions is not None:
         listed = [versions] if isinstance(versions, str) else list(versions)
@@ -177,11 +182,11 @@ def run_versions(
         runs: List[Any] = list(c.rpl.create_group(body)["runs"])
     else:
         runs = [c.rpl.create(body)]
-    results = []
+    results: List[Dict[str, Any]] = []
     for r in runs:
         if on_start is not None:
             on_start(r)
-        final = c.runs.wait(r["id"], timeout=timeout)
+        final: Any = c.runs.wait(r["id"], timeout=timeout)
         if final["status"] != "succeeded" or not final.get("result"):
             raise RuntimeError(f"run {final['id']} (version {final['config'].get('prompt_version')}) {final['status']}: {final.get('error')}")
         results.append({"execution_id": final["id"], **final["result"]})
@@ -227,7 +232,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
 
     versions = args.prompt_version
-    started = lambda r: print(f"Running {r['config']['model']}  K={r['config']['K']} R={r['config']['R']}  version={r['config']['prompt_version']}", flush=True)  # noqa: E731
+
+    def started(run: Mapping[str, Any]) -> None:
+        c = run["config"]
+        print(f"Running {c['model']}  K={c['K']} R={c['R']}  version={c['prompt_version']}", flush=True)
+
     try:
         results = run_versions(
             args.config,

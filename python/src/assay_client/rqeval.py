@@ -33,10 +33,13 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from ._model_keys import ConfigError, provider_from_env
 from ._yaml import load_yaml
+
+if TYPE_CHECKING:
+    from .client import Client
 
 __all__ = ["ConfigError", "Plan", "plan", "run", "main"]
 
@@ -80,7 +83,7 @@ class _Reader:
             return {}
         if not isinstance(v, dict):
             raise self.fail(where, "must be a mapping")
-        return v
+        return cast(Dict[str, Any], v)
 
     def num(self, v: Any, where: str, *, integer: bool = False, lo: Optional[float] = None, hi: Optional[float] = None) -> Optional[float]:
         if v is None:
@@ -169,10 +172,9 @@ def _dataset(r: _Reader, raw: Any, i: int) -> Tuple[Optional[Dict[str, Any]], Op
     seed = r.num(p.get("seed"), f"{where}.params.seed", integer=True, lo=0)
     seed = 42 if seed is None else seed
     if typ == "synthetic":
-        count = lambda k, dflt: r.num(p.get(k), f"{where}.params.{k}", integer=True, lo=0, hi=1000)  # noqa: E731
-        syn = {"seed": seed}
+        syn: Dict[str, Any] = {"seed": seed}
         for k, dflt in (("num_reasoning", 20), ("num_adversarial", 10), ("num_robustness", 10)):
-            v = count(k, dflt)
+            v = r.num(p.get(k), f"{where}.params.{k}", integer=True, lo=0, hi=1000)
             syn[k] = dflt if v is None else v
         return {"synthetic": syn}, None
     if typ == "uploaded":
@@ -202,8 +204,9 @@ def _dataset(r: _Reader, raw: Any, i: int) -> Tuple[Optional[Dict[str, Any]], Op
     if n:
         body["num_samples"] = n
     elif fmt in ("gsm8k", "strategyqa", "mmlu"):
-        rows = body["rows"]
-        total = len(rows) if isinstance(rows, list) else sum(len(v) for v in rows.values())
+        rows: Any = body["rows"]
+        lists = [cast(List[Any], rows)] if isinstance(rows, list) else list(cast(Dict[str, List[Any]], rows).values())
+        total = sum(len(v) for v in lists)
         if total > BENCHMARK_SAMPLES:  # the original samples 250 unless told
             body["num_samples"] = BENCHMARK_SAMPLES
     return None, body
@@ -213,31 +216,32 @@ def plan(config: Union[str, "os.PathLike[str]", Mapping[str, Any]], env: Optiona
     """Reads an RQEval config (a path to its YAML, or the parsed mapping) into a Plan; nothing is sent."""
     env = os.environ if env is None else env
     path = "config" if isinstance(config, Mapping) else str(config)
-    data = config if isinstance(config, Mapping) else load_yaml(Path(config).read_text(encoding="utf-8"))
+    raw: Any = config if isinstance(config, Mapping) else load_yaml(Path(config).read_text(encoding="utf-8"))
     r = _Reader(path, env)
-    if not isinstance(data, Mapping):
+    if not isinstance(raw, Mapping):
         raise r.fail("top level", "must be a mapping with experiment, models and datasets")
+    data = cast(Mapping[str, Any], raw)
     exp = r.obj(data.get("experiment"), "experiment")
     metrics = r.obj(data.get("metrics"), "metrics")
     aggregation = r.obj(data.get("aggregation"), "aggregation")
     out = Plan(path, str(exp.get("name") or "exp"), str(exp.get("output_dir") or "outputs"))
 
     deterministic = exp.get("deterministic", True)
-    models = data.get("models")
+    models: Any = data.get("models")
     if not isinstance(models, list) or not models:
         raise r.fail("models", "must be a list of at least one model")
-    for i, m in enumerate(models):
+    for i, m in enumerate(cast(List[Any], models)):
         built = _model(r, m, i, deterministic is not False)
         if built is None:
-            out.skipped.append(str((m or {}).get("name") or f"models[{i}]"))
+            out.skipped.append(str(r.obj(m, f"models[{i}]").get("name") or f"models[{i}]"))
         else:
             out.models.append(built)
     if not out.models:
         raise r.fail("models", f"every model was skipped for a missing API key ({', '.join(out.skipped)})")
-    datasets = data.get("datasets")
+    datasets: Any = data.get("datasets")
     if not isinstance(datasets, list) or not datasets:
         raise r.fail("datasets", "must be a list of at least one dataset")
-    for i, d in enumerate(datasets):
+    for i, d in enumerate(cast(List[Any], datasets)):
         ref, upload = _dataset(r, d, i)
         if upload is not None:
             out.uploads.append((len(out.datasets), upload))
@@ -245,20 +249,20 @@ def plan(config: Union[str, "os.PathLike[str]", Mapping[str, Any]], env: Optiona
         else:
             out.datasets.append(ref or {})
 
-    K = r.num(metrics.get("consistency_runs"), "metrics.consistency_runs", integer=True, lo=1, hi=10)
-    P = r.num(metrics.get("robustness_perturbations"), "metrics.robustness_perturbations", integer=True, lo=0, hi=10)
-    K = 3 if K is None else K
+    k_runs = r.num(metrics.get("consistency_runs"), "metrics.consistency_runs", integer=True, lo=1, hi=10)
+    p_runs = r.num(metrics.get("robustness_perturbations"), "metrics.robustness_perturbations", integer=True, lo=0, hi=10)
+    k_runs = 3 if k_runs is None else k_runs
     stability = r.num(metrics.get("stability_runs"), "metrics.stability_runs", integer=True, lo=1)
-    if stability is not None and stability != K:
-        raise r.fail("metrics.stability_runs", f"{stability} differs from consistency_runs {K}; assay scores CS and SS over the same K runs")
-    req: Dict[str, Any] = {"K": K, "P": 3 if P is None else P, "strategies": r.obj(aggregation.get("strategies"), "aggregation.strategies")}
+    if stability is not None and stability != k_runs:
+        raise r.fail("metrics.stability_runs", f"{stability} differs from consistency_runs {k_runs}; assay scores CS and SS over the same K runs")
+    req: Dict[str, Any] = {"K": k_runs, "P": 3 if p_runs is None else p_runs, "strategies": r.obj(aggregation.get("strategies"), "aggregation.strategies")}
     for key, src in (("matcher", metrics.get("cq_matcher")), ("preset", aggregation.get("preset"))):
         if src:
             req[key] = src
     for key, method in (("ls", "model"), ("ss", "embeddings")):
-        b = metrics.get(key)
+        b: Any = metrics.get(key)
         if isinstance(b, dict):
-            b = dict(b)
+            b = dict(cast(Dict[str, Any], b))
             base_url, api_key_env = b.pop("base_url", None), b.pop("api_key_env", None)
             b["method"] = method
             if not str(b.get("model", "")).startswith("sim:"):
@@ -289,10 +293,10 @@ def _model_file(m: Mapping[str, Any], experiment_id: str) -> Dict[str, Any]:
 def run(
     config: Union[str, "os.PathLike[str]", Mapping[str, Any]],
     *,
-    client: Any = None,
+    client: Optional["Client"] = None,
     out_dir: Optional[str] = None,
     timeout: Optional[float] = None,
-    log: Any = None,
+    log: Optional[Callable[[str], None]] = None,
 ) -> Dict[str, Any]:
     """Evaluates the config's models on its datasets as one reasoning-quality run, writes the
     original's outputs folder and returns its summary.json: experiment_id, timestamp,
@@ -302,21 +306,27 @@ def run(
     raises RuntimeError naming it; the server's refusals raise AssayError naming the field."""
     from . import Client
 
-    say = log or (lambda line: print(line, file=sys.stderr))
+
+    def say(line: str) -> None:
+        if log is not None:
+            log(line)
+        else:
+            print(line, file=sys.stderr)
+
     p = plan(config)
     for name in p.skipped:
         say(f"  SKIP {name}: its API key is not set")
     for note in p.notes:
         say(f"  note: {note}")
-    c = client if client is not None else Client()
+    c: Any = client if client is not None else Client()  # its answers are read as plain dicts here
     datasets = list(p.datasets)
     for index, body in p.uploads:
         ds = c.reasoning_quality.datasets.upload(body)
         datasets[index] = {"id": ds["id"]}
         say(f"  OK {body['name']:<20} [{body['format']}] -- {ds['n_items']:>5} items (uploaded as {ds['id']})")
-    created = c.reasoning_quality.create({**p.request, "models": p.models, "datasets": datasets})
+    created: Any = c.reasoning_quality.create({**p.request, "models": p.models, "datasets": datasets})
     say(f"Total items     : {created['config'].get('n_items')}")
-    final = c.runs.wait(created["id"], timeout=timeout)
+    final: Any = c.runs.wait(created["id"], timeout=timeout)
     if final["status"] != "succeeded" or not final.get("result"):
         raise RuntimeError(f"run {final['id']} {final['status']}: {final.get('error')}")
     return _write_outputs(c, final, out_dir or p.output_dir, f"{p.experiment.replace('/', '_')}_{int(time.time())}", p.skipped)
@@ -327,7 +337,10 @@ def _write_outputs(c: Any, run: Mapping[str, Any], output_dir: str, experiment_i
     folder = Path(output_dir) / experiment_id
     folder.mkdir(parents=True, exist_ok=True)
     results = [_model_file(m, experiment_id) for m in result["models"]]
-    at = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+
+    def at(s: str) -> datetime:
+        return datetime.fromisoformat(s.replace("Z", "+00:00"))
+
     started = run.get("started_at") or run["created_at"]
     duration = round((at(run["finished_at"]) - at(started)).total_seconds(), 2) if run.get("finished_at") else None
     summary = {
@@ -352,7 +365,10 @@ def _write_outputs(c: Any, run: Mapping[str, Any], output_dir: str, experiment_i
 
 def _table(results: Sequence[Mapping[str, Any]]) -> str:
     """The original's closing table (main.py): one row per model, the six metrics and Q under balanced."""
-    f = lambda x: f"{x:.3f}" if isinstance(x, (int, float)) else "  n/a"  # noqa: E731
+
+    def f(x: Any) -> str:
+        return f"{x:.3f}" if isinstance(x, (int, float)) else "  n/a"
+
     keys = ("correctness", "consistency", "robustness", "logical_coherence", "efficiency", "stability")
     head = f" {'Model':<24} {' '.join(h.rjust(6) for h in ('CQ', 'CS', 'RS', 'LS', 'ES', 'SS'))}  {'Balanced':>8}"
     rows = [f" {m['model']:<24} {'  '.join(f(m['raw_metrics'].get(k)) for k in keys)}   {f(m['aggregated'].get('balanced'))}" for m in results]
