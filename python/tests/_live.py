@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -103,3 +104,19 @@ def run_shell(script: str, cwd: Path, env: Mapping[str, str]) -> subprocess.Comp
     shim.chmod(0o755)
     full = dict(env, PYTHONPATH=str(SRC), PATH=f"{bindir}:{env.get('PATH', '')}")
     return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_example(section: str) -> str:
+    """The first ```python block under `### <section>` of python/README.md."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n### {section}\n")
+    end = text.find("\n## ", start + 1)
+    nxt = text.find("\n### ", start + 1)
+    stop = min(x for x in (end, nxt, len(text)) if x != -1)
+    block = re.search(r"```python\n(.*?)```", text[start:stop], re.S)
+    if block is None:
+        raise AssertionError(f"python/README.md has no python example under ### {section}")
+    return block.group(1)

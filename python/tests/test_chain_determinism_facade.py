@@ -14,6 +14,8 @@ from pathlib import Path
 from unittest import mock
 
 from _live import (
+    readme_example,
+    run_module,
     api_bytes,
     api_get,
     clean_env,
@@ -103,6 +105,12 @@ class Eval(unittest.TestCase):
         self.assertEqual(out.returncode, 2)
         self.assertEqual(out.stderr, "error: no model key: set OPENAI_API_KEY or OPENROUTER_API_KEY (a sim:* model needs none)\n")
         self.assertEqual(out.stdout, "")
+
+    def test_the_readmes_example(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run_module(["-c", readme_example("chain-determinism-harness")], Path(tmp), clean_env())
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"^\d+\.\d% \[\S+, \S+\] \d+ / \d+\n$")
 
 
 @needs_server

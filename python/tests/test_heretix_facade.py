@@ -14,6 +14,8 @@ from typing import Any, Mapping
 from unittest import mock
 
 from _live import (
+    readme_example,
+    run_module,
     api_get,
     clean_env,
     every_vendor_at_the_fake,
@@ -119,6 +121,14 @@ class HeretixRun(unittest.TestCase):
         self.assertEqual(len({r["config"]["group_id"] for r in runs}), 1)
         for r in results:
             self.assertEqual({k: v for k, v in r.items() if k != "execution_id"}, stored_result(r["execution_id"]))
+
+    def test_the_readmes_example(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run_module(["-c", readme_example("Heretix (rpl)")], Path(tmp), clean_env())
+        self.assertEqual(out.returncode, 0, out.stderr)
+        p, lo, hi, band = re.fullmatch(r"(\S+) \[(\S+), (\S+)\] (\w+)\n", out.stdout).groups()  # type: ignore[union-attr]
+        self.assertTrue(0 <= float(lo) <= float(p) <= float(hi) <= 1)
+        self.assertIn(band, ("high", "medium", "low"))
 
 
 BANK = """version: VERSION

@@ -15,6 +15,8 @@ from typing import Any, Dict, List, Mapping
 from unittest import mock
 
 from _live import (
+    readme_example,
+    run_module,
     api_bytes,
     api_get,
     clean_env,
@@ -125,6 +127,15 @@ class Run(unittest.TestCase):
             with self.assertRaises(AssayError) as cm:
                 rqeval.run(config([{"name": "same", "type": "mock"}, {"name": "same", "type": "mock"}]))
         self.assertEqual([e.get("path") for e in cm.exception.errors], ["models.1.name"])
+
+    def test_the_readmes_example(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run_module(["-c", readme_example("RQEval (reasoning-quality)")], Path(tmp), clean_env())
+            self.assertEqual(out.returncode, 0, out.stderr)
+            (folder,) = (Path(tmp) / "outputs").iterdir()
+            summary = json.loads((folder / "summary.json").read_text())
+        (model,) = stored_result(summary["run_id"])["models"]
+        self.assertEqual(out.stdout, f"Mock {model['raw_metrics']['correctness']} {model['aggregated']['balanced']}\n")
 
 
 @needs_server
