@@ -8,6 +8,7 @@ requests the endpoint saw) is fetched independently of the client under test.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -18,7 +19,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LIVE = all(os.environ.get(k) for k in ("ASSAY_URL", "ASSAY_API_KEY", "FAKE_OPENAI_URL"))
@@ -120,3 +121,16 @@ def readme_example(section: str) -> str:
     if block is None:
         raise AssertionError(f"python/README.md has no python example under ### {section}")
     return block.group(1)
+
+
+@contextlib.contextmanager
+def saved_connection(api_key: str) -> Iterator[str]:
+    """A provider connection of the dev tenant to the fake endpoint (POST /v1/providers), deleted after."""
+    name = scenario_id("py-conn")
+    headers = {"authorization": f"Bearer {os.environ['ASSAY_API_KEY']}"}
+    base = os.environ["ASSAY_URL"].rstrip("/")
+    _request("POST", f"{base}/v1/providers", {"name": name, "base_url": fake_url(), "api_key": api_key}, headers)
+    try:
+        yield name
+    finally:
+        _request("DELETE", f"{base}/v1/providers/{name}", headers=headers)

@@ -14,17 +14,18 @@ from pathlib import Path
 from unittest import mock
 
 from _live import (
-    readme_example,
-    run_module,
     api_bytes,
     api_get,
     clean_env,
     every_vendor_at_the_fake,
     fake_url,
     needs_server,
+    readme_example,
     recorded_requests,
     register_scenario,
+    run_module,
     run_shell,
+    saved_connection,
     scenario_id,
     stored_result,
 )
@@ -111,6 +112,16 @@ class Eval(unittest.TestCase):
             out = run_module(["-c", readme_example("chain-determinism-harness")], Path(tmp), clean_env())
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertRegex(out.stdout, r"^\d+\.\d% \[\S+, \S+\] \d+ / \d+\n$")
+
+    def test_a_saved_connection_instead_of_the_environments_key(self) -> None:
+        model = scenario_id("py-cd-conn")
+        register_scenario({"id": model, "agent": {"calls": 1}})
+        with saved_connection("sk-cd-conn-4242") as name, mock.patch.dict(os.environ, clean_env(), clear=True):
+            summary = chain_determinism.eval(model=model, n_queries=1, n_replays=2, connection=name)
+        self.assertEqual((summary["n_total"], summary["n_errors"]), (2, 0))
+        requests = recorded_requests(model)
+        self.assertEqual(len(requests), 2 * 2)  # 2 replays of one tool call and a final answer
+        self.assertTrue(all(r["headers"]["authorization"] == "***4242" for r in requests))
 
 
 @needs_server

@@ -14,15 +14,16 @@ from typing import Any, Mapping
 from unittest import mock
 
 from _live import (
-    readme_example,
-    run_module,
     api_get,
     clean_env,
     every_vendor_at_the_fake,
     needs_server,
+    readme_example,
     recorded_requests,
     register_scenario,
+    run_module,
     run_shell,
+    saved_connection,
     scenario_id,
     stored_result,
 )
@@ -129,6 +130,16 @@ class HeretixRun(unittest.TestCase):
         p, lo, hi, band = re.fullmatch(r"(\S+) \[(\S+), (\S+)\] (\w+)\n", out.stdout).groups()  # type: ignore[union-attr]
         self.assertTrue(0 <= float(lo) <= float(p) <= float(hi) <= 1)
         self.assertIn(band, ("high", "medium", "low"))
+
+    def test_a_saved_connection_instead_of_the_environments_key(self) -> None:
+        model = scenario_id("py-heretix-conn")
+        register_scenario({"id": model, "text": json.dumps(ANSWER)})
+        with saved_connection("sk-heretix-conn-3131") as name, mock.patch.dict(os.environ, clean_env(), clear=True):
+            result = heretix.run({"claim": "Saved connection (py).", "model": model, "K": 2, "R": 2, "T": 2, "connection": name})
+        self.assertEqual(api_get(f"/v1/runs/{result['execution_id']}")["status"], "succeeded")
+        requests = recorded_requests(model)
+        self.assertEqual(len(requests), 4)
+        self.assertTrue(all(r["headers"]["authorization"] == "***3131" for r in requests))
 
 
 BANK = """version: VERSION

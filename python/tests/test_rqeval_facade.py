@@ -15,16 +15,17 @@ from typing import Any, Dict, List, Mapping
 from unittest import mock
 
 from _live import (
-    readme_example,
-    run_module,
     api_bytes,
     api_get,
     clean_env,
     every_vendor_at_the_fake,
     needs_server,
+    readme_example,
     recorded_requests,
     register_scenario,
+    run_module,
     run_shell,
+    saved_connection,
     scenario_id,
     stored_result,
 )
@@ -136,6 +137,19 @@ class Run(unittest.TestCase):
             summary = json.loads((folder / "summary.json").read_text())
         (model,) = stored_result(summary["run_id"])["models"]
         self.assertEqual(out.stdout, f"Mock {model['raw_metrics']['correctness']} {model['aggregated']['balanced']}\n")
+
+    def test_a_saved_connection_instead_of_the_environments_key(self) -> None:
+        model = scenario_id("py-rq-conn")
+        register_scenario({"id": model, "text": "The answer is 4."})
+        models = [{"name": "Saved", "type": "openai", "params": {"model_id": model, "connection": "NAME"}}]
+        with saved_connection("sk-rq-conn-5353") as name, tempfile.TemporaryDirectory() as tmp:
+            models[0]["params"]["connection"] = name
+            with mock.patch.dict(os.environ, clean_env(), clear=True):
+                summary = rqeval.run(config(models), out_dir=tmp, log=lambda _: None)
+        self.assertEqual(summary["skipped_models"], [])
+        requests = recorded_requests(model)
+        self.assertGreater(len(requests), 0)
+        self.assertTrue(all(r["headers"]["authorization"] == "***5353" for r in requests))
 
 
 @needs_server

@@ -52,6 +52,7 @@ def run_request(
     timeout: float = 60,
     suite: str = "default",
     seed: Optional[int] = None,
+    connection: Optional[str] = None,
     env: Optional[Mapping[str, str]] = None,
 ) -> Dict[str, Any]:
     """The POST /v1/chain-determinism/runs body for the harness's arguments."""
@@ -68,7 +69,9 @@ def run_request(
         body["concurrency"] = concurrency
     if seed is not None:
         body["seed"] = seed
-    if not model.startswith("sim:"):
+    if connection and not model.startswith("sim:"):
+        body["provider"] = {"connection": connection}  # a saved connection: its endpoint and key
+    elif not model.startswith("sim:"):
         explicit = base_url or env.get("CHAIN_DET_BASE_URL") or None
         provider = provider_from_env(base_url=explicit, env=env)
         # The harness refuses to start without a key; an endpoint named explicitly may need none.
@@ -164,18 +167,21 @@ def eval(  # noqa: A001 - the harness's verb
     *,
     suite: str = "default",
     seed: Optional[int] = None,
+    connection: Optional[str] = None,
     client: Optional["Client"] = None,
     wait_timeout: Optional[float] = None,
 ) -> Dict[str, Any]:
     """Replays each of the first `n_queries` queries `n_replays` times against `model` and returns the
     harness's summary: divergence_rate (None when no query is measurable), wilson_ci_95, the counts
     and per_query. `out` writes that summary as JSON, `runs_out` the per-replay rows as JSON Lines,
-    as the harness's flags do. `suite`, `seed` and `client` are ours; `sim:*` models need no key."""
+    as the harness's flags do. `suite`, `seed`, `connection` (a saved provider connection, instead of
+    the environment's endpoint and key) and `client` are ours; `sim:*` models need no key."""
     from . import Client
 
     body = run_request(
         model=model, n_queries=n_queries, n_replays=n_replays, temperature=temperature,
         concurrency=concurrency, base_url=base_url, timeout=timeout, suite=suite, seed=seed,
+        connection=connection,
     )  # fmt: skip
     c = client if client is not None else Client()
     run, rows = _run(c, body, wait_timeout)
@@ -247,11 +253,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--runs-out", default=None, help="write per-replay JSONL")
     p.add_argument("--suite", default="default", help="a suite id of the server (default: default)")
     p.add_argument("--seed", type=int, default=None, help="sent as seed to the endpoint; seeds the simulator")
+    p.add_argument("--connection", default=None, help="a saved provider connection of the server, instead of the env's key")
     a = parser.parse_args(argv)
     try:
         body = run_request(
             model=a.model, n_queries=a.n_queries, n_replays=a.n_replays, temperature=a.temperature,
             concurrency=a.concurrency, base_url=a.base_url, timeout=a.timeout, suite=a.suite, seed=a.seed,
+            connection=a.connection,
         )  # fmt: skip
         c = Client()
 

@@ -9,6 +9,7 @@ For a Heretix user the change is one line: `heretix run --config X --out Y` beco
 
 The config keys are Heretix's RunConfig (claim, model, prompt_version, K, R, T, B, seed,
 max_output_tokens, no_cache), plus `base_url` / `api_key_env` for another OpenAI-compatible endpoint.
+`connection` names a saved provider connection (`POST /v1/providers`) instead.
 The environment is Heretix's: OPENAI_API_KEY (or OPENROUTER_API_KEY), OPENAI_BASE_URL,
 HERETIX_RPL_SEED (the bootstrap seed when the config has none) and HERETIX_RPL_NO_CACHE.
 
@@ -45,7 +46,7 @@ __all__ = ["ConfigError", "DEFAULT_MODEL", "load_config", "request_body", "run",
 #: Heretix's RunConfig keys, passed to the API as they are.
 HERETIX_KEYS = ("claim", "model", "prompt_version", "K", "R", "T", "B", "seed", "max_output_tokens", "no_cache")
 #: Ours, beside Heretix's: the endpoint and key (as the other tools' configs), run knobs.
-ASSAY_KEYS = ("base_url", "api_key_env", "preset", "concurrency", "timeout_s", "simulator")
+ASSAY_KEYS = ("base_url", "api_key_env", "connection", "preset", "concurrency", "timeout_s", "simulator")
 #: Heretix keys with no counterpart in the API: (is it an error, why).
 UNSUPPORTED = {
     "max_prompt_chars": (False, "ignored: the server applies its own prompt cap"),
@@ -92,7 +93,7 @@ def request_body(cfg: Mapping[str, Any], env: Optional[Mapping[str, str]] = None
     config has no seed, HERETIX_RPL_NO_CACHE), and for a model that is not `sim:*` the endpoint and
     key (`base_url` / `api_key_env` in the config choose them)."""
     env = os.environ if env is None else env
-    body = {k: v for k, v in cfg.items() if k not in ("base_url", "api_key_env")}
+    body = {k: v for k, v in cfg.items() if k not in ("base_url", "api_key_env", "connection")}
     if body.get("seed") is None:
         body.pop("seed", None)
         raw = env.get("HERETIX_RPL_SEED")
@@ -108,7 +109,9 @@ def request_body(cfg: Mapping[str, Any], env: Optional[Mapping[str, str]] = None
     if body.get("T") is None:
         body.pop("T", None)
     model = str(body["model"])
-    if not model.startswith("sim:"):
+    if cfg.get("connection") and not model.startswith("sim:"):
+        body["provider"] = {"connection": str(cfg["connection"])}  # a saved connection: its endpoint and key
+    elif not model.startswith("sim:"):
         base_url = cfg.get("base_url")
         provider = provider_from_env(base_url=base_url, api_key_env=cfg.get("api_key_env"), env=env)
         # As Heretix: a live run needs a key, unless an endpoint was chosen (a local server may take none).

@@ -11,8 +11,8 @@ For an RQEval user the change is the command: `python main.py --config config/co
 The config is the original's (`experiment`, `models`, `datasets`, `metrics`, `aggregation`,
 `max_workers`), the keys our `assay rq run` reads. Keys per vendor come from the environment as RQEval
 reads them (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY, or
-the variable a model's `api_key_env` names); a model whose key is missing is skipped, as the
-original says. Each vendor's URL can be overridden: a model's `params.base_url`, else OPENAI_BASE_URL,
+the variable a model's `api_key_env` names; `params.connection` names a saved provider connection
+instead); a model whose key is missing is skipped, as the original says. Each vendor's URL can be overridden: a model's `params.base_url`, else OPENAI_BASE_URL,
 ANTHROPIC_BASE_URL, GEMINI_BASE_URL, DEEPSEEK_BASE_URL. All models and datasets become one
 reasoning-quality run; the outputs folder is the original's (`<output_dir>/<name>_<unix time>/`:
 summary.json, `<Model>_result.json`, reasoning_quality_results.xlsx, and radar_plot.svg).
@@ -129,6 +129,10 @@ def _model(r: _Reader, raw: Any, i: int, deterministic: bool) -> Optional[Dict[s
     if not model_id:
         raise r.fail(where, "params.model_id is required")
     default_url, url_env, key_envs = ENDPOINTS[typ]
+    if p.get("connection"):
+        # Ours: a saved provider connection (its endpoint and key) instead of the environment's.
+        provider: Dict[str, Any] = {"connection": str(p["connection"])}
+        return {"name": name, "model": str(model_id), "provider": provider, **_sampling(r, p, where, deterministic), **extra}
     base_url = p.get("base_url")
     api_key_env = p.get("api_key_env") or m.get("api_key_env")
     if api_key_env and not r.env.get(api_key_env):
@@ -141,11 +145,16 @@ def _model(r: _Reader, raw: Any, i: int, deterministic: bool) -> Optional[Dict[s
         provider = {"base_url": url, "api_key": key} if key else {"base_url": url}
     if "api_key" not in provider and not base_url:
         return None
-    # The original: an explicit temperature > 0 wins; else `deterministic` (its default) means 0.
+    return {"name": name, "model": str(model_id), "provider": provider, **_sampling(r, p, where, deterministic), **extra}
+
+
+def _sampling(r: _Reader, p: Mapping[str, Any], where: str, deterministic: bool) -> Dict[str, Any]:
+    """A model's max_tokens (the original's default 512) and temperature: an explicit temperature > 0
+    wins; else `deterministic` (the original's default) means 0."""
     t = r.num(p.get("temperature"), f"{where}.params.temperature", lo=0, hi=2)
     temperature = t if t is not None and t > 0 else (0 if deterministic else t)
     max_tokens = r.num(p.get("max_tokens", p.get("max_new_tokens")), f"{where}.params.max_tokens", integer=True, lo=1, hi=32768)
-    out = {"name": name, "model": str(model_id), "provider": provider, "max_tokens": max_tokens or ORIGINAL_MAX_TOKENS, **extra}
+    out: Dict[str, Any] = {"max_tokens": max_tokens or ORIGINAL_MAX_TOKENS}
     if temperature is not None:
         out["temperature"] = temperature
     return out
