@@ -67,13 +67,8 @@ VENDOR_KEY_ENV: Dict[str, str] = {
     "together": "TOGETHER_API_KEY",
 }
 
-# The server's voting strategies and the voting_kwargs each takes (cross-judge's names).
-_VOTING_KWARGS: Dict[str, Tuple[str, ...]] = {
-    "majority": ("priority", "fallback"),
-    "unanimous": ("fallback",),
-    "weighted": ("weights", "use_confidence", "fallback"),
-    "first_disagreement": ("disagree_label", "fallback"),
-}
+# The server's voting strategies (it checks each one's options and answers 400 naming a wrong one).
+VOTING_STRATEGIES = ("majority", "unanimous", "weighted", "first_disagreement")
 
 
 def vendor_base_url_env(vendor: str) -> str:
@@ -287,15 +282,9 @@ class Ensemble:
         if callable(voting):
             raise TypeError(
                 "custom voting callables ran locally in cross-judge; assay votes on the server: "
-                f"use one of {', '.join(_VOTING_KWARGS)}"
+                f"use one of {', '.join(VOTING_STRATEGIES)}"
             )
-        strategy = voting.lower()
-        if strategy not in _VOTING_KWARGS:
-            raise ValueError(f"unknown voting strategy {voting!r}; known: {', '.join(_VOTING_KWARGS)}")
         kwargs = dict(voting_kwargs or {})
-        for k in kwargs:
-            if k not in _VOTING_KWARGS[strategy]:
-                raise TypeError(f"{strategy}() got an unexpected keyword argument {k!r}")
         self.critics = list(critics)
         self.voting: str = voting
         self.voting_kwargs = kwargs
@@ -303,14 +292,18 @@ class Ensemble:
         self.contested_threshold = contested_threshold
         self.client = client
         self.timeout = timeout
-        self._strategy = strategy
+        # Names are case-insensitive as in cross-judge; the server refuses unknown ones (AssayError 400).
+        self._strategy = voting.lower()
 
     def request(self, items: List[Dict[str, Any]]) -> Dict[str, Any]:
         """The ``JudgeRunRequest`` for these items (``{id, query, context}`` each)."""
-        weights: Mapping[str, float] = self.voting_kwargs.get("weights") or {}
+        # weighted's `weights` (by critic name) are the critics' `weight` fields on the server; every
+        # other option goes as is (a strategy's wrong option is the server's 400, naming it).
+        weighted = self._strategy == "weighted"
+        weights: Mapping[str, float] = (self.voting_kwargs.get("weights") or {}) if weighted else {}
         voting: Dict[str, Any] = {"strategy": self._strategy}
         for k, v in self.voting_kwargs.items():
-            if k != "weights" and v is not None:
+            if v is not None and not (weighted and k == "weights"):
                 voting[k] = list(v) if k == "priority" else v
         body: Dict[str, Any] = {
             "items": items,
