@@ -45,7 +45,7 @@ class VrtyScore:
     vrty_version: str
     idf_sha256: str
     weights: Dict[str, float]
-    # The server's answer as it came, so to_dict() returns exactly it (also any key a newer server adds).
+    # The server's answer as it came: to_dict() keeps any key a newer server adds.
     _answer: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @classmethod
@@ -67,11 +67,23 @@ class VrtyScore:
         )
 
     def to_dict(self) -> Dict[str, Any]:
-        """The 9-key dict vrty's ``to_dict()`` gives: equal to the server's answer (numbers as floats)."""
-        out = copy.deepcopy(self._answer)
-        for key in ("composite", "relevance", "coherence", "completeness", "conciseness"):
-            out[key] = getattr(self, key)
-        out["weights"] = dict(self.weights)
+        """The 9-key dict of vrty's ``to_dict()``, in its order: equal to the server's answer.
+
+        Numbers are floats as vrty's are (the server's JSON writes 1.0 as 1; they compare equal). A key
+        a newer server adds comes last.
+        """
+        out: Dict[str, Any] = {
+            "composite": self.composite,
+            "relevance": self.relevance,
+            "coherence": self.coherence,
+            "completeness": self.completeness,
+            "conciseness": self.conciseness,
+            "explanations": dict(self.explanations),
+            "vrty_version": self.vrty_version,
+            "idf_sha256": self.idf_sha256,
+            "weights": dict(self.weights),
+        }
+        out.update((k, copy.deepcopy(v)) for k, v in self._answer.items() if k not in out)
         return out
 
 
