@@ -14,10 +14,10 @@ import tempfile
 import unittest
 import urllib.parse
 import urllib.request
-from collections import Counter
+from collections import defaultdict
 from itertools import permutations
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, DefaultDict, Dict, List, Optional, Sequence, Tuple
 
 from assay_client import AssayError
 from assay_client.cross_judge import VENDOR_KEY_ENV, Critic, Ensemble, vendor_base_url_env
@@ -69,13 +69,13 @@ def judge_runs_with(models: Sequence[str]) -> List[str]:
 
 def nominal_alpha(units: List[List[str]]) -> Optional[float]:
     """Textbook nominal Krippendorff's alpha (coincidence matrix); units with < 2 values are dropped."""
-    o: Counter[tuple[str, str]] = Counter()
+    o: DefaultDict[Tuple[str, str], float] = defaultdict(float)
     for values in units:
         if len(values) < 2:
             continue
         for a, b in permutations(range(len(values)), 2):
             o[(values[a], values[b])] += 1 / (len(values) - 1)
-    n_c: Counter[str] = Counter()
+    n_c: DefaultDict[str, float] = defaultdict(float)
     for (c, _k), w in o.items():
         n_c[c] += w
     n = sum(n_c.values())

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union, cast
 
 from . import Client
 
@@ -111,9 +111,10 @@ class Critic:
         from ._yaml import load_yaml
 
         with open(yaml_path, encoding="utf-8") as f:
-            doc = load_yaml(f.read()) or {}
-        if not isinstance(doc, dict):
+            loaded: Any = load_yaml(f.read()) or {}
+        if not isinstance(loaded, dict):
             raise ValueError(f"{yaml_path}: expected a mapping with system_prompt and user_prompt_template")
+        doc = cast(Dict[str, Any], loaded)
         return cls(
             name=name,
             model=model,
@@ -206,9 +207,9 @@ class EnsembleVerdict:
     agreement_pct: float
     krippendorff_alpha: Optional[float]
     voting: str
-    meta: Dict[str, Any] = field(default_factory=dict)
+    meta: Dict[str, Any] = field(default_factory=lambda: cast(Dict[str, Any], {}))
     run_id: str = ""
-    contested: List[str] = field(default_factory=list)  # assay: why the item is in the review queue
+    contested: List[str] = field(default_factory=lambda: cast(List[str], []))  # assay: why the item is in the review queue
 
     def to_dict(self) -> Dict[str, Any]:
         """A plain dict of every field (verdicts as dicts), like the library's ``model_dump()``."""
