@@ -246,6 +246,28 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertEqual(stored["result"]["batch"]["alpha"]["alpha"], batch.krippendorff_alpha)
         self.assertEqual([i["consensus"] for i in stored["result"]["items"]], [r.consensus for r in batch])
 
+    def test_an_endpoint_error_is_an_error_verdict_not_a_vote(self) -> None:
+        ok, bad = "py-cj-error-ok", "py-cj-error-bad"
+        scenario(ok, text=verdict_json("REJECT", 0.7, "no"))
+        scenario(bad, faults=[{"respond": {"status": 400}}])  # a client error: not retried
+        template = "Topic {topic}: {query}"
+        got = Ensemble(
+            [Critic(name="ok", model=ok, vendor="openai", prompt_template=template),
+             Critic(name="bad", model=bad, vendor="deepseek", prompt_template=template)],
+            timeout=WAIT,
+        ).judge("the argument", query_id="err-1", topic="physics", context={"query": "the context's query"})
+        self.assertEqual((got.consensus, got.agreement_pct, got.krippendorff_alpha), ("REJECT", 1.0, None))
+        self.assertEqual(got.avg_confidence, 0.7)
+        self.assertEqual(got.verdicts[1].kind, "ERROR")
+        self.assertIn("400", got.verdicts[1].error or "")
+        # The critic's default system prompt is cross-judge's; keyword context fills {topic}; a context
+        # `query` wins over the argument, as in cross-judge.
+        [req] = requests_of(ok)
+        self.assertEqual(req["body"]["messages"], [
+            {"role": "system", "content": "You are a careful judge. Output strict JSON only."},
+            {"role": "user", "content": "Topic physics: the context's query"},
+        ])
+
     def test_keys_travel_only_as_the_critics_provider_key(self) -> None:
         model = "py-cj-keys"
         scenario(model, text=verdict_json("KEEP", 1, "ok"))
