@@ -22,14 +22,15 @@ export default defineConfig(async () => {
           test: {
             name: "e2e",
             environment: "node",
-            // The CLI (a child process) and the dashboard (in Chromium) against one wrangler dev; a run's
+            // The CLI (a child process), the dashboard (in Chromium) and the Python client (python/tests, run by
+            // test/python/python.test.ts) against one wrangler dev; a run's
             // end waits on the server.
             // One workerd serves every e2e file at once, and a comparison's bootstrap holds it for seconds:
             // under CI's load a page may wait long for its answer. These bound a wait, not a speed.
             testTimeout: 240_000,
             hookTimeout: 120_000,
             globalSetup: ["./test/cli/setup.ts"],
-            include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
+            include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/python/**/*.test.ts"],
             // One file at a time: they share one wrangler dev (a single workerd thread) and Chromium, and
             // in parallel a page could wait minutes behind another file's comparison.
             fileParallelism: false,

@@ -1,0 +1,142 @@
+"""Retries: 429/503 with Retry-After are waited out and tried again with the same Idempotency-Key, so
+one run is made however many attempts it takes; what is unsafe to repeat is not repeated."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+import unittest
+from typing import List
+
+from support import Fault, FaultProxy, admin_client, client, fresh_tenant
+
+from assay_client import AssayError
+from assay_client._retry import parse_retry_after
+
+
+def recording(c) -> List[float]:  # type: ignore[no-untyped-def]
+    """Makes the client record its pauses instead of sleeping them (so no test waits on the clock)."""
+    pauses: List[float] = []
+    c._http.sleep = pauses.append
+    return pauses
+
+
+def small_run(seed: int) -> dict:
+    return {"model": "sim:agent", "n_queries": 1, "n_replays": 2, "seed": seed}
+
+
+def runs_with_seed(seed: int) -> List[str]:
+    """The ids of the dev tenant's chain-determinism runs made with this seed (each test draws its own)."""
+    return [r["id"] for r in client().runs.list(evaluator="chain-determinism") if str(r["config"].get("seed")) == str(seed)]
+
+
+class RetryAfter(unittest.TestCase):
+    def test_a_create_refused_twice_is_retried_with_the_same_key_and_makes_one_run(self) -> None:
+        seed = random.randrange(2**31)
+        with FaultProxy() as proxy:
+            proxy.fail(
+                "POST /v1/chain-determinism/runs",
+                Fault(status=503, headers={"Retry-After": "2"}),
+                Fault(status=429, headers={"Retry-After": "3"}),
+            )
+            c = client(base_url=proxy.url)
+            pauses = recording(c)
+            run = c.chain_determinism.create(small_run(seed))
+            attempts = proxy.requests("POST /v1/chain-determinism/runs")
+        self.assertEqual(pauses, [2.0, 3.0])
+        self.assertEqual(len(attempts), 3)
+        keys = {a.headers.get("Idempotency-Key") for a in attempts}
+        self.assertEqual(len(keys), 1)
+        self.assertNotIn(None, keys)
+        self.assertEqual(runs_with_seed(seed), [run["id"]])
+
+    def test_an_answer_lost_after_the_server_acted_is_retried_into_the_same_run(self) -> None:
+        # The server makes the run, a 504 comes back instead; the retry with the same key gets that run.
+        seed = random.randrange(2**31)
+        with FaultProxy() as proxy:
+            proxy.fail("POST /v1/chain-determinism/runs", Fault(status=504, after_forward=True))
+            c = client(base_url=proxy.url)
+            pauses = recording(c)
+            run = c.chain_determinism.create(small_run(seed))
+            attempts = proxy.requests("POST /v1/chain-determinism/runs")
+        self.assertEqual(len(attempts), 2)
+        self.assertEqual(len(pauses), 1)  # a backoff: no Retry-After
+        self.assertEqual(attempts[0].headers["Idempotency-Key"], attempts[1].headers["Idempotency-Key"])
+        self.assertEqual(runs_with_seed(seed), [run["id"]])
+
+    def test_a_dropped_connection_is_retried_only_when_safe(self) -> None:
+        with FaultProxy() as proxy:
+            proxy.fail("GET /healthz", Fault(drop=True))
+            proxy.fail("POST /v1/keys", Fault(drop=True))
+            c = client(base_url=proxy.url)
+            recording(c)
+            self.assertEqual(c.health()["status"], "ok")
+            self.assertEqual(len(proxy.requests("GET /healthz")), 2)
+            # Creating a key twice would make two keys: not retried.
+            with self.assertRaises(AssayError) as caught:
+                c.keys.create({"name": "py-dropped"})
+            self.assertIsNone(caught.exception.status)
+            self.assertEqual(len(proxy.requests("POST /v1/keys")), 1)
+
+    def test_retries_stop_after_max_retries(self) -> None:
+        with FaultProxy() as proxy:
+            proxy.fail("GET /healthz", *[Fault(status=503, headers={"Retry-After": "1"}) for _ in range(5)])
+            c = client(base_url=proxy.url, max_retries=2)
+            pauses = recording(c)
+            with self.assertRaises(AssayError) as caught:
+                c.health()
+            self.assertEqual(caught.exception.status, 503)
+            self.assertEqual(caught.exception.retry_after, 1.0)
+            self.assertEqual(pauses, [1.0, 1.0])
+            self.assertEqual(len(proxy.requests("GET /healthz")), 3)
+
+    def test_a_429_without_retry_after_is_not_retried(self) -> None:
+        # The API leaves Retry-After out exactly where waiting cannot help (docs/errors.md).
+        with FaultProxy() as proxy:
+            proxy.fail("GET /healthz", Fault(status=429, body=b'{"status":429,"title":"Too Many Requests"}'))
+            c = client(base_url=proxy.url)
+            pauses = recording(c)
+            with self.assertRaises(AssayError) as caught:
+                c.health()
+            self.assertEqual(caught.exception.status, 429)
+            self.assertEqual(pauses, [])
+
+
+class RealQuota(unittest.TestCase):
+    def test_the_servers_own_429_carries_its_quota_and_retry_after(self) -> None:
+        tenant, key = fresh_tenant()
+        c = client(api_key=key, max_retries=0)
+        admin_client().admin.set_quotas(tenant, {"runs_per_minute": 1})
+        c.chain_determinism.create(small_run(1))
+        with self.assertRaises(AssayError) as caught:
+            c.chain_determinism.create(small_run(2))
+        error = caught.exception
+        self.assertEqual(error.status, 429)
+        self.assertEqual(error.type, "/problems/quota-exceeded")
+        self.assertEqual(error.problem["quota"], "runs_per_minute")
+        self.assertEqual(error.problem["limit"], 1)
+        self.assertIsNotNone(error.retry_after)
+        # With retries, the client waits out the server's Retry-After each time (recorded, not slept).
+        retrying = client(api_key=key, max_retries=2)
+        pauses = recording(retrying)
+        with self.assertRaises(AssayError):
+            retrying.chain_determinism.create(small_run(3))
+        self.assertEqual(len(pauses), 2)
+        self.assertTrue(all(0 < p <= 60 for p in pauses), pauses)
+
+
+class ParseRetryAfter(unittest.TestCase):
+    def test_seconds_and_http_dates(self) -> None:
+        self.assertEqual(parse_retry_after("7"), 7.0)
+        now = time.time()
+        date = email.utils.formatdate(now + 30, usegmt=True)
+        # An HTTP date has whole seconds: 30 s ahead, less the fraction of the current second.
+        self.assertAlmostEqual(parse_retry_after(date, now=now), 30.0, delta=1.0)
+        self.assertEqual(parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now), 0.0)
+        self.assertIsNone(parse_retry_after("soon"))
+        self.assertIsNone(parse_retry_after(None))
+
+
+if __name__ == "__main__":
+    unittest.main()
