@@ -1,8 +1,8 @@
 """assay_client.cross_judge against the real server and the loopback fake model endpoint.
 
-Needs ASSAY_URL, ASSAY_API_KEY and FAKE_OPENAI_URL. Every vendor's base URL is pointed at the fake
-endpoint (``<VENDOR>_BASE_URL``) before any call, so nothing can leave the machine. Each test has its
-own scenario ids (= model names). Expected values come from what the scenarios were told to answer,
+Needs ASSAY_URL, ASSAY_API_KEY and FAKE_OPENAI_URL (loopback, checked by support.env). Every vendor's
+base URL is pointed at the fake endpoint (``<VENDOR>_BASE_URL``) before any call, so nothing can leave
+the machine. Each test has its own scenario ids (= model names, support.scenario_id). Expected values come from what the scenarios were told to answer,
 from exact computations here, and from the server's own records read with plain urllib.
 """
 
@@ -19,13 +19,11 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any, DefaultDict, Dict, List, Optional, Sequence, Tuple
 
+from support import env, fake_openai_url, register_scenario, scenario_id
+
 from assay_client import AssayError
 from assay_client.cross_judge import VENDOR_KEY_ENV, Critic, Ensemble, vendor_base_url_env
 
-ASSAY_URL = os.environ.get("ASSAY_URL", "")
-ASSAY_API_KEY = os.environ.get("ASSAY_API_KEY", "")
-FAKE_OPENAI_URL = os.environ.get("FAKE_OPENAI_URL", "")
-FAKE_ORIGIN = FAKE_OPENAI_URL.rsplit("/v1", 1)[0]
 WAIT = 120.0  # bounds each run's wait; the runs here take a second or two
 
 
@@ -40,19 +38,22 @@ def http(url: str, body: Optional[Any] = None, headers: Optional[Dict[str, str]]
 
 
 def api(path: str) -> Any:
-    return http(ASSAY_URL + path, headers={"Authorization": f"Bearer {ASSAY_API_KEY}"})
+    """The server's own record, read with plain urllib."""
+    return http(env("ASSAY_URL") + path, headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}"})
 
 
 def verdict_json(kind: str, confidence: float, reasoning: str) -> str:
     return json.dumps({"kind": kind, "confidence": confidence, "reasoning": reasoning})
 
 
-def scenario(model: str, **fields: Any) -> None:
-    http(f"{FAKE_ORIGIN}/_scenarios", {"id": model, **fields})
+def scenario(prefix: str, **fields: Any) -> str:
+    """A fake-endpoint scenario of this test's own; its id is the model name to use."""
+    return register_scenario({"id": scenario_id(prefix), **fields})
 
 
 def requests_of(model: str) -> List[Dict[str, Any]]:
-    return http(f"{FAKE_ORIGIN}/_scenarios/{urllib.parse.quote(model, safe='')}/requests")["requests"]
+    origin = fake_openai_url().rsplit("/v1", 1)[0]
+    return http(f"{origin}/_scenarios/{urllib.parse.quote(model, safe='')}/requests")["requests"]
 
 
 def judge_runs_with(models: Sequence[str]) -> List[str]:
@@ -91,17 +92,15 @@ def sim(name: str, label: str) -> Critic:
     return Critic(name=name, model=f"sim:{name}", simulator={"bias": {"label": label, "rate": 1}})
 
 
-@unittest.skipUnless(
-    ASSAY_URL and ASSAY_API_KEY and FAKE_OPENAI_URL, "needs ASSAY_URL, ASSAY_API_KEY and FAKE_OPENAI_URL"
-)
 class CrossJudgeTest(unittest.TestCase):
     saved: Dict[str, Optional[str]] = {}
 
     @classmethod
     def setUpClass(cls) -> None:
         # Before any call: every vendor at the fake endpoint, with a key of our own.
+        fake = fake_openai_url()
         for vendor, key_env in VENDOR_KEY_ENV.items():
-            for name, value in ((vendor_base_url_env(vendor), FAKE_OPENAI_URL), (key_env, f"sk-test-{vendor}-key1")):
+            for name, value in ((vendor_base_url_env(vendor), fake), (key_env, f"sk-test-{vendor}-key1")):
                 cls.saved[name] = os.environ.get(name)
                 os.environ[name] = value
 
@@ -150,9 +149,8 @@ class CrossJudgeTest(unittest.TestCase):
             Ensemble([sim("a", "KEEP")], voting=lambda verdicts: ("KEEP", False))
 
     def test_from_yaml_prompt_sends_the_files_prompts(self) -> None:
-        with_system, without_system = "py-cj-yaml-system", "py-cj-yaml-default"
-        scenario(with_system, text=verdict_json("KEEP", 0.7, "same exponent"))
-        scenario(without_system, text=verdict_json("REJECT", 0.4, "different mechanism"))
+        with_system = scenario("cj-yaml-system", text=verdict_json("KEEP", 0.7, "same exponent"))
+        without_system = scenario("cj-yaml-default", text=verdict_json("REJECT", 0.4, "different mechanism"))
         template = 'Candidate: {query}\nDomain: {domain}\nOutput JSON: {{"kind": "<KEEP|REJECT>", "confidence": <0-1>}}\n'
         with tempfile.TemporaryDirectory() as tmp:
             full = Path(tmp, "critic.yaml")
@@ -192,25 +190,26 @@ class CrossJudgeTest(unittest.TestCase):
 
     def test_batch_makes_one_run_with_every_item(self) -> None:
         # Three critics on four items; what each answers is set per item by the query's words.
-        plan = {
-            "py-cj-batch-x": {"alpha": ("KEEP", 0.9), "beta": ("KEEP", 0.6), "gamma": ("REJECT", 0.8), "delta": ("KEEP", 0.5)},
-            "py-cj-batch-y": {"alpha": ("KEEP", 0.8), "beta": ("REJECT", 0.7), "gamma": ("REJECT", 0.9), "delta": None},
-            "py-cj-batch-z": {"alpha": ("KEEP", 0.7), "beta": ("REJECT", 0.5), "gamma": ("KEEP", 0.4), "delta": ("MERGE", 0.6)},
+        answers_of = {
+            "x": {"alpha": ("KEEP", 0.9), "beta": ("KEEP", 0.6), "gamma": ("REJECT", 0.8), "delta": ("KEEP", 0.5)},
+            "y": {"alpha": ("KEEP", 0.8), "beta": ("REJECT", 0.7), "gamma": ("REJECT", 0.9), "delta": None},
+            "z": {"alpha": ("KEEP", 0.7), "beta": ("REJECT", 0.5), "gamma": ("KEEP", 0.4), "delta": ("MERGE", 0.6)},
         }
         prose = "I would rather not answer in JSON."  # delta for y: a PARSE_FAIL verdict, not a vote
-        for model, answers in plan.items():
-            scenario(model, answers=[
+        plan = {
+            scenario(f"cj-batch-{name}", answers=[
                 {"contains": f"item {word}",
-                 "content": prose if a is None else verdict_json(a[0], a[1], f"{model} on {word}")}
+                 "content": prose if a is None else verdict_json(a[0], a[1], f"{name} on {word}")}
                 for word, a in answers.items()
-            ])
+            ]): answers
+            for name, answers in answers_of.items()
+        }
         models = list(plan)
-        before = judge_runs_with(models)
-        critics = [Critic(name=m.rsplit("-", 1)[1], model=m, vendor="openrouter") for m in models]
-        items = [{"query": f"item {w}", "query_id": f"q-{w}", "meta": {"word": w}} for w in plan[models[0]]]
+        critics = [Critic(name=name, model=m, vendor="openrouter") for name, m in zip(answers_of, models)]
+        items = [{"query": f"item {w}", "query_id": f"q-{w}", "meta": {"word": w}} for w in answers_of["x"]]
         batch = Ensemble(critics, voting="majority", timeout=WAIT).judge_batch(items)
 
-        self.assertEqual(len(set(judge_runs_with(models)) - set(before)), 1)  # ONE run
+        self.assertEqual(judge_runs_with(models), [batch.run_id])  # ONE run
         self.assertEqual(len(batch), 4)
         self.assertTrue(all(r.run_id == batch.run_id for r in batch))
         for model in models:
@@ -234,7 +233,7 @@ class CrossJudgeTest(unittest.TestCase):
                     self.assertEqual((v.kind, v.error, v.raw_response), ("PARSE_FAIL", "parse_fail", prose))
                 else:
                     self.assertEqual((v.kind, v.confidence, v.reasoning, v.error),
-                                     (answer[0], answer[1], f"{model} on {word}", None))
+                                     (answer[0], answer[1], f"{critic.name} on {word}", None))
 
         alpha = nominal_alpha(units)
         assert alpha is not None
@@ -247,9 +246,8 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertEqual([i["consensus"] for i in stored["result"]["items"]], [r.consensus for r in batch])
 
     def test_an_endpoint_error_is_an_error_verdict_not_a_vote(self) -> None:
-        ok, bad = "py-cj-error-ok", "py-cj-error-bad"
-        scenario(ok, text=verdict_json("REJECT", 0.7, "no"))
-        scenario(bad, faults=[{"respond": {"status": 400}}])  # a client error: not retried
+        ok = scenario("cj-error-ok", text=verdict_json("REJECT", 0.7, "no"))
+        bad = scenario("cj-error-bad", faults=[{"respond": {"status": 400}}])  # a client error: not retried
         template = "Topic {topic}: {query}"
         got = Ensemble(
             [Critic(name="ok", model=ok, vendor="openai", prompt_template=template),
@@ -269,8 +267,7 @@ class CrossJudgeTest(unittest.TestCase):
         ])
 
     def test_keys_travel_only_as_the_critics_provider_key(self) -> None:
-        model = "py-cj-keys"
-        scenario(model, text=verdict_json("KEEP", 1, "ok"))
+        model = scenario("cj-keys", text=verdict_json("KEEP", 1, "ok"))
         given = "sk-given-critic-key-9z9z"
         got = Ensemble([Critic(name="k", model=model, vendor="deepseek", api_key=given)], timeout=WAIT).judge("q")
         [req] = requests_of(model)
@@ -279,13 +276,14 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertNotIn(given, stored)
 
         # No key anywhere: refused before anything is sent, naming the variable cross-judge reads.
+        unused = scenario("cj-nokey", text=verdict_json("KEEP", 1, "never asked"))
         saved = os.environ.pop("TOGETHER_API_KEY")
         try:
             with self.assertRaisesRegex(ValueError, "TOGETHER_API_KEY"):
-                Ensemble([Critic(name="t", model="py-cj-nokey", vendor="together")]).judge("q")
+                Ensemble([Critic(name="t", model=unused, vendor="together")]).judge("q")
         finally:
             os.environ["TOGETHER_API_KEY"] = saved
-        self.assertEqual(requests_of("py-cj-nokey"), [])
+        self.assertEqual(requests_of(unused), [])
         with self.assertRaisesRegex(ValueError, "base_url"):
             Ensemble([Critic(name="c", model="m", vendor="my-own-vendor")]).judge("q")
 

@@ -27,16 +27,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
 
+from support import env, fake_openai_url, register_scenario
+
 from assay_client.cross_judge import VENDOR_KEY_ENV, vendor_base_url_env
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_DIR = (ROOT / os.environ.get("REFERENCE_DIR", "../shared/reference")).resolve()
 SEEDS_DIR = REFERENCE_DIR.parent / "seeds"
 REFERENCE_REQUIRED = os.environ.get("REFERENCE_REQUIRED") == "1"
-ASSAY_URL = os.environ.get("ASSAY_URL", "")
-ASSAY_API_KEY = os.environ.get("ASSAY_API_KEY", "")
-FAKE_OPENAI_URL = os.environ.get("FAKE_OPENAI_URL", "")
-FAKE_ORIGIN = FAKE_OPENAI_URL.rsplit("/v1", 1)[0]
 SRC = str(Path(__import__("assay_client").__file__).resolve().parent.parent)
 # What the i-th critic of the example answers: label, confidence, reasoning.
 ANSWERS: List[Tuple[str, float, str]] = [
@@ -58,14 +56,14 @@ def seed_readme(name: str) -> Optional[str]:
     return None
 
 
-def http(url: str, body: Optional[Any] = None) -> Any:
-    req = urllib.request.Request(
-        url,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {ASSAY_API_KEY}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req, timeout=60) as res:
+def get(url: str, headers: Optional[Dict[str, str]] = None) -> Any:
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=60) as res:
         return json.loads(res.read())
+
+
+def api(path: str) -> Any:
+    """The server's own record, read with plain urllib."""
+    return get(env("ASSAY_URL") + path, {"Authorization": f"Bearer {env('ASSAY_API_KEY')}"})
 
 
 def judge_runs_with(models: List[str]) -> List[Dict[str, Any]]:
@@ -73,7 +71,7 @@ def judge_runs_with(models: List[str]) -> List[Dict[str, Any]]:
     runs: List[Dict[str, Any]] = []
     after = ""
     while True:
-        page = http(f"{ASSAY_URL}/v1/runs?evaluator=judge&limit=100" + (f"&after={after}" if after else ""))
+        page = api("/v1/runs?evaluator=judge&limit=100" + (f"&after={after}" if after else ""))
         runs += [r for r in page["data"] if [c["model"] for c in r["config"]["critics"]] == models]
         after = page.get("next_cursor") or ""
         if not after:
@@ -84,9 +82,6 @@ def keyword(call: ast.Call, name: str) -> ast.expr:
     return next(k.value for k in call.keywords if k.arg == name)
 
 
-@unittest.skipUnless(
-    ASSAY_URL and ASSAY_API_KEY and FAKE_OPENAI_URL, "needs ASSAY_URL, ASSAY_API_KEY and FAKE_OPENAI_URL"
-)
 class CrossJudgeQuickstartTest(unittest.TestCase):
     def test_readme_quickstart_runs_unchanged_but_for_the_import(self) -> None:
         readme = seed_readme("cross-judge")
@@ -128,27 +123,29 @@ class CrossJudgeQuickstartTest(unittest.TestCase):
         assign = next(n for n in tree.body if isinstance(n, ast.Assign) and n.value is judge_call)
         rest = ast.Module(body=tree.body[tree.body.index(assign) + 1:], type_ignores=[])
 
+        # The scenarios are named after the example's models (registering one forgets its old requests).
         models = [c["model"] for c in critics]
         for critic, (kind, confidence, reasoning) in zip(critics, ANSWERS):
-            http(f"{FAKE_ORIGIN}/_scenarios", {"id": critic["model"], "text": json.dumps(
+            register_scenario({"id": critic["model"], "text": json.dumps(
                 {"kind": kind, "confidence": confidence, "reasoning": reasoning})})
         before = {r["id"] for r in judge_runs_with(models)}
 
         # Every vendor at the fake endpoint, each with a key of our own, before anything runs.
         keys = {vendor: f"sk-test-{vendor}-{i}abc" for i, vendor in enumerate(VENDOR_KEY_ENV)}
-        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        child_env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
         for vendor, key_env in VENDOR_KEY_ENV.items():
-            env[vendor_base_url_env(vendor)] = FAKE_OPENAI_URL
-            env[key_env] = keys[vendor]
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+            child_env[vendor_base_url_env(vendor)] = fake_openai_url()
+            child_env[key_env] = keys[vendor]
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env,
+                              timeout=300)
         self.assertEqual(done.returncode, 0, done.stderr)
 
         # The run it made, as the server stored it.
         [run] = [r for r in judge_runs_with(models) if r["id"] not in before]
-        run = http(f"{ASSAY_URL}/v1/runs/{run['id']}")
+        run = api(f"/v1/runs/{run['id']}")
         [item] = run["result"]["items"]
         self.assertEqual(item["id"], query_id)
-        samples = http(f"{ASSAY_URL}/v1/runs/{run['id']}/samples?limit=100")["data"]
+        samples = api(f"/v1/runs/{run['id']}/samples?limit=100")["data"]
         by_critic = {s["output"]["critic"]: s["output"]["verdict"] for s in samples}
         stored = SimpleNamespace(
             consensus=item["consensus"],
@@ -178,7 +175,8 @@ class CrossJudgeQuickstartTest(unittest.TestCase):
                    if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Critic"]
         for critic, vendor in zip(critics, vendors):
             quoted = urllib.parse.quote(critic["model"], safe="")
-            [req] = http(f"{FAKE_ORIGIN}/_scenarios/{quoted}/requests")["requests"]
+            origin = fake_openai_url().rsplit("/v1", 1)[0]
+            [req] = get(f"{origin}/_scenarios/{quoted}/requests")["requests"]
             self.assertEqual(req["body"]["messages"], [
                 {"role": "system", "content": critic["system"]},
                 {"role": "user", "content": critic["template"].format(query=query)},

@@ -1,7 +1,7 @@
 """assay_client.vrty against the real server: score() is the server's answer, attribute by attribute.
 
-Needs ASSAY_URL and ASSAY_API_KEY (the e2e server); the expected values are fetched separately with a
-plain urllib POST, never through the facade or the client.
+Needs ASSAY_URL and ASSAY_API_KEY (the e2e server, loopback: support.env); the expected values are
+fetched separately with a plain urllib POST, never through the facade or the client.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from support import env
+
 from assay_client import AssayError
 from assay_client.vrty import VrtyScore, score
 
-ASSAY_URL = os.environ.get("ASSAY_URL", "")
-ASSAY_API_KEY = os.environ.get("ASSAY_API_KEY", "")
 SRC = str(Path(__import__("assay_client").__file__).resolve().parent.parent)
 DIMENSIONS = ("composite", "relevance", "coherence", "completeness", "conciseness")
 VRTY_KEYS = [*DIMENSIONS, "explanations", "vrty_version", "idf_sha256", "weights"]
@@ -29,10 +29,10 @@ VRTY_KEYS = [*DIMENSIONS, "explanations", "vrty_version", "idf_sha256", "weights
 def post(path: str, body: Dict[str, Any], method: str = "POST") -> Dict[str, Any]:
     """The server's own answer, with nothing of the package in between."""
     req = urllib.request.Request(
-        ASSAY_URL + path,
+        env("ASSAY_URL") + path,
         data=json.dumps(body).encode(),
         method=method,
-        headers={"Authorization": f"Bearer {ASSAY_API_KEY}", "Content-Type": "application/json"},
+        headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=60) as res:
         return json.loads(res.read())
@@ -57,7 +57,6 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
-@unittest.skipUnless(ASSAY_URL and ASSAY_API_KEY, "needs ASSAY_URL and ASSAY_API_KEY (the e2e server)")
 class ScoreTest(unittest.TestCase):
     def assert_same_score(self, got: VrtyScore, answer: Dict[str, Any]) -> None:
         for name in DIMENSIONS:
@@ -105,9 +104,9 @@ class ScoreTest(unittest.TestCase):
             self.assertNotEqual(got.idf_sha256, server_score(prompt, response)["idf_sha256"])
         finally:
             req = urllib.request.Request(
-                f"{ASSAY_URL}/v1/vrty/idf-tables/{table['id']}",
+                f"{env('ASSAY_URL')}/v1/vrty/idf-tables/{table['id']}",
                 method="DELETE",
-                headers={"Authorization": f"Bearer {ASSAY_API_KEY}"},
+                headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}"},
             )
             urllib.request.urlopen(req, timeout=60).close()
 
@@ -119,10 +118,9 @@ class ScoreTest(unittest.TestCase):
         fields = [err.get("path", err.get("field")) for err in e.errors]
         self.assertIn("response", fields)
         self.assertIn("response", str(e))
-        self.assertNotIn(ASSAY_API_KEY, str(e))
+        self.assertNotIn(env("ASSAY_API_KEY"), str(e))
 
 
-@unittest.skipUnless(ASSAY_URL and ASSAY_API_KEY, "needs ASSAY_URL and ASSAY_API_KEY (the e2e server)")
 class CommandLineTest(unittest.TestCase):
     prompt = "What is the capital of France?"
     response = "Paris is the capital of France. It lies on the Seine."

@@ -22,12 +22,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
 
+from support import env
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_DIR = (ROOT / os.environ.get("REFERENCE_DIR", "../shared/reference")).resolve()
 SEEDS_DIR = REFERENCE_DIR.parent / "seeds"
 REFERENCE_REQUIRED = os.environ.get("REFERENCE_REQUIRED") == "1"
-ASSAY_URL = os.environ.get("ASSAY_URL", "")
-ASSAY_API_KEY = os.environ.get("ASSAY_API_KEY", "")
 SRC = str(Path(__import__("assay_client").__file__).resolve().parent.parent)
 
 
@@ -49,9 +49,9 @@ def python_blocks(markdown: str) -> List[str]:
 
 def server_score(prompt: str, response: str) -> Dict[str, Any]:
     req = urllib.request.Request(
-        ASSAY_URL + "/v1/vrty/score",
+        env("ASSAY_URL") + "/v1/vrty/score",
         data=json.dumps({"prompt": prompt, "response": response}).encode(),
-        headers={"Authorization": f"Bearer {ASSAY_API_KEY}", "Content-Type": "application/json"},
+        headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=60) as res:
         return json.loads(res.read())
@@ -62,7 +62,6 @@ def as_vrty_score(answer: Dict[str, Any]) -> SimpleNamespace:
     return SimpleNamespace(**{k: float(v) if isinstance(v, (int, float)) else v for k, v in answer.items()})
 
 
-@unittest.skipUnless(ASSAY_URL and ASSAY_API_KEY, "needs ASSAY_URL and ASSAY_API_KEY (the e2e server)")
 class VrtyQuickstartTest(unittest.TestCase):
     def test_readme_example_runs_unchanged_but_for_the_import(self) -> None:
         readme = seed_readme("vrty")
@@ -96,8 +95,9 @@ class VrtyQuickstartTest(unittest.TestCase):
         with contextlib.redirect_stdout(expected):
             exec(compile(rest, "<vrty README>", "exec"), {target.id: as_vrty_score(server_score(prompt, response))})
 
-        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        child_env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env,
+                              timeout=120)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout, expected.getvalue())
         self.assertEqual(len(done.stdout.splitlines()), len(prints))
