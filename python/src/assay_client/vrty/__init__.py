@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, cast
 
 from .. import Client
 
@@ -46,7 +46,7 @@ class VrtyScore:
     idf_sha256: str
     weights: Dict[str, float]
     # The server's answer as it came: to_dict() keeps any key a newer server adds.
-    _answer: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    _answer: Dict[str, Any] = field(repr=False, compare=False, default_factory=lambda: cast(Dict[str, Any], {}))
 
     @classmethod
     def from_dict(cls, answer: VrtyResult | Dict[str, Any]) -> VrtyScore:
