@@ -19,7 +19,7 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any, DefaultDict, Dict, List, Optional, Sequence, Tuple
 
-from support import env, fake_openai_url, register_scenario, scenario_id
+from support import client, env, fake_openai_url, register_scenario, scenario_id
 
 from assay_client import AssayError
 from assay_client.cross_judge import VENDOR_KEY_ENV, Critic, Ensemble, vendor_base_url_env
@@ -286,6 +286,26 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertEqual(requests_of(unused), [])
         with self.assertRaisesRegex(ValueError, "base_url"):
             Ensemble([Critic(name="c", model="m", vendor="my-own-vendor")]).judge("q")
+
+    def test_a_saved_connection_instead_of_a_key(self) -> None:
+        model = scenario("cj-connection", text=verdict_json("MERGE", 0.6, "overlaps"))
+        name = scenario_id("cj-conn")
+        saved_key = "sk-saved-connection-key-c0nn"
+        c = client()
+        c.providers.create({"name": name, "base_url": fake_openai_url(), "api_key": saved_key})
+        try:
+            # No key in the environment or the critic: the connection's key is used on the server.
+            saved = os.environ.pop("DEEPSEEK_API_KEY")
+            try:
+                got = Ensemble([Critic(name="s", model=model, connection=name)], timeout=WAIT).judge("q")
+            finally:
+                os.environ["DEEPSEEK_API_KEY"] = saved
+        finally:
+            c.providers.delete(name)
+        self.assertEqual(got.consensus, "MERGE")
+        [req] = requests_of(model)
+        self.assertEqual(req["headers"]["authorization"], "***" + saved_key[-4:])
+        self.assertEqual(api(f"/v1/runs/{got.run_id}")["config"]["critics"][0]["connection"], name)
 
 
 if __name__ == "__main__":
