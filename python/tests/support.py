@@ -19,7 +19,7 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, TypeVar, cast
 
 try:
     import assay_client  # noqa: F401  (installed, or on PYTHONPATH)
@@ -32,6 +32,16 @@ from assay_client import Client  # noqa: E402
 LOCAL_ADMIN_TOKEN = "assay-local-admin-token"
 #: The API document of this checkout (the repository's own file).
 OPENAPI = Path(__file__).resolve().parent.parent.parent / "sdk" / "openapi.json"
+
+
+T = TypeVar("T")
+
+
+def present(value: Optional[T]) -> T:
+    """``value``, which the test requires to be there (and the type checker then knows it is)."""
+    if value is None:
+        raise AssertionError("expected a value, got None")
+    return value
 
 
 def env(name: str) -> str:
@@ -131,8 +141,8 @@ class FaultProxy:
             # HTTP/1.0: one request per connection, and a body ends when the connection closes.
             protocol_version = "HTTP/1.0"
 
-            def log_message(self, *args: Any) -> None:
-                pass
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # quiet: the tests assert on ``seen`` instead
 
             def _handle(self) -> None:
                 proxy._serve(self)
@@ -180,7 +190,7 @@ class FaultProxy:
         body = handler.rfile.read(length) if length else None
         fault = self._take_fault(f"{handler.command} {handler.path}")
         with self._lock:
-            self.seen.append(Seen(handler.command, handler.path, handler.headers, fault is not None))
+            self.seen.append(Seen(handler.command, handler.path, cast(http.client.HTTPMessage, handler.headers), fault is not None))
         if fault is not None and fault.hang:
             self._closing.wait()
             return
@@ -190,7 +200,7 @@ class FaultProxy:
         if fault is not None and not fault.after_forward:
             self._answer(handler, fault)
             return
-        upstream = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=120)
+        upstream = http.client.HTTPConnection(self.upstream.netloc, timeout=120)
         headers = {k: v for k, v in handler.headers.items() if k.lower() not in ("host", "connection")}
         upstream.request(handler.command, handler.path, body=body, headers=headers)
         answer = upstream.getresponse()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import unittest
 from typing import Dict, Set
 
 from support import OPENAPI
 
-from assay_client import Client
+from assay_client import Client, __version__
 
 #: Operations the client leaves out on purpose, each with why.
 LEFT_OUT = {
@@ -66,6 +67,15 @@ class EveryOperationHasAMethod(unittest.TestCase):
     def test_the_left_out_operations_are_in_the_document(self) -> None:
         # A left-out entry for an operation that is gone would hide nothing; keep the list true.
         self.assertLessEqual(set(LEFT_OUT), document_operations())
+
+
+class Version(unittest.TestCase):
+    def test_the_user_agents_version_is_the_packages(self) -> None:
+        # pyproject.toml is the package's version (held equal to package.json by the packaging tests).
+        pyproject = (OPENAPI.parent.parent / "python" / "pyproject.toml").read_text(encoding="utf-8")
+        found = re.search(r'^version = "([^"]+)"', pyproject, re.M)
+        self.assertIsNotNone(found)
+        self.assertEqual(__version__, found.group(1) if found else None)
 
 
 if __name__ == "__main__":

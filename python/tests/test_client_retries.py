@@ -9,7 +9,7 @@ import time
 import unittest
 from typing import List
 
-from support import Fault, FaultProxy, admin_client, client, fresh_tenant
+from support import Fault, FaultProxy, admin_client, client, env, fresh_tenant, present
 
 from assay_client import AssayError
 from assay_client._retry import parse_retry_after
@@ -46,6 +46,8 @@ class RetryAfter(unittest.TestCase):
             attempts = proxy.requests("POST /v1/chain-determinism/runs")
         self.assertEqual(pauses, [2.0, 3.0])
         self.assertEqual(len(attempts), 3)
+        self.assertTrue(attempts[0].headers["User-Agent"].startswith("assay-client-python/"))
+        self.assertEqual(attempts[0].headers["Authorization"], f"Bearer {env('ASSAY_API_KEY')}")
         keys = {a.headers.get("Idempotency-Key") for a in attempts}
         self.assertEqual(len(keys), 1)
         self.assertNotIn(None, keys)
@@ -132,7 +134,7 @@ class ParseRetryAfter(unittest.TestCase):
         now = time.time()
         date = email.utils.formatdate(now + 30, usegmt=True)
         # An HTTP date has whole seconds: 30 s ahead, less the fraction of the current second.
-        self.assertAlmostEqual(parse_retry_after(date, now=now), 30.0, delta=1.0)
+        self.assertAlmostEqual(present(parse_retry_after(date, now=now)), 30.0, delta=1.0)
         self.assertEqual(parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now), 0.0)
         self.assertIsNone(parse_retry_after("soon"))
         self.assertIsNone(parse_retry_after(None))

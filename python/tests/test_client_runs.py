@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from typing import Any, Dict, List
 
-from support import FaultProxy, client, fresh_tenant
+from support import Fault, FaultProxy, client, fresh_tenant, present
 
 from assay_client import AssayError, AssayTimeoutError, RunEvent
 
@@ -45,46 +45,47 @@ class EachEvaluator(unittest.TestCase):
         c = client()
         run = c.chain_determinism.create({"model": "sim:agent", "n_queries": 2, "n_replays": 3})
         self.assertEqual(run["evaluator"], "chain-determinism")
-        final = c.runs.wait(run["id"])
+        final = c.runs.wait(run)
         self.assertEqual(final["status"], "succeeded")
         self.assertEqual(final["result"], c.runs.result(run["id"]))
-        self.assertEqual(final["result"]["n_total"], 2 * 3)
+        self.assertEqual(present(final["result"])["n_total"], 2 * 3)
 
     def test_rpl_create_wait_and_result(self) -> None:
         c = client()
         run = c.rpl.create({"claim": "Tariffs raise consumer prices.", "model": "sim:rpl", "K": 8, "R": 2})
-        final = c.runs.wait(run["id"])
+        final = c.runs.wait(run)
         self.assertEqual((final["evaluator"], final["status"]), ("rpl", "succeeded"))
         self.assertEqual(final["result"], c.runs.get(run["id"])["result"])
-        self.assertEqual(final["result"]["claim"], "Tariffs raise consumer prices.")
+        self.assertEqual(present(final["result"])["claim"], "Tariffs raise consumer prices.")
 
     def test_judge_create_wait_contested_and_prompts(self) -> None:
         c = client()
         run = c.judge.create(JUDGE)
-        final = c.runs.wait(run["id"])
+        final = c.runs.wait(run)
         self.assertEqual((final["evaluator"], final["status"]), ("judge", "succeeded"))
-        self.assertEqual([i["id"] for i in final["result"]["items"]], ["q1", "q2"])
+        items = present(final["result"])["items"]
+        self.assertEqual([i["id"] for i in items], ["q1", "q2"])
         contested = list(c.judge.contested(run["id"], threshold=1))
         # With the threshold at 1 every item short of full agreement is contested.
-        expected = [i["id"] for i in final["result"]["items"] if i["krippendorff_alpha"] is None or i["krippendorff_alpha"] < 1 or i["agreement_pct"] < 1]
+        expected = [i["id"] for i in items if (i["krippendorff_alpha"] or 0) < 1 or i["agreement_pct"] < 1]
         self.assertEqual(sorted(i["id"] for i in contested), sorted(expected))
         bank = c.judge.prompts()
-        self.assertIn(bank["default"], [p["id"] if "id" in p else p.get("name") for p in bank["data"]] + [bank["default"]])
-        self.assertTrue(bank["data"])
+        self.assertIn(bank["default"], [f"{p['name']}@{p['version']}" for p in bank["data"]])
 
     def test_reasoning_quality_create_wait_and_reports(self) -> None:
         c = client()
         run = c.reasoning_quality.create(RQ)
-        final = c.runs.wait(run["id"])
+        final = c.runs.wait(run)
         self.assertEqual((final["evaluator"], final["status"]), ("reasoning-quality", "succeeded"))
-        self.assertEqual(sorted(m["model"] for m in final["result"]["models"]), ["careful", "quick"])
+        result = present(final["result"])
+        self.assertEqual(sorted(m["model"] for m in result["models"]), ["careful", "quick"])
         with tempfile.TemporaryDirectory() as folder:
             csv = c.runs.report(run["id"], "csv", Path(folder) / "r.csv")
             xlsx = c.runs.report(run["id"], "xlsx", Path(folder) / "r.xlsx")
             svg = c.runs.report(run["id"], "svg", str(Path(folder) / "r.svg"))
             lines = csv.read_text(encoding="utf-8").splitlines()
             # A header, then a row per (model, strategy) of the result.
-            self.assertEqual(len(lines), 1 + 2 * len(final["result"]["strategies"]), lines)
+            self.assertEqual(len(lines), 1 + 2 * len(result["strategies"]), lines)
             self.assertTrue(lines[0].startswith("model,strategy,"))
             self.assertEqual(xlsx.read_bytes()[:2], b"PK")  # a zip, as every xlsx
             self.assertIn("<svg", svg.read_text(encoding="utf-8"))
@@ -161,6 +162,19 @@ class Events(unittest.TestCase):
         # After the final event's id: nothing more (the server's 204).
         self.assertEqual(list(c.runs.events(run["id"], last_event_id=events[-1].id)), [])
 
+    def test_a_key_revoked_while_following_ends_the_events_with_a_401(self) -> None:
+        c = client()
+        made = c.keys.create({"name": "py-events"})
+        run = c.chain_determinism.create(slow_run(20))
+        events = client(api_key=made["key"]).runs.events(run["id"])
+        next(events)
+        c.keys.revoke(made["id"])
+        with self.assertRaises(AssayError) as caught:
+            for _ in events:
+                pass
+        self.assertEqual(caught.exception.status, 401)
+        c.runs.cancel(run["id"])
+
     def test_wait_reports_increasing_progress(self) -> None:
         c = client()
         run = c.chain_determinism.create(slow_run(8))
@@ -172,6 +186,23 @@ class Events(unittest.TestCase):
         self.assertEqual(done, sorted(done))
         self.assertEqual(seen[-1].event, "final")
         self.assertEqual(seen[-1].data["progress"]["done"], 8)
+
+    def test_wait_polls_the_run_when_the_event_stream_cannot_be_had(self) -> None:
+        c = client()
+        run = c.chain_determinism.create({"model": "sim:agent", "n_queries": 1, "n_replays": 2})
+        expected = c.runs.wait(run)
+        with FaultProxy() as proxy:
+            path = f"GET /v1/runs/{run['id']}/events"
+            proxy.fail(path, *[Fault(status=503) for _ in range(3)])
+            waiting = client(base_url=proxy.url, max_retries=2)
+            waiting._http.sleep = lambda seconds: None  # the 503s' backoff is not what this test is about
+            seen: List[RunEvent] = []
+            final = waiting.runs.wait(run["id"], on_progress=seen.append)
+            self.assertEqual(len(proxy.requests(path)), 3)  # the stream, refused on every attempt
+            reads = [r for r in proxy.requests("GET ") if r.path == f"/v1/runs/{run['id']}"]
+            self.assertEqual(len(reads), 1)  # then one read of the run, already ended
+        self.assertEqual(final, expected)
+        self.assertEqual([e.event for e in seen], ["final"])
 
     def test_wait_times_out_naming_the_run_and_cancel_ends_it(self) -> None:
         c = client()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional, cast
 
 from ._http import Transport, quote
 from ._retry import backoff
@@ -116,9 +116,9 @@ def _retry_ms(data: str) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _object(data: str) -> dict:
+def _object(data: str) -> Dict[str, Any]:
     try:
-        parsed = json.loads(data)
+        parsed: Any = json.loads(data)
     except ValueError:
         return {}
-    return parsed if isinstance(parsed, dict) else {}
+    return cast(Dict[str, Any], parsed) if isinstance(parsed, dict) else {}

@@ -10,28 +10,17 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, cast
 
 from ._retry import backoff, delay_for_status, parse_retry_after
-from .errors import AssayError, AssayTimeoutError
+from ._version import __version__
+from .errors import AssayError, AssayTimeoutError, status_phrase
 
 # Transport failures: nothing (or not all) came back. Whether they are retried depends on the request.
 _CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout, OSError)
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return version("assay-client")
-        except PackageNotFoundError:
-            return "dev"
-    except ImportError:  # pragma: no cover - the stdlib has it from 3.8
-        return "dev"
-
-
-USER_AGENT = f"assay-client-python/{_version()}"
+USER_AGENT = f"assay-client-python/{__version__}"
 
 
 class Transport:
@@ -147,20 +136,20 @@ def _error_of(answer: urllib.error.HTTPError) -> AssayError:
         raw = b""
     finally:
         answer.close()
-    problem: Optional[Dict[str, Any]] = None
+    parsed: Any = None
     try:
         parsed = json.loads(raw) if raw else None
-        if isinstance(parsed, dict):
-            problem = parsed
     except ValueError:
         pass
-    if problem is not None:
-        error = AssayError.from_problem(answer.code, problem)
+    if isinstance(parsed, dict):
+        error = AssayError.from_problem(answer.code, cast(Dict[str, Any], parsed))
     else:
         kind = answer.headers.get("Content-Type", "no content type")
-        error = AssayError.from_problem(answer.code, {})
-        error.detail = f"the answer was not problem+json ({kind}, {len(raw)} bytes)"
-        error.args = (error._line(),)
+        error = AssayError(
+            status_phrase(answer.code),
+            status=answer.code,
+            detail=f"the answer was not problem+json ({kind}, {len(raw)} bytes)",
+        )
     error.retry_after = parse_retry_after(answer.headers.get("Retry-After"))
     return error
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Mapping, Optional
 
 
-def each_item(fetch_page: Callable[[Optional[str]], Mapping[str, Any]]) -> Iterator[Any]:
-    """Each item of the list, page by page: ``fetch_page(None)`` first, then with each page's
-    ``next_cursor`` until a page says there is no more. One page is held at a time, so a long list streams."""
-    after: Optional[str] = None
+def each_item(fetch_page: Callable[[Optional[str]], Mapping[str, Any]], after: Optional[str] = None) -> Iterator[Any]:
+    """Each item of the list, page by page: ``fetch_page(after)`` first (None: from the start), then with
+    each page's ``next_cursor`` until a page says there is no more. One page is held at a time, so a long
+    list streams."""
     while True:
         page = fetch_page(after)
         yield from page["data"]

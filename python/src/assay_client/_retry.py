@@ -37,8 +37,6 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    if when is None:
-        return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 

@@ -7,7 +7,7 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, TypeVar, Union, cast, overload
 
 from ._events import RunEvent, follow_events
 from ._http import Transport, quote
@@ -17,7 +17,21 @@ from ._pages import each_item
 from .errors import AssayError, AssayTimeoutError
 
 if TYPE_CHECKING:
-    from .types import Run, RunDeletion, RunResult, Sample, WebhookDelivery, WebhookResend
+    from .types import (
+        ChainDeterminismRun,
+        JudgeRun,
+        ReasoningQualityRun,
+        RplRun,
+        Run,
+        RunDeletion,
+        RunResult,
+        Sample,
+        WebhookDelivery,
+        WebhookResend,
+    )
+
+#: One evaluator's run: ``wait`` and ``with_result`` answer the same type they were given.
+R = TypeVar("R", "ChainDeterminismRun", "RplRun", "JudgeRun", "ReasoningQualityRun", "Run")
 
 #: The evaluators that make runs, as the API names them in ``POST /v1/<evaluator>/runs``.
 EVALUATORS = ("chain-determinism", "rpl", "judge", "reasoning-quality")
@@ -93,13 +107,8 @@ class Runs:
         """Every sample of the run, in write order, as ``Sample`` objects (typed per evaluator), one page
         of ``limit`` in memory at a time; ``after`` resumes after a page's ``next_cursor``."""
         path = f"/v1/runs/{quote(run_id)}/samples"
-        size = limit or PAGE
-
-        def page(cursor: Optional[str]) -> Mapping[str, Any]:
-            return self._http.json("GET", path, query={"limit": size, "after": cursor}, safe=True)
-
-        first = after
-        return each_item(lambda cursor: page(cursor if cursor is not None else first))
+        query = {"limit": limit or PAGE}
+        return each_item(lambda cursor: self._http.json("GET", path, query={**query, "after": cursor}, safe=True), after)
 
     @operation("listSamples")
     def export(self, run_id: str, *, after: Optional[str] = None) -> Iterator[Dict[str, Any]]:
@@ -127,22 +136,37 @@ class Runs:
         ``last_event_id`` resumes after that event."""
         return follow_events(self._http, run_id, last_event_id=last_event_id)
 
+    @overload
+    def wait(
+        self, run_id: str, *, timeout: Optional[float] = None, on_progress: Optional[Callable[[RunEvent], None]] = None
+    ) -> "Run": ...
+
+    @overload
+    def wait(
+        self, run_id: R, *, timeout: Optional[float] = None, on_progress: Optional[Callable[[RunEvent], None]] = None
+    ) -> R: ...
+
     def wait(
         self,
-        run_id: str,
+        run_id: "Union[str, Run]",
         *,
         timeout: Optional[float] = None,
         on_progress: Optional[Callable[[RunEvent], None]] = None,
     ) -> "Run":
         """Follows the run until it ends and returns it with ``result`` filled in (fetched from
-        ``/result`` when the run did not inline it). ``on_progress`` is called with each ``progress``
-        event and then the ``final`` one (``event.data``: ``{done, failed, total, status}``, or the run).
-        ``timeout`` bounds the whole wait (seconds): past it, AssayTimeoutError naming the run, which
-        goes on. Follows the event stream; if the stream cannot be had, polls the run instead."""
+        ``/result`` when the run did not inline it).
+
+        ``run_id``: the run's id, or the run as a ``create`` answered it (the answer is then typed as
+        that evaluator's run, so ``wait(client.judge.create(...))["result"]`` is a ``JudgeResult``).
+        ``on_progress`` is called with each ``progress`` event (``event.data``: ``{done, failed, total,
+        status}``) and then the ``final`` one (``event.data``: the run). ``timeout`` bounds the whole wait
+        in seconds: past it, AssayTimeoutError naming the run (which goes on). Follows the event stream;
+        when the stream cannot be had (a connection that keeps failing, a 5xx), polls the run instead."""
+        rid = run_id if isinstance(run_id, str) else run_id["id"]
         deadline = None if timeout is None else time.monotonic() + timeout
-        final: Optional[Dict[str, Any]] = None
+        final: Any = None
         try:
-            for event in follow_events(self._http, run_id, deadline=deadline):
+            for event in follow_events(self._http, rid, deadline=deadline):
                 if event.event in ("progress", "final") and on_progress is not None:
                     on_progress(event)
                 if event.event == "final":
@@ -152,15 +176,14 @@ class Runs:
         except AssayError as error:
             if error.status is not None and error.status < 500:
                 raise
-        run: Any = final if final is not None else self._poll(run_id, deadline, on_progress)
-        if run["status"] not in _FINAL:  # a 204: the final event was seen before; read the run
-            run = self._poll(run_id, deadline, on_progress)
-        return self.with_result(run)
+        if final is None:  # the stream failed, or answered 204 (its final event was seen before)
+            final = self._poll(rid, deadline, on_progress)
+        return self.with_result(cast("Run", final))
 
-    def with_result(self, run: "Run") -> "Run":
+    def with_result(self, run: R) -> R:
         """The run with its ``result`` filled in from ``/result`` when the API did not inline it."""
         if run.get("result") is None and run.get("result_url"):
-            return {**run, "result": self.result(run["id"])}  # type: ignore[return-value]
+            return cast(R, {**run, "result": self.result(run["id"])})
         return run
 
     def _poll(self, run_id: str, deadline: Optional[float], on_progress: Optional[Callable[[RunEvent], None]]) -> Any:
@@ -177,18 +200,13 @@ class Runs:
             self._http.sleep(pause)
             pause = min(pause * 2, 5.0)
 
-    def report(self, run_id: str, format: str, path: Union[str, "Path"]) -> Path:
+    @operation("getReasoningQualityReportCsv", "getReasoningQualityReportXlsx", "getReasoningQualityRadar")
+    def report(self, run_id: str, format: str, path: Union[str, Path]) -> Path:
         """Writes the run's report (``"csv"``, ``"xlsx"`` or ``"svg"``: the radar chart) to ``path``,
         streamed to the file in chunks, and returns the path. Reasoning-quality runs have reports."""
         if format not in REPORTS:
             raise ValueError(f"format must be one of {', '.join(REPORTS)}, got {format!r}")
         return self._download(f"/v1/runs/{quote(run_id)}/{REPORTS[format]}", Path(path))
-
-    report.operation_ids = (  # type: ignore[attr-defined]
-        "getReasoningQualityReportCsv",
-        "getReasoningQualityReportXlsx",
-        "getReasoningQualityRadar",
-    )
 
     def _download(self, api_path: str, path: Path) -> Path:
         response = self._http.open("GET", api_path, headers={"Accept": "*/*"}, safe=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from http import HTTPStatus
+from typing import Any, Dict, List, Mapping, Optional, cast
 
 
 class AssayError(Exception):
@@ -48,13 +49,17 @@ class AssayError(Exception):
     @classmethod
     def from_problem(cls, status: int, problem: Mapping[str, Any]) -> "AssayError":
         """The error of an answer whose body is a problem object (or any JSON object)."""
-        raw_errors = problem.get("errors")
-        errors = [e for e in raw_errors if isinstance(e, dict)] if isinstance(raw_errors, list) else []
+        raw_errors: Any = problem.get("errors")
+        errors: List[Dict[str, Any]] = (
+            [cast(Dict[str, Any], e) for e in cast(List[Any], raw_errors) if isinstance(e, dict)]
+            if isinstance(raw_errors, list)
+            else []
+        )
         title = problem.get("title")
         detail = problem.get("detail")
         kind = problem.get("type")
         return cls(
-            title if isinstance(title, str) else _reason(status),
+            title if isinstance(title, str) else status_phrase(status),
             status=status,
             detail=detail if isinstance(detail, str) else None,
             type=kind if isinstance(kind, str) else None,
@@ -90,10 +95,9 @@ class AssayTimeoutError(AssayError, TimeoutError):
         super().__init__(title, detail=detail)
 
 
-def _reason(status: int) -> str:
+def status_phrase(status: int) -> str:
+    """The usual name of an HTTP status (``Not Found``), for an error whose body had no title."""
     # A body without a title (a proxy's HTML page, an empty 502) still gets the status's usual name.
-    from http import HTTPStatus
-
     try:
         return HTTPStatus(status).phrase
     except ValueError:
