@@ -51,7 +51,8 @@ describe("the README and docs/", () => {
     expect(pages.filter((p) => !reached.has(p))).toEqual([]);
   });
 
-  it.each(pages)("%s: every relative link resolves", (page) => {
+  // python/README.md (the Python client's page, with its examples run by test/python/readme.test.ts) too.
+  it.each([...pages, "python/README.md"])("%s: every relative link resolves", (page) => {
     expect(brokenLinks(page, read(page), fromDisk)).toEqual([]);
   });
 

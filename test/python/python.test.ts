@@ -37,6 +37,8 @@ if (!python.ok) {
 
   beforeAll(async () => {
     if (!listed.ok) return;
+    // An earlier run's output would read as this run's.
+    rmSync(ARTIFACT, { force: true });
     const out = join(work, "results.jsonl");
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(python.executable, [RUNNER, "--json", out], {

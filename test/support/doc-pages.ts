@@ -3,19 +3,25 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-export type Block = { line: number; lang: "sh" | "ts"; code: string; notRun: string | null };
+export type Block<L extends string = "sh" | "ts"> = { line: number; lang: L; code: string; notRun: string | null };
 
-/** A page's ```sh and ```ts blocks with the line of their opening fence and their "not run" reason. */
-export function codeBlocks(text: string): Block[] {
+/**
+ * A page's code blocks in `langs` (```sh and ```ts unless told: python/README.md's ```python blocks run
+ * in test/python/readme.test.ts) with the line of their opening fence and their "not run" reason.
+ */
+export function codeBlocks<L extends string = "sh" | "ts">(
+  text: string,
+  langs: readonly L[] = ["sh", "ts"] as unknown as L[],
+): Block<L>[] {
   const lines = text.split("\n");
-  const out: Block[] = [];
+  const out: Block<L>[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w*)\s*$/.exec(lines[i]);
     if (!open) continue;
     let end = i + 1;
     while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    const lang = open[1];
-    if (lang === "sh" || lang === "ts") {
+    const lang = open[1] as L;
+    if (langs.includes(lang)) {
       let prev = i - 1;
       while (prev >= 0 && lines[prev].trim() === "") prev--;
       const marker = prev >= 0 ? /^<!-- not run: (.+?) -->$/.exec(lines[prev].trim()) : null;
