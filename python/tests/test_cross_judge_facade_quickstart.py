@@ -1,11 +1,10 @@
 """cross-judge's README "Quickstart: 3-model judge", unchanged but for its import line, runs on assay.
 
-The README is read at test time from the seeds folder next to $REFERENCE_DIR (default
-../shared/reference from the repository root; never copied here). Without it the test skips saying so;
-with REFERENCE_REQUIRED=1 it fails instead. Every vendor is pointed at the loopback fake endpoint
-through the environment; one fake scenario per model of the example answers the verdict JSON its
-prompt asks for, a different one per critic (2 KEEP, 1 REJECT), so consensus, agreement and alpha are
-not trivial. The printed output is checked against the run the server stored and against the
+The README is read at test time from the seeds folder next to $REFERENCE_DIR (tests/_seeds.py; never
+copied here). Without it the test skips saying so; with REFERENCE_REQUIRED=1 it fails. Every vendor is
+pointed at the loopback fake endpoint through the environment; one fake scenario per model of the
+example answers the verdict JSON its prompt asks for, a different one per critic (2 KEEP, 1 REJECT), so
+consensus, agreement and alpha are not trivial. The printed output is checked against the run the server stored and against the
 scenarios' verdicts.
 """
 
@@ -27,14 +26,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
 
+from _seeds import seed_readme
 from support import env, fake_openai_url, register_scenario
 
 from assay_client.cross_judge import VENDOR_KEY_ENV, vendor_base_url_env
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE_DIR = (ROOT / os.environ.get("REFERENCE_DIR", "../shared/reference")).resolve()
-SEEDS_DIR = REFERENCE_DIR.parent / "seeds"
-REFERENCE_REQUIRED = os.environ.get("REFERENCE_REQUIRED") == "1"
 SRC = str(Path(__import__("assay_client").__file__).resolve().parent.parent)
 # What the i-th critic of the example answers: label, confidence, reasoning.
 ANSWERS: List[Tuple[str, float, str]] = [
@@ -42,18 +38,6 @@ ANSWERS: List[Tuple[str, float, str]] = [
     ("REJECT", 0.55, "Bank failures are driven by contagion through balance sheets, not stress transfer."),
     ("KEEP", 0.8, "Omori-like decay appears in both; the scaling collapse supports one class."),
 ]
-
-
-def seed_readme(name: str) -> Optional[str]:
-    """The seed file whose metadata header says ``Name: <name>``, or None."""
-    if not SEEDS_DIR.is_dir():
-        return None
-    for path in sorted(SEEDS_DIR.glob("*.txt")):
-        text = path.read_text(encoding="utf-8")
-        header = text.split("\n\n", 1)[0]
-        if re.search(rf"^Name: {re.escape(name)}$", header, re.M):
-            return text
-    return None
 
 
 def get(url: str, headers: Optional[Dict[str, str]] = None) -> Any:
@@ -84,12 +68,7 @@ def keyword(call: ast.Call, name: str) -> ast.expr:
 
 class CrossJudgeQuickstartTest(unittest.TestCase):
     def test_readme_quickstart_runs_unchanged_but_for_the_import(self) -> None:
-        readme = seed_readme("cross-judge")
-        if readme is None:
-            message = f"cross-judge's README is not in {SEEDS_DIR} (set REFERENCE_DIR; the seeds sit next to it)"
-            if REFERENCE_REQUIRED:
-                self.fail(message)
-            self.skipTest(message)
+        readme = seed_readme(self, "cross-judge")  # skips (fails under REFERENCE_REQUIRED=1) without the seeds
         section = readme.split("\n## Quickstart: 3-model judge\n", 1)[1]
         block = re.search(r"^```python\n(.*?)^```", section, re.S | re.M)
         assert block is not None

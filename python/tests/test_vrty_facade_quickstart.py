@@ -1,9 +1,8 @@
 """vrty's own README quick-start, unchanged but for its import line, runs on assay.
 
-The README is read at test time from the seeds folder next to $REFERENCE_DIR (default
-../shared/reference from the repository root; never copied into the repository). Without it the test
-skips saying so; with REFERENCE_REQUIRED=1 it fails instead. The example's printed output is checked
-against the server's answer, fetched with a plain urllib POST.
+The README is read at test time from the seeds folder next to $REFERENCE_DIR (tests/_seeds.py; never
+copied into the repository). Without it the test skips saying so; with REFERENCE_REQUIRED=1 it fails.
+The example's printed output is checked against the server's answer, fetched with a plain urllib POST.
 """
 
 from __future__ import annotations
@@ -22,25 +21,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
 
+from _seeds import seed_readme
 from support import env
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE_DIR = (ROOT / os.environ.get("REFERENCE_DIR", "../shared/reference")).resolve()
-SEEDS_DIR = REFERENCE_DIR.parent / "seeds"
-REFERENCE_REQUIRED = os.environ.get("REFERENCE_REQUIRED") == "1"
 SRC = str(Path(__import__("assay_client").__file__).resolve().parent.parent)
-
-
-def seed_readme(name: str) -> Optional[str]:
-    """The seed file whose metadata header says ``Name: <name>``, or None."""
-    if not SEEDS_DIR.is_dir():
-        return None
-    for path in sorted(SEEDS_DIR.glob("*.txt")):
-        text = path.read_text(encoding="utf-8")
-        header = text.split("\n\n", 1)[0]
-        if re.search(rf"^Name: {re.escape(name)}$", header, re.M):
-            return text
-    return None
 
 
 def python_blocks(markdown: str) -> List[str]:
@@ -64,12 +48,7 @@ def as_vrty_score(answer: Dict[str, Any]) -> SimpleNamespace:
 
 class VrtyQuickstartTest(unittest.TestCase):
     def test_readme_example_runs_unchanged_but_for_the_import(self) -> None:
-        readme = seed_readme("vrty")
-        if readme is None:
-            message = f"vrty's README is not in {SEEDS_DIR} (set REFERENCE_DIR; the seeds sit next to it)"
-            if REFERENCE_REQUIRED:
-                self.fail(message)
-            self.skipTest(message)
+        readme = seed_readme(self, "vrty")  # skips (fails under REFERENCE_REQUIRED=1) without the seeds
         # The quick-start is the first Python block that imports from vrty.
         block = next(b for b in python_blocks(readme) if re.search(r"^from vrty import ", b, re.M))
         code, replaced = re.subn(r"^from vrty import ", "from assay_client.vrty import ", block, flags=re.M)
