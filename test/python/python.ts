@@ -1,6 +1,7 @@
 // The Python the Python tests run with, and the environment they get: what test/python/*.test.ts share.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { REFERENCE_REQUIRED, REFERENCE_ROOT } from "../support/reference.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const PYTHON_DIR = join(ROOT, "python");
@@ -39,8 +40,8 @@ export const pythonRequired = () => process.env.PYTHON_REQUIRED === "1";
 
 /**
  * The only environment a Python test process gets: no variable of the machine's beyond PATH and HOME,
- * the server's address and key, the fake model endpoint, the package on PYTHONPATH and `tmp` as TMPDIR
- * (a folder of the caller's, removed after).
+ * the server's address and key, the fake model endpoint, the package on PYTHONPATH, `tmp` as TMPDIR
+ * (a folder of the caller's, removed after) and where the originals' READMEs are (REFERENCE_DIR).
  */
 export function pythonEnv(
   server: { assayUrl: string; fakeOpenAIUrl: string },
@@ -58,6 +59,10 @@ export function pythonEnv(
     // No __pycache__ folders left in the work tree; text in UTF-8 whatever the machine's locale.
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONUTF8: "1",
+    // The originals' READMEs (the facades' quick-starts) sit beside the golden vectors: the same folder
+    // and the same rule as the TypeScript parity tests, so CI fails rather than skips without them.
+    REFERENCE_DIR: REFERENCE_ROOT,
+    ...(REFERENCE_REQUIRED ? { REFERENCE_REQUIRED: "1" } : {}),
     ...extra,
   };
   // ProcessEnv declares the Worker's bindings (worker-configuration.d.ts); a child process has none of them.
