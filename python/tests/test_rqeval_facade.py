@@ -152,6 +152,37 @@ class Run(unittest.TestCase):
         self.assertTrue(all(r["headers"]["authorization"] == "***5353" for r in requests))
 
 
+class MetricModels(unittest.TestCase):
+    """`metrics.ls` / `metrics.ss` naming a model, read by plan() with an empty environment: nothing is
+    sent anywhere. Without a key only the block's own base_url may make a keyless provider; else the
+    config is refused, as for the models, rather than the server sent to OpenAI without a key."""
+
+    def metrics(self, **blocks: Any) -> Dict[str, Any]:
+        return config([{"name": "M", "type": "mock"}], metrics={**METRICS, **blocks})
+
+    def test_a_real_model_without_a_key_is_refused_naming_the_field_and_the_variable(self) -> None:
+        for key, model in (("ls", "gpt-4o-mini"), ("ss", "text-embedding-3-small")):
+            with self.subTest(key=key):
+                with self.assertRaisesRegex(ConfigError, rf"^config: metrics\.{key}: model {model} needs a key: set OPENAI_API_KEY"):
+                    rqeval.plan(self.metrics(**{key: {"model": model}}), env={})
+
+    def test_a_named_key_variable_that_is_unset_is_refused_naming_the_field(self) -> None:
+        with self.assertRaisesRegex(ConfigError, r"^config: metrics\.ls: RQ_LS_KEY is not set"):
+            rqeval.plan(self.metrics(ls={"model": "gpt-4o-mini", "api_key_env": "RQ_LS_KEY"}), env={})
+
+    def test_an_explicit_base_url_needs_no_key(self) -> None:
+        local = "http://127.0.0.1:9/v1"
+        p = rqeval.plan(self.metrics(ls={"model": "local-checker", "base_url": local}, ss={"model": "local-embed", "base_url": local}), env={})
+        self.assertEqual(p.request["ls"], {"model": "local-checker", "method": "model", "provider": {"base_url": local}})
+        self.assertEqual(p.request["ss"], {"model": "local-embed", "method": "embeddings", "provider": {"base_url": local}})
+
+    def test_the_environments_key_travels_and_a_sim_model_needs_none(self) -> None:
+        env = {"OPENAI_API_KEY": "sk-rq-ls-0000"}
+        p = rqeval.plan(self.metrics(ls={"model": "gpt-4o-mini"}, ss={"model": "sim:embed"}), env=env)
+        self.assertEqual(p.request["ls"]["provider"], {"base_url": "https://api.openai.com/v1", "api_key": "sk-rq-ls-0000"})
+        self.assertEqual(p.request["ss"], {"model": "sim:embed", "method": "embeddings"})
+
+
 @needs_server
 class QuickStart(unittest.TestCase):
     """The README's "Run full evaluation" command, `python main.py --config config/config.yaml` →

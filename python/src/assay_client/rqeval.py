@@ -148,6 +148,20 @@ def _model(r: _Reader, raw: Any, i: int, deterministic: bool) -> Optional[Dict[s
     return {"name": name, "model": str(model_id), "provider": provider, **_sampling(r, p, where, deterministic), **extra}
 
 
+def _metric_provider(r: _Reader, where: str, model: str, base_url: Optional[str], api_key_env: Optional[str]) -> Dict[str, Any]:
+    """The endpoint and key of `metrics.ls` / `metrics.ss` naming a model. As for the models: without a
+    key only the block's own `base_url` (a local server may take none) makes a keyless provider; else
+    the config is refused rather than the server sent to the vendor's URL without a key."""
+    try:
+        provider = provider_from_env(base_url=base_url, api_key_env=api_key_env, env=r.env)
+    except ConfigError as e:
+        raise r.fail(where, str(e)) from None
+    if "api_key" not in provider and not base_url:
+        raise r.fail(where, f"model {model} needs a key: set OPENAI_API_KEY (or OPENROUTER_API_KEY), name one with "
+                     f"{where}.api_key_env, or point {where}.base_url at an endpoint that takes none")  # fmt: skip
+    return provider
+
+
 def _sampling(r: _Reader, p: Mapping[str, Any], where: str, deterministic: bool) -> Dict[str, Any]:
     """A model's max_tokens (the original's default 512) and temperature: an explicit temperature > 0
     wins; else `deterministic` (the original's default) means 0."""
@@ -275,7 +289,7 @@ def plan(config: Union[str, "os.PathLike[str]", Mapping[str, Any]], env: Optiona
             base_url, api_key_env = b.pop("base_url", None), b.pop("api_key_env", None)
             b["method"] = method
             if not str(b.get("model", "")).startswith("sim:"):
-                b["provider"] = provider_from_env(base_url=base_url, api_key_env=api_key_env, env=env)
+                b["provider"] = _metric_provider(r, f"metrics.{key}", str(b.get("model", "")), base_url, api_key_env)
         if b is not None:
             req[key] = b
     if metrics.get("nli_model") and "ls" not in req:
