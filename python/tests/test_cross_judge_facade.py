@@ -18,6 +18,7 @@ from collections import defaultdict
 from itertools import permutations
 from pathlib import Path
 from typing import Any, DefaultDict, Dict, List, Optional, Sequence, Tuple
+from unittest import mock
 
 from support import client, env, fake_openai_url, register_scenario, scenario_id
 
@@ -306,6 +307,33 @@ class CrossJudgeTest(unittest.TestCase):
         [req] = requests_of(model)
         self.assertEqual(req["headers"]["authorization"], "***" + saved_key[-4:])
         self.assertEqual(api(f"/v1/runs/{got.run_id}")["config"]["critics"][0]["connection"], name)
+
+
+class CriticKeys(unittest.TestCase):
+    """A critic of a real model without a key: refused before anything is sent, unless it names its own
+    endpoint (a vendor without a preset, e.g. a local server, may take none). Offline: to_request() only."""
+
+    def setUp(self) -> None:
+        no_model_env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+        patcher = mock.patch.dict(os.environ, no_model_env, clear=True)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_a_vendor_with_a_preset_needs_its_key(self) -> None:
+        for vendor, key_env in VENDOR_KEY_ENV.items():
+            with self.subTest(vendor=vendor), self.assertRaisesRegex(ValueError, f"Critic 'c': no API key: pass api_key= or set {key_env}"):
+                Critic(name="c", model="some-model", vendor=vendor).to_request()
+
+    def test_a_vendor_without_a_preset_needs_a_base_url_and_then_no_key(self) -> None:
+        with self.assertRaisesRegex(ValueError, "unknown vendor 'mine'. Pass base_url explicitly"):
+            Critic(name="c", model="local-model", vendor="mine").to_request()
+        local = "http://127.0.0.1:9/v1"
+        self.assertEqual(Critic(name="c", model="local-model", vendor="mine", base_url=local).to_request()["provider"], {"base_url": local})
+
+    def test_the_environments_key_travels_with_the_vendor(self) -> None:
+        os.environ["DEEPSEEK_API_KEY"] = "sk-cj-offline-1234"
+        critic = Critic(name="c", model="deepseek-chat").to_request()
+        self.assertEqual((critic["vendor"], critic["provider"]), ("deepseek", {"api_key": "sk-cj-offline-1234"}))
 
 
 if __name__ == "__main__":

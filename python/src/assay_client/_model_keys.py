@@ -36,7 +36,8 @@ def provider_from_env(
     The endpoint: `base_url`; else OpenRouter's when OPENROUTER_API_KEY is set and OPENAI_API_KEY is
     not; else OPENAI_BASE_URL or OpenAI's. The key: the variable `api_key_env` names (which must be
     set); else OPENROUTER_API_KEY for an OpenRouter URL, OPENAI_API_KEY (then OPENROUTER_API_KEY) for
-    the rest. Without a key the provider has only `base_url` (a local server may take none).
+    the rest. Without a key the provider has only `base_url` (a local server may take none): a caller
+    refuses that unless the endpoint was chosen explicitly, or the server would call the vendor keyless.
     """
     env = os.environ if env is None else env
     openrouter = False
