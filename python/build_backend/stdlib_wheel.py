@@ -37,69 +37,150 @@ def _timestamp() -> int:
 
 
 def _read_toml_subset(text: str) -> Dict[str, Any]:
-    """The tables of a TOML file whose values are strings, arrays of strings and inline tables of strings.
+    """The tables of a TOML file whose values are basic strings, booleans, arrays of basic strings and
+    inline tables of basic strings (keys bare or quoted; comments outside strings; arrays over lines).
 
-    Enough for this project's pyproject.toml on Python 3.10 (no tomllib); anything else raises.
+    Enough for this project's pyproject.toml on Python 3.10 (no tomllib); anything else raises
+    ValueError, so a file outside the subset fails the build instead of being misread.
     """
-    out: Dict[str, Any] = {}
-    table: Dict[str, Any] = out
-    lines = iter(text.splitlines())
-    for raw in lines:
-        line = _strip_comment(raw)
-        if not line:
-            continue
-        header = re.fullmatch(r"\[([A-Za-z0-9_.-]+)\]", line)
-        if header:
-            table = out
-            for part in header.group(1).split("."):
-                table = table.setdefault(part, {})
-            continue
-        key, sep, value = line.partition("=")
-        if not sep:
-            raise ValueError(f"pyproject.toml: cannot read {raw!r}")
-        value = value.strip()
-        # An array may span lines: read until its brackets balance outside strings.
-        while value.startswith("[") and not _balanced(value):
-            value += " " + _strip_comment(next(lines))
-        table[key.strip().strip('"')] = _toml_value(value)
-    return out
+    return _TomlSubset(text).document()
 
 
-def _strip_comment(line: str) -> str:
-    """The line without a `#` comment (one outside a string), stripped."""
-    in_string = False
-    for i, ch in enumerate(line):
-        if ch == '"' and (i == 0 or line[i - 1] != "\\"):
-            in_string = not in_string
-        elif ch == "#" and not in_string:
-            return line[:i].strip()
-    return line.strip()
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+# A basic string on one line; its escapes are JSON's but for \U (which json.loads refuses: it raises).
+_BASIC_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
-def _balanced(value: str) -> bool:
-    depth, in_string = 0, False
-    for i, ch in enumerate(value):
-        if ch == '"' and (i == 0 or value[i - 1] != "\\"):
-            in_string = not in_string
-        elif not in_string and ch in "[{":
-            depth += 1
-        elif not in_string and ch in "]}":
-            depth -= 1
-    return depth == 0
+class _TomlSubset:
+    """A scanner over the whole text (arrays may span lines), one character position at a time."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
 
-def _toml_value(value: str) -> Any:
-    if value.startswith("{"):
-        # An inline table of strings: key = "value", ...
-        pairs = re.findall(r'([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*")', value)
-        return {k: json.loads(v) for k, v in pairs}
-    if value.startswith("["):
-        return [json.loads(s) for s in re.findall(r'"(?:[^"\\]|\\.)*"', value)]
-    if value.startswith('"'):
-        return json.loads(value)
-    if value in ("true", "false"):
-        return value == "true"
-    raise ValueError(f"pyproject.toml: unsupported value {value!r}")
+    def fail(self, what: str) -> ValueError:
+        line = self.text.count("\n", 0, self.i) + 1
+        return ValueError(f"pyproject.toml line {line}: {what} (this reader takes a subset of TOML)")
+
+    def peek(self) -> str:
+        return self.text[self.i : self.i + 1]
+
+    def skip(self, newlines: bool = False) -> None:
+        """Past spaces and tabs, and with `newlines` past line ends and comments too."""
+        while self.i < len(self.text):
+            ch = self.text[self.i]
+            if ch in " \t" or (newlines and ch in "\r\n"):
+                self.i += 1
+            elif newlines and ch == "#":
+                end = self.text.find("\n", self.i)
+                self.i = len(self.text) if end < 0 else end
+            else:
+                return
+
+    def end_of_line(self) -> None:
+        self.skip()
+        if self.peek() == "#":
+            end = self.text.find("\n", self.i)
+            self.i = len(self.text) if end < 0 else end
+        if self.peek() not in ("", "\n", "\r"):
+            raise self.fail(f"unexpected {self.text[self.i:].splitlines()[0]!r}")
+
+    def string(self) -> str:
+        m = _BASIC_STRING.match(self.text, self.i)
+        if not m:
+            raise self.fail("an unterminated string")
+        self.i = m.end()
+        return json.loads(m.group(0))
+
+    def key(self) -> str:
+        if self.peek() == '"':
+            return self.string()
+        m = _BARE_KEY.match(self.text, self.i)
+        if not m:
+            raise self.fail("a key expected")
+        self.i = m.end()
+        return m.group(0)
+
+    def expect(self, ch: str) -> None:
+        if self.peek() != ch:
+            raise self.fail(f"{ch!r} expected, found {self.peek() or 'the end'!r}")
+        self.i += 1
+
+    def value(self) -> Any:
+        ch = self.peek()
+        if ch == '"':
+            return self.string()
+        if ch == "[":
+            self.i += 1
+            items: List[str] = []
+            self.skip(newlines=True)
+            while self.peek() != "]":
+                if self.peek() != '"':
+                    raise self.fail("an array of basic strings only")
+                items.append(self.string())
+                self.skip(newlines=True)
+                if self.peek() != ",":
+                    break
+                self.i += 1
+                self.skip(newlines=True)
+            self.expect("]")
+            return items
+        if ch == "{":
+            self.i += 1
+            table: Dict[str, str] = {}
+            self.skip()
+            while self.peek() != "}":
+                k = self.key()
+                self.skip()
+                self.expect("=")
+                self.skip()
+                if self.peek() != '"' or k in table:
+                    raise self.fail(f"inline table key {k!r}: a basic string, once")
+                table[k] = self.string()
+                self.skip()
+                if self.peek() != ",":
+                    break
+                self.i += 1
+                self.skip()
+            self.expect("}")
+            return table
+        for word, v in (("true", True), ("false", False)):
+            if self.text.startswith(word, self.i):
+                self.i += len(word)
+                return v
+        raise self.fail("a basic string, boolean, array of strings or inline table of strings expected")
+
+    def document(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        table = out
+        while True:
+            self.skip(newlines=True)
+            if self.i >= len(self.text):
+                return out
+            if self.peek() == "[":
+                self.i += 1
+                if self.peek() == "[":
+                    raise self.fail("an array of tables")
+                table = out
+                while True:
+                    self.skip()
+                    table = table.setdefault(self.key(), {})
+                    if not isinstance(table, dict):
+                        raise self.fail("a table header naming a value")
+                    self.skip()
+                    if self.peek() != ".":
+                        break
+                    self.i += 1
+                self.expect("]")
+            else:
+                k = self.key()
+                self.skip()
+                self.expect("=")
+                self.skip()
+                if k in table:
+                    raise self.fail(f"{k!r} twice")
+                table[k] = self.value()
+            self.end_of_line()
 
 
 def read_pyproject(root: Path = ROOT) -> Dict[str, Any]:
