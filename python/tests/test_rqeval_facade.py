@@ -172,7 +172,8 @@ class MetricModels(unittest.TestCase):
 
     def test_an_explicit_base_url_needs_no_key(self) -> None:
         local = "http://127.0.0.1:9/v1"
-        p = rqeval.plan(self.metrics(ls={"model": "local-checker", "base_url": local}, ss={"model": "local-embed", "base_url": local}), env={})
+        cfg = self.metrics(ls={"model": "local-checker", "base_url": local}, ss={"model": "local-embed", "base_url": local})
+        p = rqeval.plan(cfg, env={})
         self.assertEqual(p.request["ls"], {"model": "local-checker", "method": "model", "provider": {"base_url": local}})
         self.assertEqual(p.request["ss"], {"model": "local-embed", "method": "embeddings", "provider": {"base_url": local}})
 

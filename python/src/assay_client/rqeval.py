@@ -19,7 +19,8 @@ summary.json, `<Model>_result.json`, reasoning_quality_results.xlsx, and radar_p
 
 Where this is not RQEval (the server decides these): every metric is computed on the server; LS uses
 its lexical heuristic and SS Jaccard unless `metrics.ls` / `metrics.ss` name a model (no local NLI or
-BERTScore model runs); the benchmarks (gsm8k, mmlu, strategyqa) are not downloaded: `params.path`
+BERTScore model runs; that model's key is OPENAI_API_KEY or the block's `api_key_env`, and without one
+the config is refused unless the block's `base_url` names an endpoint that takes none); the benchmarks (gsm8k, mmlu, strategyqa) are not downloaded: `params.path`
 names a local file of their rows, which is uploaded; `type: local` models cannot run on a server
 (serve them OpenAI-compatibly and use `type: openai` with `base_url`); model calls are retried and
 cached by the server; the radar chart is SVG, not PNG.
