@@ -195,7 +195,10 @@ class Follower(Background[None]):
 class Fault:
     """How the proxy answers one request instead of forwarding it: a status with headers and body,
     ``hang`` (never answer, until the proxy closes), or ``drop`` (close the connection unanswered).
-    ``after_forward``: forward first (the server acts), then answer this instead of its answer."""
+    ``after_forward``: forward first (the server acts), then answer this instead of its answer.
+    ``cut_after``: forward, then pass the server's answer on chunked (HTTP/1.1) up to the end of the first
+    occurrence of these bytes, and close the connection 8 bytes into the next chunk (the status and the
+    other fields are not used)."""
 
     status: int = 503
     headers: Dict[str, str] = field(default_factory=dict)
@@ -203,6 +206,7 @@ class Fault:
     hang: bool = False
     drop: bool = False
     after_forward: bool = False
+    cut_after: Optional[bytes] = None
 
 
 @dataclass
@@ -217,12 +221,14 @@ class Seen:
 class FaultProxy:
     """A loopback HTTP proxy in front of the test server. Requests whose ``METHOD path`` starts with a
     registered prefix take that prefix's queued faults one by one, then are forwarded; every request is
-    recorded (method, path, headers). Streams (events, NDJSON) are forwarded as they arrive."""
+    recorded (method, path, headers). Streams (events, NDJSON) are forwarded as they arrive, but for the
+    answers ``rewrite`` changes."""
 
     def __init__(self, upstream: Optional[str] = None) -> None:
         self.upstream = urllib.parse.urlsplit(upstream or env("ASSAY_URL"))
         self.seen: List[Seen] = []
         self._faults: List[Tuple[str, List[Fault]]] = []
+        self._rewrites: Dict[str, Callable[[bytes], bytes]] = {}
         self._lock = threading.Lock()
         self._closing = threading.Event()
         proxy = self
@@ -252,6 +258,12 @@ class FaultProxy:
         """Answers the next requests matching ``prefix`` (e.g. ``"POST /v1/judge/runs"``) with ``faults``."""
         with self._lock:
             self._faults.append((prefix, list(faults)))
+
+    def rewrite(self, line: str, change: Callable[[bytes], bytes]) -> None:
+        """Passes the server's answer to every request whose ``METHOD path`` is exactly ``line`` through
+        ``change`` (the whole body, read to its end), keeping its status and content type."""
+        with self._lock:
+            self._rewrites[line] = change
 
     def requests(self, prefix: str = "") -> List[Seen]:
         with self._lock:
@@ -287,13 +299,25 @@ class FaultProxy:
         if fault is not None and fault.drop:
             handler.close_connection = True
             return
-        if fault is not None and not fault.after_forward:
+        if fault is not None and not fault.after_forward and fault.cut_after is None:
             self._answer(handler, fault)
             return
         upstream = http.client.HTTPConnection(self.upstream.netloc, timeout=120)
         headers = {k: v for k, v in handler.headers.items() if k.lower() not in ("host", "connection")}
         upstream.request(handler.command, handler.path, body=body, headers=headers)
         answer = upstream.getresponse()
+        with self._lock:
+            change = self._rewrites.get(f"{handler.command} {handler.path}")
+        if fault is not None and fault.cut_after is not None:
+            self._cut(handler, answer, fault.cut_after)
+            upstream.close()
+            return
+        if change is not None:
+            changed = change(answer.read())
+            upstream.close()
+            kind = answer.getheader("Content-Type", "application/json")
+            self._answer(handler, Fault(status=answer.status, headers={"Content-Type": kind}, body=changed))
+            return
         if fault is not None:  # the server acted; its answer is lost on the way back
             answer.read()
             upstream.close()
@@ -311,6 +335,26 @@ class FaultProxy:
             handler.wfile.write(chunk)
             handler.wfile.flush()
         upstream.close()
+
+    @staticmethod
+    def _cut(handler: http.server.BaseHTTPRequestHandler, answer: http.client.HTTPResponse, marker: bytes) -> None:
+        # Written by hand: the handler speaks HTTP/1.0, which has no chunks.
+        whole = answer.read()
+        end = whole.find(marker)
+        if end < 0:
+            raise AssertionError(f"the answer never had {marker!r} to cut after: {whole[:200]!r}")
+        end += len(marker)
+        rest = whole[end:] or b"more to come"
+        head = f"HTTP/1.1 {answer.status} {answer.reason}\r\n"
+        head += f"Content-Type: {answer.getheader('Content-Type', 'application/octet-stream')}\r\n"
+        head += "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        handler.wfile.write(head.encode("latin-1"))
+        handler.wfile.write(b"%x\r\n%s\r\n" % (end, whole[:end]))
+        # The next chunk announces all the rest, and the connection closes 8 bytes into it (whatever
+        # followed the marker, a next event or line, arrives cut short).
+        handler.wfile.write(b"%x\r\n%s" % (len(rest), rest[:8]))
+        handler.wfile.flush()
+        handler.close_connection = True
 
     @staticmethod
     def _answer(handler: http.server.BaseHTTPRequestHandler, fault: Fault) -> None:

@@ -1,5 +1,7 @@
 """Retries: 429/503 with Retry-After are waited out and tried again with the same Idempotency-Key, so
-one run is made however many attempts it takes; what is unsafe to repeat is not repeated."""
+one run is made however many attempts it takes; what is unsafe to repeat (a 500, 502 or 504 or a lost
+connection after a POST without a key) is not repeated; no pause runs past a wait's timeout; and a
+redirect is never followed (it would carry the API key to another host)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import List
 
 from support import Fault, FaultProxy, admin_client, client, env, fresh_tenant, present
 
-from assay_client import AssayError
+from assay_client import AssayError, AssayTimeoutError
 from assay_client._retry import parse_retry_after
 
 
@@ -54,18 +56,36 @@ class RetryAfter(unittest.TestCase):
         self.assertEqual(runs_with_seed(seed), [run["id"]])
 
     def test_an_answer_lost_after_the_server_acted_is_retried_into_the_same_run(self) -> None:
-        # The server makes the run, a 504 comes back instead; the retry with the same key gets that run.
-        seed = random.randrange(2**31)
+        # The server makes the run, a 500 or 504 comes back instead; the retry with the same key gets that run.
+        for status in (500, 504):
+            with self.subTest(status=status):
+                seed = random.randrange(2**31)
+                with FaultProxy() as proxy:
+                    proxy.fail("POST /v1/chain-determinism/runs", Fault(status=status, after_forward=True))
+                    c = client(base_url=proxy.url)
+                    pauses = recording(c)
+                    run = c.chain_determinism.create(small_run(seed))
+                    attempts = proxy.requests("POST /v1/chain-determinism/runs")
+                self.assertEqual(len(attempts), 2)
+                self.assertEqual(len(pauses), 1)  # a backoff: no Retry-After
+                self.assertEqual(attempts[0].headers["Idempotency-Key"], attempts[1].headers["Idempotency-Key"])
+                self.assertEqual(runs_with_seed(seed), [run["id"]])
+
+    def test_a_500_is_retried_only_when_safe(self) -> None:
         with FaultProxy() as proxy:
-            proxy.fail("POST /v1/chain-determinism/runs", Fault(status=504, after_forward=True))
+            proxy.fail("GET /healthz", Fault(status=500))
+            proxy.fail("POST /v1/keys", Fault(status=500, body=b'{"status":500,"title":"Internal Server Error"}'))
             c = client(base_url=proxy.url)
             pauses = recording(c)
-            run = c.chain_determinism.create(small_run(seed))
-            attempts = proxy.requests("POST /v1/chain-determinism/runs")
-        self.assertEqual(len(attempts), 2)
-        self.assertEqual(len(pauses), 1)  # a backoff: no Retry-After
-        self.assertEqual(attempts[0].headers["Idempotency-Key"], attempts[1].headers["Idempotency-Key"])
-        self.assertEqual(runs_with_seed(seed), [run["id"]])
+            self.assertEqual(c.health()["status"], "ok")
+            self.assertEqual(len(proxy.requests("GET /healthz")), 2)
+            self.assertEqual(len(pauses), 1)
+            # The server may have made the key before failing: a second POST could make a second one.
+            with self.assertRaises(AssayError) as caught:
+                c.keys.create({"name": "py-500"})
+            self.assertEqual(caught.exception.status, 500)
+            self.assertEqual(len(proxy.requests("POST /v1/keys")), 1)
+            self.assertEqual(len(pauses), 1)
 
     def test_a_dropped_connection_is_retried_only_when_safe(self) -> None:
         with FaultProxy() as proxy:
@@ -103,6 +123,43 @@ class RetryAfter(unittest.TestCase):
                 c.health()
             self.assertEqual(caught.exception.status, 429)
             self.assertEqual(pauses, [])
+
+
+class Deadlines(unittest.TestCase):
+    def test_wait_does_not_pause_past_its_timeout_for_a_retry_after(self) -> None:
+        c = client()
+        run = c.chain_determinism.create(small_run(random.randrange(2**31)))
+        with FaultProxy() as proxy:
+            # The event stream and the run itself ("GET /v1/runs/<id>" starts both) ask for 30 s, again
+            # and again: more than the wait's whole timeout.
+            proxy.fail(f"GET /v1/runs/{run['id']}", *[Fault(status=503, headers={"Retry-After": "30"}) for _ in range(20)])
+            waiting = client(base_url=proxy.url)
+            pauses = recording(waiting)
+            with self.assertRaises(AssayTimeoutError) as caught:
+                waiting.runs.wait(run["id"], timeout=10)
+            self.assertGreaterEqual(len(proxy.requests(f"GET /v1/runs/{run['id']}")), 1)
+        self.assertEqual(caught.exception.run_id, run["id"])
+        self.assertTrue(all(p < 10 for p in pauses), pauses)
+
+
+class Redirects(unittest.TestCase):
+    def test_a_redirect_is_an_error_naming_it_and_nothing_reaches_the_other_host(self) -> None:
+        with FaultProxy() as elsewhere, FaultProxy() as proxy:
+            away = f"{elsewhere.url}/healthz"
+            proxy.fail("GET /healthz", Fault(status=307, headers={"Location": away}))
+            # urllib's default handler follows a 302 of a POST as a GET, Authorization and all.
+            proxy.fail("POST /v1/keys", Fault(status=302, headers={"Location": away}))
+            c = client(base_url=proxy.url)
+            with self.assertRaises(AssayError) as followed_get:
+                c.health()
+            with self.assertRaises(AssayError) as followed_post:
+                c.keys.create({"name": "py-redirected"})
+            self.assertEqual(elsewhere.seen, [])
+        self.assertEqual(followed_get.exception.status, 307)
+        self.assertEqual(followed_post.exception.status, 302)
+        for error in (followed_get.exception, followed_post.exception):
+            self.assertIn(away, str(error))
+            self.assertNotIn(env("ASSAY_API_KEY"), str(error))
 
 
 class RealQuota(unittest.TestCase):

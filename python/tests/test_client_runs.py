@@ -4,11 +4,13 @@ results, reports and comparisons."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 import unittest
 from pathlib import Path
 from typing import List
 
+from _live import stored_result
 from support import Background, Fault, FaultProxy, Follower, HeldRun, client, fresh_tenant, present, wait_until
 
 from assay_client import AssayError, AssayTimeoutError, RunEvent
@@ -96,6 +98,54 @@ class EachEvaluator(unittest.TestCase):
             c.runs.create("vrty", {})
 
 
+def run_without_result(body: bytes) -> bytes:
+    """A run as the API answers it when its result is too large to inline: ``result`` null."""
+    return json.dumps({**json.loads(body), "result": None}).encode()
+
+
+def final_event_without_result(stream: bytes) -> bytes:
+    """An event stream whose ``final`` event carries the run with ``result`` null (as above)."""
+    lines, final = [], False
+    for line in stream.decode("utf-8").split("\n"):
+        if line.startswith("event: "):
+            final = line == "event: final"
+        elif final and line.startswith("data: "):
+            line = "data: " + run_without_result(line[len("data: ") :].encode()).decode()
+        elif line == "":
+            final = False
+        lines.append(line)
+    return "\n".join(lines).encode()
+
+
+class ResultWhereverStored(unittest.TestCase):
+    def test_wait_and_with_result_fetch_a_result_the_run_does_not_inline(self) -> None:
+        # The e2e server inlines every result; the proxy answers as a server with a large one would.
+        c = client()
+        run = c.chain_determinism.create({"model": "sim:agent", "n_queries": 1, "n_replays": 2})
+        c.runs.wait(run)
+        stored = stored_result(run["id"])  # what GET /v1/runs/{id}/result serves, read without the client
+        self.assertIsNotNone(stored)
+        rid = run["id"]
+        with FaultProxy() as proxy:
+            proxy.rewrite(f"GET /v1/runs/{rid}", run_without_result)
+            proxy.rewrite(f"GET /v1/runs/{rid}/events", final_event_without_result)
+            through = client(base_url=proxy.url, max_retries=0)
+            through._http.sleep = lambda seconds: None  # the poll's pauses are not what this test is about
+            bare = through.runs.get(rid)
+            self.assertIsNone(bare["result"])
+            self.assertEqual(bare["result_url"], f"/v1/runs/{rid}/result")
+            followed = through.runs.wait(rid)  # the event stream's final event
+            proxy.fail(f"GET /v1/runs/{rid}/events", Fault(status=503))
+            polled = through.runs.wait(rid)  # no stream: reads of the run
+            filled = through.runs.with_result(bare)
+            fetched = len(proxy.requests(f"GET /v1/runs/{rid}/result"))
+        expected = {**bare, "result": stored}
+        self.assertEqual(followed, expected)
+        self.assertEqual(polled, expected)
+        self.assertEqual(filled, expected)
+        self.assertEqual(fetched, 3)
+
+
 class Paging(unittest.TestCase):
     def test_runs_list_walks_every_page_newest_first(self) -> None:
         _, key = fresh_tenant()
@@ -123,6 +173,13 @@ class Paging(unittest.TestCase):
         self.assertEqual(len(rows), total)
         # The harness's per-replay rows: every (query, replay) once.
         self.assertEqual(len({(r["query_id"], r["run_idx"]) for r in rows}), total)
+        # An export asks for nothing until its first row is read (one never read holds no connection).
+        with FaultProxy() as proxy:
+            lazy = client(base_url=proxy.url).runs.export(run["id"])
+            self.assertEqual(proxy.requests(), [])
+            self.assertEqual(next(lazy), rows[0])
+            self.assertEqual(len(proxy.requests(f"GET /v1/runs/{run['id']}/samples")), 1)
+            self.assertEqual([rows[0], *lazy], rows)
         # A page's cursor resumes after it.
         first = client().runs._http.json("GET", f"/v1/runs/{run['id']}/samples", query={"limit": 40})
         rest = list(c.runs.samples(run["id"], after=first["next_cursor"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from http.client import HTTPException  # not ``http.client``: ``http`` names the transport below
 from typing import Any, Callable, Dict, Iterator, Optional, cast
 
 from ._http import Transport, quote
@@ -57,7 +58,9 @@ def follow_events(
         if last is not None:
             headers["Last-Event-ID"] = last
         try:
-            response = http.open("GET", path, headers=headers, safe=True, timeout=timeout)
+            response = http.open("GET", path, headers=headers, safe=True, timeout=timeout, deadline=deadline)
+        except AssayTimeoutError:
+            raise _timed_out(run_id) from None
         except AssayError as error:
             if error.status is not None:
                 raise
@@ -81,12 +84,14 @@ def follow_events(
                             raise AssayError.from_problem(401, _object(message.data))
                 except AssayError:
                     raise
-                except (OSError, ValueError) as error:  # a dropped or timed-out connection mid-stream
+                # A dropped or timed-out connection mid-stream, or one cut inside a chunk (http.client's
+                # IncompleteRead is an HTTPException, not an OSError): reconnect after the last event.
+                except (OSError, ValueError, HTTPException) as error:
                     failure = error
         _remaining(deadline, run_id, http.timeout)
         if retry_ms is not None and failure is None:
             failures = 0
-            http.sleep(retry_ms / 1000)
+            _pause(http, retry_ms / 1000, deadline, run_id)
             continue
         # Closed without a word, or dropped: try again with backoff; a connection that delivered
         # events starts the count anew.
@@ -98,7 +103,18 @@ def follow_events(
                 "Connection failed",
                 detail=f"lost the event stream of run {run_id} {max_failures} times in a row: {failure or 'closed'}",
             )
-        http.sleep(backoff(failures))
+        _pause(http, backoff(failures), deadline, run_id)
+
+
+def _pause(http: Transport, seconds: float, deadline: Optional[float], run_id: str) -> None:
+    """Waits ``seconds`` before reconnecting, unless that would end past ``deadline``: then times out now."""
+    if deadline is not None and time.monotonic() + seconds >= deadline:
+        raise _timed_out(run_id)
+    http.sleep(seconds)
+
+
+def _timed_out(run_id: str) -> AssayTimeoutError:
+    return AssayTimeoutError("Wait timed out", detail=f"run {run_id} had not ended in time", run_id=run_id)
 
 
 def _remaining(deadline: Optional[float], run_id: str, default: float) -> float:
@@ -107,7 +123,7 @@ def _remaining(deadline: Optional[float], run_id: str, default: float) -> float:
         return default
     left = deadline - time.monotonic()
     if left <= 0:
-        raise AssayTimeoutError("Wait timed out", detail=f"run {run_id} had not ended in time", run_id=run_id)
+        raise _timed_out(run_id)
     return min(default, left)
 
 

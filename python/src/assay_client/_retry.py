@@ -1,6 +1,6 @@
 """When a failed request is tried again, and after how long.
 
-An answer the server gave (429, 502, 503, 504) is retried after its ``Retry-After`` when it has one,
+An answer the server gave (429, 500, 502, 503, 504) is retried after its ``Retry-After`` when it has one,
 else after an exponential backoff with jitter. A 429 without ``Retry-After`` is not retried: the API
 omits it exactly where waiting cannot help (a quota spent for the month, docs/errors.md). A
 ``Retry-After`` longer than ``MAX_RETRY_AFTER`` is not waited out either: a client call that sleeps for
@@ -15,9 +15,9 @@ import time
 from typing import Optional
 
 #: Statuses worth another attempt (the server, or a proxy in front of it, asked for one).
-RETRY_STATUSES = frozenset({429, 502, 503, 504})
-#: 502 and 504 may come after the server acted on the request: only requests safe to repeat retry them.
-UNSAFE_AFTER_PROCESSING = frozenset({502, 504})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: 500, 502 and 504 may come after the server acted on the request: only requests safe to repeat retry them.
+UNSAFE_AFTER_PROCESSING = frozenset({500, 502, 504})
 #: Longest ``Retry-After`` (seconds) the client waits out by itself.
 MAX_RETRY_AFTER = 60.0
 BACKOFF_BASE = 0.5

@@ -3,14 +3,13 @@ wait, result and reports."""
 
 from __future__ import annotations
 
-import shutil
 import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, TypeVar, Union, cast, overload
 
 from ._events import RunEvent, follow_events
-from ._http import Transport, quote
+from ._http import READ_ERRORS, Transport, quote
 from ._ndjson import read_ndjson
 from ._operations import operation
 from ._pages import each_item
@@ -40,6 +39,14 @@ REPORTS = {"csv": "report.csv", "xlsx": "report.xlsx", "svg": "radar.svg"}
 _FINAL = ("succeeded", "failed", "canceled")
 #: Page size the client asks for when it walks a list to its end (the API's largest).
 PAGE = 100
+
+
+def _complete(http: Transport, response: Any, path: str) -> None:
+    """Raises when an answer with a Content-Length ended short of it (http.client reads that as a quiet
+    end of the body; a chunked answer cut short raises IncompleteRead instead)."""
+    missing = getattr(response, "length", None)
+    if missing:
+        raise http.cut_off("GET", path, ConnectionError(f"{missing} bytes of the answer never came"))
 
 
 def new_idempotency_key() -> str:
@@ -114,20 +121,19 @@ class Runs:
     def export(self, run_id: str, *, after: Optional[str] = None) -> Iterator[Dict[str, Any]]:
         """Every sample of the run as the original tool writes its per-unit rows (for chain-determinism,
         the harness's per-replay rows), streamed as NDJSON: read and parsed one line at a time, so an
-        export of any size never sits in memory whole."""
-        response = self._http.open(
-            "GET",
-            f"/v1/runs/{quote(run_id)}/samples",
-            query={"after": after},
-            headers={"Accept": "application/x-ndjson"},
-            safe=True,
-        )
-
-        def rows() -> Iterator[Dict[str, Any]]:
-            with response:
+        export of any size never sits in memory whole. Nothing is requested before the first row is
+        asked for, and the connection closes when the rows end or the iterator is closed. A stream cut
+        off, or a line that is not JSON, raises AssayError."""
+        path = f"/v1/runs/{quote(run_id)}/samples"
+        headers = {"Accept": "application/x-ndjson"}
+        with self._http.open("GET", path, query={"after": after}, headers=headers, safe=True) as response:
+            try:
                 yield from read_ndjson(response)
-
-        return rows()
+            except READ_ERRORS as failure:
+                raise self._http.cut_off("GET", path, failure) from None
+            except ValueError as bad:
+                raise AssayError("Invalid response", status=response.status, detail=f"GET {path}: {bad}") from None
+            _complete(self._http, response, path)
 
     @operation("streamRunEvents")
     def events(self, run_id: str, *, last_event_id: Optional[str] = None) -> Iterator[RunEvent]:
@@ -189,8 +195,14 @@ class Runs:
     def _poll(self, run_id: str, deadline: Optional[float], on_progress: Optional[Callable[[RunEvent], None]]) -> Any:
         # The fallback of ``wait``: read the run until it has ended, backing off up to 5 s between reads.
         pause = 0.5
+        path = f"/v1/runs/{quote(run_id)}"
         while True:
-            run = self.get(run_id)
+            try:
+                run = self._http.json("GET", path, safe=True, deadline=deadline)
+            except AssayTimeoutError:
+                raise AssayTimeoutError(
+                    "Wait timed out", detail=f"run {run_id} had not ended in time", run_id=run_id
+                ) from None
             if run["status"] in _FINAL:
                 if on_progress is not None:
                     on_progress(RunEvent("final", "", run))
@@ -209,9 +221,22 @@ class Runs:
         return self._download(f"/v1/runs/{quote(run_id)}/{REPORTS[format]}", Path(path))
 
     def _download(self, api_path: str, path: Path) -> Path:
-        response = self._http.open("GET", api_path, headers={"Accept": "*/*"}, safe=True)
-        with response, open(path, "wb") as file:
-            shutil.copyfileobj(response, file, 64 * 1024)
+        # Copied chunk by chunk; a download cut off raises AssayError and leaves no partial file behind.
+        with self._http.open("GET", api_path, headers={"Accept": "*/*"}, safe=True) as response:
+            try:
+                with open(path, "wb") as file:
+                    while True:
+                        try:
+                            chunk = response.read(64 * 1024)
+                        except READ_ERRORS as failure:
+                            raise self._http.cut_off("GET", api_path, failure) from None
+                        if not chunk:
+                            break
+                        file.write(chunk)
+                _complete(self._http, response, api_path)
+            except AssayError:
+                path.unlink(missing_ok=True)
+                raise
         return path
 
     @operation("listWebhookDeliveries")

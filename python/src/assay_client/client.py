@@ -27,8 +27,9 @@ class Client:
     ``base_url`` defaults to ``ASSAY_URL`` (else the local dev server), ``api_key`` to ``ASSAY_API_KEY``
     (else, for the local dev server only, its dev key), ``admin_token`` (for ``client.admin``) to
     ``ASSAY_ADMIN_TOKEN``. ``timeout`` bounds each request's connection and each read (seconds);
-    ``max_retries`` is how many times a request is tried again after a 429/502/503/504 or, for requests
-    safe to repeat, a lost connection. Every failure raises ``AssayError``.
+    ``max_retries`` is how many times a request is tried again after a 429 or 503 or, for requests safe
+    to repeat, a 500/502/504 or a lost connection. Redirects are never followed (they would carry the key
+    elsewhere). Every failure raises ``AssayError``.
     """
 
     def __init__(
