@@ -37,6 +37,25 @@ export async function countRuns(env: Env, tenantId: string, runs: { id: string; 
   await quotaOf(env, tenantId).countRuns(runs);
 }
 
+/**
+ * Takes back the admission of runs that were never written (another request with the same
+ * Idempotency-Key wrote first, or the write failed). Never throws: the request's answer does not
+ * depend on it, and a slot left taken is freed anyway once D1 shows no such run (tenant-quota.ts).
+ */
+export async function releaseRuns(env: Env, tenantId: string, runs: { id: string; units: number }[]): Promise<void> {
+  try {
+    await quotaOf(env, tenantId).releaseRuns(runs);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        run_id: runs[0]?.id,
+        error: `taking back the quota of runs never written failed: ${String(err)}`,
+      }),
+    );
+  }
+}
+
 /** Admits one read of a whole run, or throws the 429 of `heavy_reads_per_minute`. */
 export async function admitHeavyRead(env: Env, tenantId: string): Promise<void> {
   const refused = quotaExceeded(await quotaOf(env, tenantId).admitHeavyRead());

@@ -110,6 +110,26 @@ export class TenantQuota extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Takes back what admitting or counting these runs used (their minute stamps, the day's units if it
+   * is still that day, their concurrent slots), for runs that were admitted but never written: a
+   * concurrent request with the same Idempotency-Key wrote its run first, or the write failed.
+   */
+  async releaseRuns(runs: { id: string; units: number }[], now = Date.now()): Promise<void> {
+    return this.serial(async () => {
+      const s = this.load(now);
+      for (const r of runs) {
+        const i = s.active.findIndex((a) => a.id === r.id);
+        if (i < 0) continue;
+        const [{ at }] = s.active.splice(i, 1);
+        const stamp = s.created.indexOf(at);
+        if (stamp >= 0) s.created.splice(stamp, 1);
+        if (dayOf(at) === s.day) s.dayUnits = Math.max(0, s.dayUnits - r.units);
+      }
+      this.save(s);
+    });
+  }
+
   /** Admits one read of a whole run (docs/quotas.md lists them) and counts it, or says when one fits. */
   async admitHeavyRead(now = Date.now()): Promise<Admission> {
     return this.serial(async () => {
@@ -254,4 +274,11 @@ function named(quota: QuotaName, q: Quotas, r: Refusal | null): QuotaRefusal | n
   return r && { quota, limit: q[quota], ...r };
 }
 
-invocationsOf(TenantQuota, "TenantQuota", ["admitRuns", "countRuns", "admitHeavyRead", "standing", "setOverrides"]);
+invocationsOf(TenantQuota, "TenantQuota", [
+  "admitRuns",
+  "countRuns",
+  "releaseRuns",
+  "admitHeavyRead",
+  "standing",
+  "setOverrides",
+]);

@@ -14,7 +14,7 @@ import { LIMITS } from "../limits.ts";
 import { createRun, createRunGroup, type NewRun } from "../runs/creation/create.ts";
 import type { EvaluatorPlugin, NewRunOf } from "../runs/plugin/plugin.ts";
 import { withConcurrencyBound, type RunFieldsBody } from "../runs/plugin/run-fields.ts";
-import { admitRuns } from "../quotas/index.ts";
+import { admitRuns, releaseRuns } from "../quotas/index.ts";
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(LIMITS.idempotencyKeyChars).optional().openapi({
@@ -53,6 +53,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(plugin: EvaluatorPlugi
       const idempotencyKey = c.req.valid("header")["idempotency-key"];
       // The tenant's quotas, asked once the request is known to make new runs (src/quotas).
       const admit = (runs: { id: string; units: number }[]) => admitRuns(c.env, tenantId, runs);
+      const release = (runs: { id: string; units: number }[]) => releaseRuns(c.env, tenantId, runs);
       const creation = await plugin.create(body, { env: c.env, db, tenantId, allowLoopback: loopbackAllowed(c.env) });
       const newRun = (r: NewRunOf<unknown>, partBody: unknown): NewRun => ({
         evaluator: plugin.name,
@@ -64,6 +65,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(plugin: EvaluatorPlugi
         concurrency: bound,
         body: partBody,
         admit,
+        release,
       });
       if (!("group" in creation)) {
         const { run } = await createRun(c.env, db, tenantId, { ...newRun(creation, body), idempotencyKey });
@@ -80,6 +82,7 @@ export function evaluatorRuns<Body extends RunFieldsBody>(plugin: EvaluatorPlugi
         body,
         idempotencyKey,
         admit,
+        release,
         parts,
       });
       return c.json({ object: "run_group" as const, group_id: group.groupId, runs: group.runs.map(runWire) }, 202);

@@ -6,6 +6,10 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { registerScenario, releaseScenario, scenarioStats } from "../support/fake-openai.ts";
 import { START_GRACE_MS } from "../../src/runs/recovery/recover.ts";
+import { createRun } from "../../src/runs/creation/create.ts";
+import { openDb } from "../../src/db/client.ts";
+import { admitRuns, releaseRuns } from "../../src/quotas/index.ts";
+import { DEFAULT_SUITE, type ChainDeterminismRunConfig } from "../../src/evaluators/chain-determinism/index.ts";
 import { runCron } from "../support/cron.ts";
 import {
   ADMIN_TOKEN,
@@ -135,6 +139,55 @@ describe("runs_per_minute", () => {
     const replay = await again();
     expect(replay.status).toBe(202);
     expect(((await replay.json()) as { id: string }).id).toBe(first.id);
+  });
+});
+
+describe("two requests racing with one Idempotency-Key", () => {
+  it("count one run: the request whose write loses takes its admission back", async () => {
+    const { tenantId } = await newTenant();
+    const model = await fakeScenario({ agent: { calls: 1 } }, "quota-race");
+    const publicConfig = {
+      model,
+      provider: { base_url: env.FAKE_OPENAI_URL },
+      timeout_s: 60,
+      seed: null,
+      simulator: null,
+      suite: { id: "default", name: "assay default", sha256: "" },
+      n_queries: 1,
+      n_replays: 3,
+      temperature: 0,
+      concurrency: 1,
+      max_turns: 10,
+      max_tokens: 1024,
+      min_success: 2,
+    };
+    const config: ChainDeterminismRunConfig = { ...publicConfig, suite_data: DEFAULT_SUITE };
+    const request = {
+      evaluator: "chain-determinism" as const,
+      config,
+      publicConfig,
+      leaseMs: 60_000,
+      body: { model },
+      idempotencyKey: "race-1",
+      release: (runs: { id: string; units: number }[]) => releaseRuns(env, tenantId, runs),
+    };
+    const db = openDb(env.DB);
+    const admit = (runs: { id: string; units: number }[]) => admitRuns(env, tenantId, runs);
+    // The race made certain: while the first request is between its admission and its write, the
+    // second (same key, same body) runs whole, so the first finds the key taken when it writes.
+    let winner: string | undefined;
+    const loser = await createRun(env, db, tenantId, {
+      ...request,
+      admit: async (runs) => {
+        await admit(runs);
+        winner = (await createRun(env, db, tenantId, { ...request, admit })).run.id;
+      },
+    });
+    expect(loser.created).toBe(false);
+    expect(loser.run.id).toBe(winner);
+    expect(await runCount(tenantId)).toBe(1);
+    const standing = await env.QUOTAS.get(env.QUOTAS.idFromName(tenantId)).standing();
+    expect({ runs: standing.used.runs_per_minute, units: standing.used.units_per_day }).toEqual({ runs: 1, units: 3 });
   });
 });
 

@@ -17,7 +17,7 @@ import {
 import { loopbackAllowed } from "../../net/destination.ts";
 import { storedSizeLimitOf } from "../../platform/storage-guard.ts";
 import { createOpenAIEmbeddingClient } from "../../providers/index.ts";
-import { countRuns } from "../../quotas/index.ts";
+import { countRuns, releaseRuns } from "../../quotas/index.ts";
 import { storeBasis } from "../results/comparison-store.ts";
 import { runRedactor } from "../results/redact.ts";
 import { dropUnusedResult, storeResult } from "../results/result-store.ts";
@@ -61,6 +61,8 @@ export type FollowUpRun = NonNullable<FollowUp["next"]> & {
   idempotencyKey: string;
   /** Counts the follow-up in the tenant's quotas (never refuses it: the run it continues was admitted). */
   admit: (runs: { id: string; units: number }[]) => Promise<void>;
+  /** Takes that count back when the follow-up is not written (a finish that ran twice wrote it first). */
+  release: (runs: { id: string; units: number }[]) => Promise<void>;
 };
 
 /**
@@ -295,6 +297,7 @@ export class Finish {
         body: { follow_up_of: settings.runId },
         idempotencyKey: `follow-up:${settings.runId}`,
         admit: (runs) => countFollowUp(this.p.env(), settings.tenantId, runs),
+        release: (runs) => releaseRuns(this.p.env(), settings.tenantId, runs),
       });
       nextRunId = next.id;
     }

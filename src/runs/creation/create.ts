@@ -55,6 +55,8 @@ export type NewRun = {
    * platform makes itself (a follow-up run), it counts without refusing (src/quotas `countRuns`).
    */
   admit?: Admit;
+  /** Takes back what `admit` counted for runs that end up not written (src/quotas `releaseRuns`). */
+  release?: Admit;
   /** The run's id when the caller chose it (a group admitted as a whole). */
   id?: string;
 };
@@ -170,7 +172,8 @@ async function writeRun(
     const prior = await replayedRun(env, db, tenantId, r.idempotencyKey, hash);
     if (prior) return { run: await completeStart(env, db, prior, startOf(prior.id)), created: false };
   }
-  await r.admit?.([{ id: runId, units: unitIds.length }]);
+  const admitted = [{ id: runId, units: unitIds.length }];
+  await r.admit?.(admitted);
 
   const run: RunInsert = {
     id: runId,
@@ -196,6 +199,8 @@ async function writeRun(
         : undefined,
     );
   } catch (err) {
+    // Not written, so not counted: without this, two requests racing on one key would use up two runs.
+    if (r.admit) await r.release?.(admitted);
     // A concurrent request with the same key wrote first (the batch failed whole): its run is the answer.
     const prior = r.idempotencyKey && hash ? await replayedRun(env, db, tenantId, r.idempotencyKey, hash) : null;
     if (prior) return { run: await completeStart(env, db, prior, startOf(prior.id)), created: false };
@@ -327,6 +332,7 @@ export async function createRunGroup(
     body: unknown;
     idempotencyKey?: string;
     admit?: Admit;
+    release?: Admit;
     parts: { name: string; run: (groupId: string) => NewRun }[];
   },
 ): Promise<{ groupId: string; runs: RunRow[] }> {
@@ -348,6 +354,7 @@ export async function createRunGroup(
     }
   }
   const runs: RunRow[] = [];
+  let admitted: { id: string; units: number }[] = [];
   try {
     const made = g.parts.map((part) => ({ name: part.name, run: { ...part.run(groupId), id: newId("run") } }));
     // Every part is checked before the quotas are asked: a request refused for any part counts nothing.
@@ -355,18 +362,29 @@ export async function createRunGroup(
     for (const m of made) checked.push(await checkNewRun(env, db, tenantId, m.run));
     // A new request is admitted whole, so a refusal leaves none of its runs; a replay was admitted already.
     const replay = g.idempotencyKey !== undefined && !claimed;
-    if (g.admit && !replay) await g.admit(made.map((m, i) => ({ id: m.run.id, units: checked[i].unitIds.length })));
+    if (g.admit && !replay) {
+      const counted = made.map((m, i) => ({ id: m.run.id, units: checked[i].unitIds.length }));
+      await g.admit(counted);
+      admitted = counted;
+    }
     for (const [i, { name, run: r }] of made.entries()) {
       const { run } = await writeRun(
         env,
         db,
         tenantId,
-        { ...r, admit: undefined, idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}` },
+        {
+          ...r,
+          admit: undefined,
+          release: undefined,
+          idempotencyKey: g.idempotencyKey && `${g.idempotencyKey}:${name}`,
+        },
         checked[i],
       );
       runs.push(run);
     }
   } catch (err) {
+    const unwritten = admitted.filter((a) => !runs.some((run) => run.id === a.id));
+    if (unwritten.length) await g.release?.(unwritten);
     if (claimed && runs.length === 0 && err instanceof ApiError && err.status < 500) {
       await deleteIdempotencyKey(db, tenantId, g.idempotencyKey!, groupId);
     }
