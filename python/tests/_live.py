@@ -15,11 +15,18 @@ import re
 import subprocess
 import sys
 import unittest
-import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional
+
+# The fake endpoint's control and plain-HTTP reads of the server are the client tests' (support.py);
+# re-exported so a facade test imports what it needs from one place.
+from support import api_bytes as api_bytes
+from support import api_get as api_get
+from support import fake_openai_url
+from support import recorded_requests as recorded_requests
+from support import register_scenario as register_scenario
+from support import scenario_id as scenario_id
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LIVE = all(os.environ.get(k) for k in ("ASSAY_URL", "ASSAY_API_KEY", "FAKE_OPENAI_URL"))
@@ -35,7 +42,7 @@ MODEL_ENV = (
 
 def fake_url() -> str:
     """The fake endpoint's OpenAI base URL (…/v1): loopback."""
-    return os.environ["FAKE_OPENAI_URL"].rstrip("/")
+    return fake_openai_url().rstrip("/")
 
 
 def every_vendor_at_the_fake() -> Dict[str, str]:
@@ -52,37 +59,11 @@ def clean_env(**extra: str) -> Dict[str, str]:
     return env
 
 
-def scenario_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-def _origin() -> str:
-    url = fake_url()
-    return url[: -len("/v1")] if url.endswith("/v1") else url
-
-
 def _request(method: str, url: str, body: Any = None, headers: Optional[Mapping[str, str]] = None) -> bytes:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json", **(headers or {})})
     with urllib.request.urlopen(req, timeout=60) as res:
         return res.read()
-
-
-def register_scenario(scenario: Mapping[str, Any]) -> None:
-    _request("POST", f"{_origin()}/_scenarios", scenario)
-
-
-def recorded_requests(scenario: str) -> List[Dict[str, Any]]:
-    return json.loads(_request("GET", f"{_origin()}/_scenarios/{urllib.parse.quote(scenario, safe='')}/requests"))["requests"]
-
-
-def api_bytes(path: str, accept: str = "application/json") -> bytes:
-    """GET an assay route over plain HTTP (not through the client under test)."""
-    return _request("GET", os.environ["ASSAY_URL"].rstrip("/") + path, headers={"authorization": f"Bearer {os.environ['ASSAY_API_KEY']}", "accept": accept})
-
-
-def api_get(path: str) -> Any:
-    return json.loads(api_bytes(path))
 
 
 def stored_result(run_id: str) -> Any:

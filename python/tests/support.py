@@ -96,24 +96,56 @@ def register_scenario(scenario: Dict[str, Any]) -> str:
 
 def scenario_id(prefix: str) -> str:
     """A scenario id (a model name) no other test uses."""
-    return f"py-{prefix}-{uuid.uuid4().hex[:8]}"
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-def _scenario_call(method: str, path: str) -> Dict[str, Any]:
+def _scenario_call(method: str, scenario: str, what: str) -> Dict[str, Any]:
     origin = fake_openai_url().rsplit("/v1", 1)[0]
-    request = urllib.request.Request(origin + "/_scenarios/" + path, data=b"" if method == "POST" else None, method=method)
+    url = f"{origin}/_scenarios/{urllib.parse.quote(scenario, safe='')}/{what}"
+    request = urllib.request.Request(url, data=b"" if method == "POST" else None, method=method)
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())
 
 
 def scenario_stats(scenario: str) -> Dict[str, Any]:
     """What the fake endpoint sees of a scenario's requests now (``received``, ``in_flight``, ``held``)."""
-    return _scenario_call("GET", f"{scenario}/stats")
+    return _scenario_call("GET", scenario, "stats")
 
 
 def release_scenario(scenario: str) -> None:
     """Answers the requests a ``hold_after`` scenario holds, and holds no more."""
-    _scenario_call("POST", f"{scenario}/release")
+    _scenario_call("POST", scenario, "release")
+
+
+def recorded_requests(scenario: str) -> List[Dict[str, Any]]:
+    """The requests the fake endpoint received for a scenario, in arrival order."""
+    return _scenario_call("GET", scenario, "requests")["requests"]
+
+
+def api_bytes(path: str, accept: str = "application/json") -> bytes:
+    """GET an assay route over plain HTTP, not through the client under test (for expected values)."""
+    request = urllib.request.Request(
+        env("ASSAY_URL").rstrip("/") + path,
+        headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}", "Accept": accept},
+    )
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        return answer.read()
+
+
+def api_get(path: str) -> Any:
+    return json.loads(api_bytes(path))
+
+
+def judge_runs_with(models: List[str]) -> List[Dict[str, Any]]:
+    """The stored judge runs whose critics use exactly these models (all pages), read without the client."""
+    runs: List[Dict[str, Any]] = []
+    after = ""
+    while True:
+        page = api_get("/v1/runs?evaluator=judge&limit=100" + (f"&after={after}" if after else ""))
+        runs += [r for r in page["data"] if [c["model"] for c in r["config"]["critics"]] == models]
+        after = page.get("next_cursor") or ""
+        if not after:
+            return runs
 
 
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:

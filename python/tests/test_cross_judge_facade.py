@@ -12,35 +12,26 @@ import json
 import os
 import tempfile
 import unittest
-import urllib.parse
-import urllib.request
 from collections import defaultdict
 from itertools import permutations
 from pathlib import Path
-from typing import Any, DefaultDict, Dict, List, Optional, Sequence, Tuple
+from typing import Any, DefaultDict, Dict, List, Optional, Tuple
 from unittest import mock
 
-from support import client, env, fake_openai_url, register_scenario, scenario_id
+from support import (
+    api_get,
+    client,
+    fake_openai_url,
+    judge_runs_with,
+    recorded_requests,
+    register_scenario,
+    scenario_id,
+)
 
 from assay_client import AssayError
 from assay_client.cross_judge import VENDOR_KEY_ENV, Critic, Ensemble, vendor_base_url_env
 
 WAIT = 120.0  # bounds each run's wait; the runs here take a second or two
-
-
-def http(url: str, body: Optional[Any] = None, headers: Optional[Dict[str, str]] = None) -> Any:
-    req = urllib.request.Request(
-        url,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", **(headers or {})},
-    )
-    with urllib.request.urlopen(req, timeout=60) as res:
-        return json.loads(res.read())
-
-
-def api(path: str) -> Any:
-    """The server's own record, read with plain urllib."""
-    return http(env("ASSAY_URL") + path, headers={"Authorization": f"Bearer {env('ASSAY_API_KEY')}"})
 
 
 def verdict_json(kind: str, confidence: float, reasoning: str) -> str:
@@ -50,23 +41,6 @@ def verdict_json(kind: str, confidence: float, reasoning: str) -> str:
 def scenario(prefix: str, **fields: Any) -> str:
     """A fake-endpoint scenario of this test's own; its id is the model name to use."""
     return register_scenario({"id": scenario_id(prefix), **fields})
-
-
-def requests_of(model: str) -> List[Dict[str, Any]]:
-    origin = fake_openai_url().rsplit("/v1", 1)[0]
-    return http(f"{origin}/_scenarios/{urllib.parse.quote(model, safe='')}/requests")["requests"]
-
-
-def judge_runs_with(models: Sequence[str]) -> List[str]:
-    """Ids of the stored judge runs whose critics use exactly these models (all pages)."""
-    ids: List[str] = []
-    after = ""
-    while True:
-        page = api("/v1/runs?evaluator=judge&limit=100" + (f"&after={after}" if after else ""))
-        ids += [r["id"] for r in page["data"] if [c["model"] for c in r["config"]["critics"]] == list(models)]
-        after = page.get("next_cursor") or ""
-        if not after:
-            return ids
 
 
 def nominal_alpha(units: List[List[str]]) -> Optional[float]:
@@ -133,7 +107,7 @@ class CrossJudgeTest(unittest.TestCase):
                 self.assertTrue(got.disagreement)
                 self.assertEqual(got.voting, voting)
                 self.assertEqual([(v.critic_id, v.kind) for v in got.verdicts], [("a", "KEEP"), ("b", "REJECT")])
-                run = api(f"/v1/runs/{got.run_id}")
+                run = api_get(f"/v1/runs/{got.run_id}")
                 self.assertEqual(run["config"]["voting"], {"strategy": voting.lower(), "kwargs": stored_kwargs})
                 self.assertEqual(run["result"]["items"][0]["consensus"], consensus)
                 weights = {c["name"]: c["weight"] for c in run["config"]["critics"]}
@@ -177,13 +151,13 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertEqual([(v.kind, v.confidence, v.reasoning) for v in got.verdicts],
                          [("KEEP", 0.7, "same exponent"), ("REJECT", 0.4, "different mechanism")])
 
-        [full_req] = requests_of(with_system)
+        [full_req] = recorded_requests(with_system)
         self.assertEqual(full_req["body"]["messages"], [
             {"role": "system", "content": "You judge physics analogies. Output JSON only."},
             {"role": "user", "content": template.format(query=query, domain="criticality")},
         ])
         self.assertEqual(full_req["body"]["temperature"], 0.2)
-        [bare_req] = requests_of(without_system)
+        [bare_req] = recorded_requests(without_system)
         self.assertEqual(bare_req["body"]["messages"], [
             {"role": "system", "content": "You are a careful judge."},  # cross-judge's YAML default
             {"role": "user", "content": f"Judge {query} in criticality."},
@@ -210,11 +184,11 @@ class CrossJudgeTest(unittest.TestCase):
         items = [{"query": f"item {w}", "query_id": f"q-{w}", "meta": {"word": w}} for w in answers_of["x"]]
         batch = Ensemble(critics, voting="majority", timeout=WAIT).judge_batch(items)
 
-        self.assertEqual(judge_runs_with(models), [batch.run_id])  # ONE run
+        self.assertEqual([r["id"] for r in judge_runs_with(models)], [batch.run_id])  # ONE run
         self.assertEqual(len(batch), 4)
         self.assertTrue(all(r.run_id == batch.run_id for r in batch))
         for model in models:
-            self.assertEqual(len(requests_of(model)), 4)
+            self.assertEqual(len(recorded_requests(model)), 4)
 
         expected_consensus = {"alpha": "KEEP", "beta": "REJECT", "gamma": "REJECT", "delta": "KEEP"}
         units: List[List[str]] = []
@@ -240,7 +214,7 @@ class CrossJudgeTest(unittest.TestCase):
         assert alpha is not None
         assert batch.krippendorff_alpha is not None
         self.assertAlmostEqual(batch.krippendorff_alpha, alpha, places=12)
-        stored = api(f"/v1/runs/{batch.run_id}")
+        stored = api_get(f"/v1/runs/{batch.run_id}")
         self.assertEqual(stored["config"]["n_items"], 4)
         self.assertEqual(stored["progress"]["total"], 12)
         self.assertEqual(stored["result"]["batch"]["alpha"]["alpha"], batch.krippendorff_alpha)
@@ -261,7 +235,7 @@ class CrossJudgeTest(unittest.TestCase):
         self.assertIn("400", got.verdicts[1].error or "")
         # The critic's default system prompt is cross-judge's; keyword context fills {topic}; a context
         # `query` wins over the argument, as in cross-judge.
-        [req] = requests_of(ok)
+        [req] = recorded_requests(ok)
         self.assertEqual(req["body"]["messages"], [
             {"role": "system", "content": "You are a careful judge. Output strict JSON only."},
             {"role": "user", "content": "Topic physics: the context's query"},
@@ -271,9 +245,9 @@ class CrossJudgeTest(unittest.TestCase):
         model = scenario("cj-keys", text=verdict_json("KEEP", 1, "ok"))
         given = "sk-given-critic-key-9z9z"
         got = Ensemble([Critic(name="k", model=model, vendor="deepseek", api_key=given)], timeout=WAIT).judge("q")
-        [req] = requests_of(model)
+        [req] = recorded_requests(model)
         self.assertEqual(req["headers"]["authorization"], "***" + given[-4:])
-        stored = json.dumps(api(f"/v1/runs/{got.run_id}"))
+        stored = json.dumps(api_get(f"/v1/runs/{got.run_id}"))
         self.assertNotIn(given, stored)
 
         # No key anywhere: refused before anything is sent, naming the variable cross-judge reads.
@@ -284,7 +258,7 @@ class CrossJudgeTest(unittest.TestCase):
                 Ensemble([Critic(name="t", model=unused, vendor="together")]).judge("q")
         finally:
             os.environ["TOGETHER_API_KEY"] = saved
-        self.assertEqual(requests_of(unused), [])
+        self.assertEqual(recorded_requests(unused), [])
         with self.assertRaisesRegex(ValueError, "base_url"):
             Ensemble([Critic(name="c", model="m", vendor="my-own-vendor")]).judge("q")
 
@@ -304,9 +278,9 @@ class CrossJudgeTest(unittest.TestCase):
         finally:
             c.providers.delete(name)
         self.assertEqual(got.consensus, "MERGE")
-        [req] = requests_of(model)
+        [req] = recorded_requests(model)
         self.assertEqual(req["headers"]["authorization"], "***" + saved_key[-4:])
-        self.assertEqual(api(f"/v1/runs/{got.run_id}")["config"]["critics"][0]["connection"], name)
+        self.assertEqual(api_get(f"/v1/runs/{got.run_id}")["config"]["critics"][0]["connection"], name)
 
 
 class CriticKeys(unittest.TestCase):

@@ -19,15 +19,13 @@ import re
 import subprocess
 import sys
 import unittest
-import urllib.parse
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from _seeds import seed_readme
-from support import env, fake_openai_url, register_scenario
+from support import api_get, fake_openai_url, judge_runs_with, recorded_requests, register_scenario
 
 from assay_client.cross_judge import VENDOR_KEY_ENV, vendor_base_url_env
 
@@ -38,28 +36,6 @@ ANSWERS: List[Tuple[str, float, str]] = [
     ("REJECT", 0.55, "Bank failures are driven by contagion through balance sheets, not stress transfer."),
     ("KEEP", 0.8, "Omori-like decay appears in both; the scaling collapse supports one class."),
 ]
-
-
-def get(url: str, headers: Optional[Dict[str, str]] = None) -> Any:
-    with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=60) as res:
-        return json.loads(res.read())
-
-
-def api(path: str) -> Any:
-    """The server's own record, read with plain urllib."""
-    return get(env("ASSAY_URL") + path, {"Authorization": f"Bearer {env('ASSAY_API_KEY')}"})
-
-
-def judge_runs_with(models: List[str]) -> List[Dict[str, Any]]:
-    """The stored judge runs whose critics use exactly these models (all pages)."""
-    runs: List[Dict[str, Any]] = []
-    after = ""
-    while True:
-        page = api("/v1/runs?evaluator=judge&limit=100" + (f"&after={after}" if after else ""))
-        runs += [r for r in page["data"] if [c["model"] for c in r["config"]["critics"]] == models]
-        after = page.get("next_cursor") or ""
-        if not after:
-            return runs
 
 
 def keyword(call: ast.Call, name: str) -> ast.expr:
@@ -121,10 +97,10 @@ class CrossJudgeQuickstartTest(unittest.TestCase):
 
         # The run it made, as the server stored it.
         [run] = [r for r in judge_runs_with(models) if r["id"] not in before]
-        run = api(f"/v1/runs/{run['id']}")
+        run = api_get(f"/v1/runs/{run['id']}")
         [item] = run["result"]["items"]
         self.assertEqual(item["id"], query_id)
-        samples = api(f"/v1/runs/{run['id']}/samples?limit=100")["data"]
+        samples = api_get(f"/v1/runs/{run['id']}/samples?limit=100")["data"]
         by_critic = {s["output"]["critic"]: s["output"]["verdict"] for s in samples}
         stored = SimpleNamespace(
             consensus=item["consensus"],
@@ -153,9 +129,7 @@ class CrossJudgeQuickstartTest(unittest.TestCase):
         vendors = [ast.literal_eval(keyword(n, "vendor")) for n in ast.walk(tree)
                    if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Critic"]
         for critic, vendor in zip(critics, vendors):
-            quoted = urllib.parse.quote(critic["model"], safe="")
-            origin = fake_openai_url().rsplit("/v1", 1)[0]
-            [req] = get(f"{origin}/_scenarios/{quoted}/requests")["requests"]
+            [req] = recorded_requests(critic["model"])
             self.assertEqual(req["body"]["messages"], [
                 {"role": "system", "content": critic["system"]},
                 {"role": "user", "content": critic["template"].format(query=query)},
